@@ -1,0 +1,143 @@
+package adapter
+
+import (
+	"strconv"
+	"strings"
+
+	"golang.org/x/net/html"
+
+	"github.com/replaylab/replaylab/engine/observe"
+)
+
+// Marker is the built-in marker style (ANS-1): turns carry a data attribute
+// naming their author, or are custom elements named for the model's turn,
+// and the group id comes from the turn's message id attribute.
+type Marker struct {
+	// RoleAttrs name the author attribute, first match wins.
+	RoleAttrs []string
+	// AssistantValues and UserValues are the author values (case-insensitive).
+	AssistantValues []string
+	UserValues      []string
+	// AssistantElements and UserElements are custom element names of turns.
+	AssistantElements []string
+	UserElements      []string
+	// IDAttrs carry the message id, on the turn or its nearest marked
+	// descendant or ancestor.
+	IDAttrs []string
+}
+
+// DefaultMarker recognises the conventions of common chat sites.
+var DefaultMarker = Marker{
+	RoleAttrs:         []string{"data-message-author-role", "data-role", "data-author", "data-message-role", "data-author-role", "data-sender"},
+	AssistantValues:   []string{"assistant", "bot", "model", "ai", "agent"},
+	UserValues:        []string{"user", "human", "me"},
+	AssistantElements: []string{"model-response", "assistant-message", "ai-message", "bot-message"},
+	UserElements:      []string{"user-query", "user-message", "human-message"},
+	IDAttrs:           []string{"data-message-id", "data-id", "data-turn-id", "id"},
+}
+
+// Name implements Adapter.
+func (m Marker) Name() string { return "marker" }
+
+// Groups implements Adapter.
+func (m Marker) Groups(doc *observe.Document) Result {
+	r := Result{Adapter: m.Name(), Groups: []Group{}}
+	for _, f := range doc.Frames {
+		pos := 0
+		walkEl(f.Root, func(n *html.Node) bool {
+			speaker, rule := m.speaker(n)
+			if speaker == "" {
+				return true
+			}
+			r.Turns++
+			if speaker == "user" {
+				return false // turns do not nest
+			}
+			pos++
+			g := Group{Frame: f.ID, Node: n}
+			id, idRule := m.messageID(n)
+			if id == "" {
+				id = "pos-" + strconv.Itoa(pos)
+				idRule = "id from position " + strconv.Itoa(pos) + " (no id attribute)"
+			}
+			g.ID = id
+			if f.ID != "main" {
+				g.ID = f.ID + "/" + id
+			}
+			g.Rule = "marker: " + rule + "; " + idRule
+			g.State, g.Evidence = classify(doc, n)
+			g.Text = turnText(doc, n)
+			g.Media = media(n)
+			if g.Media == nil {
+				g.Media = []Media{}
+			}
+			r.Groups = append(r.Groups, g)
+			return false
+		})
+	}
+	r.Structure = r.Turns > 0
+	return r
+}
+
+func (m Marker) speaker(n *html.Node) (speaker, rule string) {
+	for _, a := range m.RoleAttrs {
+		v := strings.ToLower(strings.TrimSpace(observe.Attr(n, a)))
+		if v == "" {
+			continue
+		}
+		if contains(m.AssistantValues, v) {
+			return "assistant", a + "=" + v
+		}
+		if contains(m.UserValues, v) {
+			return "user", a + "=" + v
+		}
+	}
+	if contains(m.AssistantElements, n.Data) {
+		return "assistant", "element <" + n.Data + ">"
+	}
+	if contains(m.UserElements, n.Data) {
+		return "user", "element <" + n.Data + ">"
+	}
+	return "", ""
+}
+
+func (m Marker) messageID(turn *html.Node) (id, rule string) {
+	for _, a := range m.IDAttrs {
+		if v := strings.TrimSpace(observe.Attr(turn, a)); v != "" {
+			return v, "id from " + a
+		}
+	}
+	// nearest marked descendant, then ancestor
+	for _, a := range m.IDAttrs {
+		if a == "id" {
+			continue
+		}
+		var found string
+		walkEl(turn, func(n *html.Node) bool {
+			if found == "" {
+				found = strings.TrimSpace(observe.Attr(n, a))
+			}
+			return found == ""
+		})
+		if found != "" {
+			return found, "id from descendant " + a
+		}
+		for p := turn.Parent; p != nil; p = p.Parent {
+			if p.Type == html.ElementNode {
+				if v := strings.TrimSpace(observe.Attr(p, a)); v != "" {
+					return v, "id from ancestor " + a
+				}
+			}
+		}
+	}
+	return "", ""
+}
+
+func contains(list []string, v string) bool {
+	for _, s := range list {
+		if s == v {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,192 @@
+// Package answer decides whether a chat site produced a new answer and
+// when it is complete (SPEC §3): a baseline of group ids taken before
+// sending (ANS-3), then the last group not in that baseline, followed
+// through generating to a final state, with media readiness inside that
+// same group (ANS-6) and a record of what was read (ANS-8).
+package answer
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/replaylab/replaylab/engine/adapter"
+)
+
+// Statuses of a wait. StatusComplete is the only success.
+const (
+	StatusComplete          = "complete"
+	StatusNeedsConfirmation = "NEEDS_CONFIRMATION"
+	StatusFailed            = "ANSWER_FAILED"
+	StatusNoNewAnswer       = "NO_NEW_ANSWER"
+	StatusMediaNotReady     = "MEDIA_NOT_READY"
+	StatusStructureUnknown  = "STRUCTURE_UNKNOWN"
+	// StatusIncomplete: a new group appeared but was still generating at
+	// the deadline; its text is partial and is never the answer.
+	StatusIncomplete = "ANSWER_INCOMPLETE"
+)
+
+// Baseline is the set of group ids present before sending.
+type Baseline struct {
+	IDs []string
+	set map[string]bool
+}
+
+// NewBaseline records the groups of r.
+func NewBaseline(r adapter.Result) Baseline {
+	b := Baseline{IDs: r.IDs(), set: map[string]bool{}}
+	for _, id := range b.IDs {
+		b.set[id] = true
+	}
+	return b
+}
+
+// Has reports whether id was present before sending.
+func (b Baseline) Has(id string) bool { return b.set[id] }
+
+// Newest returns the last group of r that is not in the baseline (ANS-3).
+func (b Baseline) Newest(r adapter.Result) (adapter.Group, bool) {
+	for i := len(r.Groups) - 1; i >= 0; i-- {
+		if !b.set[r.Groups[i].ID] {
+			return r.Groups[i], true
+		}
+	}
+	return adapter.Group{}, false
+}
+
+// Options bound a wait.
+type Options struct {
+	Timeout  time.Duration // whole wait
+	Interval time.Duration // between reads when the source cannot wait for changes
+	// Media, when "image" or "video", requires ready media of that kind
+	// inside the new group before the answer is complete.
+	Media string
+}
+
+// DefaultOptions are the defaults of Wait.
+var DefaultOptions = Options{Timeout: 30 * time.Second, Interval: 50 * time.Millisecond}
+
+// Source reads the current groups and keeps time: the browser on wall
+// time, a replay on the recording's time.
+type Source interface {
+	Groups(ctx context.Context) (adapter.Result, error)
+	Now() time.Time
+	// Sleep waits for d or until the page may have changed, whichever is
+	// first.
+	Sleep(ctx context.Context, d time.Duration) error
+}
+
+// Result is what a wait read (ANS-8).
+type Result struct {
+	Status       string
+	GroupID      string
+	Rule         string
+	BaselineSize int
+	States       []string
+	Evidence     string
+	Text         string
+	Partial      bool
+	Media        []adapter.Media
+}
+
+// Observer is told of every state change, for the trace.
+type Observer func(group, state, evidence string)
+
+// Wait follows the newest group not in b until it reaches a final state or
+// the deadline passes.
+func Wait(ctx context.Context, src Source, b Baseline, opt Options, onState Observer) (Result, error) {
+	if opt.Timeout <= 0 {
+		opt.Timeout = DefaultOptions.Timeout
+	}
+	if opt.Interval <= 0 {
+		opt.Interval = DefaultOptions.Interval
+	}
+	res := Result{BaselineSize: len(b.IDs)}
+	deadline := src.Now().Add(opt.Timeout)
+	structureSeen := false
+	for {
+		r, err := src.Groups(ctx)
+		if err != nil {
+			return res, fmt.Errorf("answer: read groups: %w", err)
+		}
+		structureSeen = structureSeen || r.Structure
+		if g, ok := b.Newest(r); ok {
+			if res.GroupID != "" && res.GroupID != g.ID {
+				// a later new group replaced the one we followed
+				res.States = nil
+			}
+			res.GroupID, res.Rule, res.Text, res.Media = g.ID, g.Rule, g.Text, g.Media
+			if len(res.States) == 0 || res.States[len(res.States)-1] != g.State {
+				res.States = append(res.States, g.State)
+				if onState != nil {
+					onState(g.ID, g.State, g.Evidence)
+				}
+			}
+			switch g.State {
+			case adapter.StateComplete:
+				if ok, ev := mediaReady(g, opt.Media); ok {
+					res.Status, res.Evidence, res.Partial = StatusComplete, joinEvidence(g.Evidence, ev), false
+					return res, nil
+				}
+			case adapter.StateNeedsConfirmation:
+				res.Status, res.Evidence = StatusNeedsConfirmation, g.Evidence
+				return res, nil
+			case adapter.StateFailed:
+				res.Status, res.Evidence = StatusFailed, g.Evidence
+				return res, nil
+			}
+		}
+		if !src.Now().Before(deadline) {
+			return timeoutResult(res, structureSeen, opt), nil
+		}
+		wait := min(opt.Interval, deadline.Sub(src.Now()))
+		if err := src.Sleep(ctx, wait); err != nil {
+			return res, err
+		}
+	}
+}
+
+func timeoutResult(res Result, structureSeen bool, opt Options) Result {
+	switch {
+	case !structureSeen:
+		res.Status, res.Evidence = StatusStructureUnknown, "the adapter found no turns on the page"
+	case res.GroupID == "":
+		res.Status, res.Evidence = StatusNoNewAnswer, "no group outside the baseline"
+	case len(res.States) > 0 && res.States[len(res.States)-1] == adapter.StateGenerating:
+		res.Status, res.Partial, res.Evidence = StatusIncomplete, true, "still generating at the deadline"
+	default:
+		_, ev := mediaReady(adapter.Group{Media: res.Media}, opt.Media)
+		res.Status, res.Evidence = StatusMediaNotReady, ev
+	}
+	return res
+}
+
+// mediaReady: with a media requirement, the new group must hold ready
+// media of that kind; media elsewhere on the page is no evidence.
+func mediaReady(g adapter.Group, kind string) (bool, string) {
+	if kind == "" {
+		return true, ""
+	}
+	var seen []string
+	for _, m := range g.Media {
+		if m.Kind != kind {
+			continue
+		}
+		if m.Ready {
+			return true, kind + " ready in group (" + m.Evidence + ")"
+		}
+		seen = append(seen, m.Evidence)
+	}
+	if len(seen) == 0 {
+		return false, "no " + kind + " in the new group"
+	}
+	return false, kind + " in the new group not ready (" + strings.Join(seen, "; ") + ")"
+}
+
+func joinEvidence(a, b string) string {
+	if b == "" {
+		return a
+	}
+	return a + "; " + b
+}

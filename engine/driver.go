@@ -1,0 +1,25 @@
+package engine
+
+import (
+	"context"
+	"time"
+
+	"github.com/replaylab/replaylab/engine/capture"
+)
+
+// Driver is what the engine needs from a browser: captures, actions on a
+// node by its stable id, and a clock. The browser driver runs on wall time;
+// the replay driver on the recording's time.
+type Driver interface {
+	Navigate(ctx context.Context, url string) error
+	Capture(ctx context.Context) (*capture.Capture, error)
+	Click(ctx context.Context, node string) error
+	// Type types text into the node once (it focuses the node first).
+	Type(ctx context.Context, node, text string) error
+	// Press presses one key ("Enter") with the node focused.
+	Press(ctx context.Context, node, key string) error
+
+	Now() time.Time
+	// Sleep waits for d, or less when the driver can tell the page changed.
+	Sleep(ctx context.Context, d time.Duration) error
+}

@@ -1,0 +1,584 @@
+// Package engine is the Task/Page API an agent and the test harness drive:
+// begin a task, name pages (tabs) in it, observe, find, fill, click, press,
+// wait for an answer and finish — with outcome discipline: clicks need an
+// expected outcome, a fill is verified against the real value, and an
+// outcome that cannot be confirmed blocks the task instead of being
+// guessed (SPEC §4).
+//
+// The engine needs a Driver (declared here) and reports every decision to a
+// trace.Tracer. It never imports a concrete driver, the sim or the harness.
+package engine
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/replaylab/replaylab/engine/adapter"
+	"github.com/replaylab/replaylab/engine/answer"
+	"github.com/replaylab/replaylab/engine/locate"
+	"github.com/replaylab/replaylab/engine/observe"
+	"github.com/replaylab/replaylab/engine/trace"
+)
+
+// Config holds the engine's settings; the zero value of a field means its
+// default.
+type Config struct {
+	Adapter adapter.Adapter // default adapter.DefaultMarker
+	Tracer  trace.Tracer    // default trace.Discard
+	Limits  observe.Limits  // full view, default observe.DefaultLimits
+	// PageLimits bound the page API's shorter snapshot (OBS-4).
+	PageLimits observe.Limits
+	// OutcomeTimeout bounds how long a click's expectation is awaited.
+	OutcomeTimeout time.Duration
+	// PollInterval is the longest gap between reads while waiting.
+	PollInterval time.Duration
+}
+
+// Defaults of Config.
+const (
+	DefaultOutcomeTimeout = 5 * time.Second
+	DefaultPollInterval   = 50 * time.Millisecond
+)
+
+// Engine serves many tasks; tasks share nothing but configuration (ACT-6).
+type Engine struct {
+	cfg Config
+
+	mu    sync.Mutex
+	tasks int
+}
+
+// New returns an engine with cfg, defaults filled in.
+func New(cfg Config) *Engine {
+	if cfg.Adapter == nil {
+		cfg.Adapter = adapter.DefaultMarker
+	}
+	if cfg.Tracer == nil {
+		cfg.Tracer = trace.Discard
+	}
+	if cfg.Limits == (observe.Limits{}) {
+		cfg.Limits = observe.DefaultLimits
+	}
+	if cfg.PageLimits == (observe.Limits{}) {
+		cfg.PageLimits = observe.PageLimits
+	}
+	if cfg.OutcomeTimeout <= 0 {
+		cfg.OutcomeTimeout = DefaultOutcomeTimeout
+	}
+	if cfg.PollInterval <= 0 {
+		cfg.PollInterval = DefaultPollInterval
+	}
+	return &Engine{cfg: cfg}
+}
+
+func (e *Engine) emit(kind string, attrs ...trace.Attr) { e.cfg.Tracer.Emit(trace.E(kind, attrs...)) }
+
+// Task is one goal; its pages, baselines and outcomes belong to it alone.
+type Task struct {
+	ID   string
+	Goal string
+
+	e        *Engine
+	mu       sync.Mutex
+	pages    map[string]*Page
+	blocked  *blocked
+	finished bool
+}
+
+type blocked struct {
+	page    *Page
+	op      string
+	expect  Expect
+	recheck bool // the one allowed re-check was used
+}
+
+// Begin starts a task. Task ids count up per engine ("t1", "t2", …), so
+// traces are stable.
+func (e *Engine) Begin(ctx context.Context, goal string) *Task {
+	e.mu.Lock()
+	e.tasks++
+	id := "t" + strconv.Itoa(e.tasks)
+	e.mu.Unlock()
+	e.emit("task.begin", trace.A("task", id), trace.A("goal", goal))
+	return &Task{ID: id, Goal: goal, e: e, pages: map[string]*Page{}}
+}
+
+// Page names a tab of the task driven by d. Creating the page opens
+// nothing; the first navigate or observe uses the driver.
+func (t *Task) Page(name string, d Driver) *Page {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if p, ok := t.pages[name]; ok {
+		return p
+	}
+	p := &Page{Name: name, task: t, d: d}
+	t.pages[name] = p
+	return p
+}
+
+// Blocked reports whether the task is blocked by an unknown outcome.
+func (t *Task) Blocked() bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.blocked != nil
+}
+
+// Finish ends the task; a blocked task cannot finish (ACT-3).
+func (t *Task) Finish(ctx context.Context) error {
+	if err := t.mutation("finish"); err != nil {
+		return err
+	}
+	t.mu.Lock()
+	t.finished = true
+	t.mu.Unlock()
+	t.e.emit("task.finish", trace.A("task", t.ID))
+	return nil
+}
+
+// mutation refuses mutations of a blocked or finished task.
+func (t *Task) mutation(op string) error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.finished {
+		return &Error{Code: TaskFinished, Op: op, Detail: "task " + t.ID + " has finished"}
+	}
+	if t.blocked != nil {
+		t.e.emit("refused", trace.A("op", op), trace.A("code", TaskBlocked))
+		return &Error{Code: TaskBlocked, Op: op, Detail: fmt.Sprintf("the outcome of %s is unknown; re-check it or end the task", t.blocked.op)}
+	}
+	return nil
+}
+
+// Target names an element: a ref from the latest snapshot, or a locator
+// resolved by a fresh find.
+type Target struct {
+	Ref string
+	locate.Locator
+}
+
+func (t Target) String() string {
+	if t.Ref != "" {
+		return "ref " + t.Ref
+	}
+	return t.Locator.String()
+}
+
+// ByRole is getByRole(role, name).
+func ByRole(role, name string) Target { return Target{Locator: locate.Locator{Role: role, Name: name}} }
+
+// Expect is the outcome a click or press must produce (ACT-2). At least one
+// field must be set.
+type Expect struct {
+	URL         string // absolute URL the page must be at
+	TextVisible string // text that must be visible
+	NewAnswer   bool   // a new answer group must appear
+	Gone        *Target
+	Field       *FieldExpect
+	Timeout     time.Duration
+}
+
+// FieldExpect is "the field's value is".
+type FieldExpect struct {
+	Target Target
+	Value  string
+}
+
+func (x Expect) String() string {
+	var parts []string
+	if x.URL != "" {
+		parts = append(parts, "url="+x.URL)
+	}
+	if x.TextVisible != "" {
+		parts = append(parts, fmt.Sprintf("text=%q", x.TextVisible))
+	}
+	if x.NewAnswer {
+		parts = append(parts, "new_answer")
+	}
+	if x.Gone != nil {
+		parts = append(parts, "gone="+x.Gone.String())
+	}
+	if x.Field != nil {
+		parts = append(parts, "field="+x.Field.Target.String())
+	}
+	return strings.Join(parts, ",")
+}
+
+func (x Expect) validate() error {
+	if x.URL == "" && x.TextVisible == "" && !x.NewAnswer && x.Gone == nil && x.Field == nil {
+		return &Error{Code: MissingExpectation, Op: "expect", Detail: "click and press need an expected outcome"}
+	}
+	if x.URL != "" {
+		u, err := url.Parse(x.URL)
+		if err != nil || !u.IsAbs() || u.Host == "" {
+			return &Error{Code: InvalidExpectation, Op: "expect", Detail: fmt.Sprintf("expected URL %q is not absolute", x.URL)}
+		}
+	}
+	return nil
+}
+
+// Page is one tab of a task.
+type Page struct {
+	Name string
+
+	task     *Task
+	d        Driver
+	seq      int
+	obs      *observe.Observation
+	groups   adapter.Result
+	baseline *answer.Baseline
+}
+
+func (p *Page) emit(kind string, attrs ...trace.Attr) {
+	p.task.e.emit(kind, append([]trace.Attr{trace.A("page", p.Name)}, attrs...)...)
+}
+
+// read captures the page and finds its groups without issuing a snapshot.
+func (p *Page) read(ctx context.Context) (*observe.Document, adapter.Result, error) {
+	c, err := p.d.Capture(ctx)
+	if err != nil {
+		return nil, adapter.Result{}, fmt.Errorf("engine: capture: %w", err)
+	}
+	doc, err := observe.Parse(c)
+	if err != nil {
+		return nil, adapter.Result{}, err
+	}
+	return doc, p.task.e.cfg.Adapter.Groups(doc), nil
+}
+
+// observe takes a new snapshot: every earlier ref becomes stale.
+func (p *Page) observe(ctx context.Context) (*observe.Observation, error) {
+	doc, groups, err := p.read(ctx)
+	if err != nil {
+		return nil, err
+	}
+	p.seq++
+	p.obs = observe.Observe(doc, p.seq, observe.Options{GroupOf: groups.GroupOf()})
+	p.groups = groups
+	return p.obs, nil
+}
+
+// View is a bounded snapshot with the answer groups on the page.
+type View struct {
+	*observe.Snapshot
+	Adapter string          `json:"adapter"`
+	Groups  []adapter.Group `json:"groups"`
+}
+
+// Navigate opens url in the page.
+func (p *Page) Navigate(ctx context.Context, u string) error {
+	if err := p.task.mutation("navigate"); err != nil {
+		return err
+	}
+	p.emit("navigate", trace.A("url", u))
+	if err := p.d.Navigate(ctx, u); err != nil {
+		return fmt.Errorf("engine: navigate: %w", err)
+	}
+	p.obs = nil
+	return nil
+}
+
+// Snapshot observes the page and returns a bounded view: ViewPage is the
+// shorter page view (OBS-4), ViewFull the full one.
+func (p *Page) Snapshot(ctx context.Context, view string) (*View, error) {
+	o, err := p.observe(ctx)
+	if err != nil {
+		return nil, err
+	}
+	lim := p.task.e.cfg.PageLimits
+	if view == observe.ViewFull {
+		lim = p.task.e.cfg.Limits
+	} else {
+		view = observe.ViewPage
+	}
+	s := o.View(view, lim)
+	p.emit("snapshot", trace.A("snapshot", s.ID), trace.A("view", view), trace.A("complete", s.Complete),
+		trace.A("elements", fmt.Sprintf("%d/%d", s.Counts.Elements.Returned, s.Counts.Elements.Total)),
+		trace.A("groups", len(p.groups.Groups)))
+	return &View{Snapshot: s, Adapter: p.groups.Adapter, Groups: p.groups.Groups}, nil
+}
+
+// Find runs a fresh find.
+func (p *Page) Find(ctx context.Context, q observe.Query) (observe.FindResult, error) {
+	o, err := p.observe(ctx)
+	if err != nil {
+		return observe.FindResult{}, err
+	}
+	r, err := o.Find(q)
+	if err != nil {
+		return r, &Error{Code: InvalidArgument, Op: "find", Err: err}
+	}
+	p.emit("find", trace.A("query", locate.Locator{Role: q.Role, Name: q.Name, Href: q.Href}.String()),
+		trace.A("total", r.Selection.Total), trace.A("matched", r.Selection.Matched), trace.A("hasMore", r.Selection.HasMore))
+	return r, nil
+}
+
+// resolve turns a target into one element of a fresh observation.
+func (p *Page) resolve(ctx context.Context, op string, t Target) (observe.Element, error) {
+	if t.Ref != "" {
+		if p.obs == nil {
+			return observe.Element{}, &locate.Error{Code: locate.StaleRef, Locator: locate.Locator{Role: "ref:" + t.Ref}, Detail: "no snapshot taken on this page"}
+		}
+		el, err := locate.ByRef(p.obs, t.Ref)
+		if err != nil {
+			p.emit("resolve", trace.A("op", op), trace.A("target", t), trace.A("code", locate.CodeOf(err)))
+		}
+		return el, err
+	}
+	o, err := p.observe(ctx)
+	if err != nil {
+		return observe.Element{}, err
+	}
+	el, err := locate.Resolve(o, t.Locator)
+	if err != nil {
+		var le *locate.Error
+		attrs := []trace.Attr{trace.A("op", op), trace.A("target", t), trace.A("code", locate.CodeOf(err))}
+		if asLocate(err, &le) && le.Count > 0 {
+			attrs = append(attrs, trace.A("count", le.Count))
+		}
+		p.emit("resolve", attrs...)
+	}
+	return el, err
+}
+
+// Fill types text into an editor once and verifies the real value
+// (ACT-1). A different value is FIELD_MISMATCH; the text is never typed a
+// second time.
+func (p *Page) Fill(ctx context.Context, t Target, text string) error {
+	if err := p.task.mutation("fill"); err != nil {
+		return err
+	}
+	el, err := p.resolve(ctx, "fill", t)
+	if err != nil {
+		return err
+	}
+	if err := p.d.Type(ctx, el.Node, text); err != nil {
+		return fmt.Errorf("engine: fill: %w", err)
+	}
+	// The observation that comes back with the action: re-find the element
+	// by its node in a fresh snapshot and compare the real value.
+	o, err := p.observe(ctx)
+	if err != nil {
+		return err
+	}
+	got, found := "", false
+	for _, e := range o.All {
+		if e.Node == el.Node {
+			got, found = e.RealValue(), true
+			break
+		}
+	}
+	attrs := []trace.Attr{trace.A("target", t)}
+	if !el.Sensitive {
+		attrs = append(attrs, trace.A("value", text))
+	} else {
+		attrs = append(attrs, trace.A("chars", len([]rune(text))))
+	}
+	if !found || observe.Normalize(got) != observe.Normalize(text) {
+		p.emit("fill", append(attrs, trace.A("verified", false), trace.A("code", FieldMismatch))...)
+		detail := "the field is gone after typing"
+		if found && !el.Sensitive {
+			detail = fmt.Sprintf("typed %q, field holds %q", text, got)
+		} else if found {
+			detail = "the sensitive field holds another value"
+		}
+		return &Error{Code: FieldMismatch, Op: "fill", Detail: detail}
+	}
+	p.emit("fill", append(attrs, trace.A("verified", true))...)
+	return nil
+}
+
+// Click clicks the target and waits for the expected outcome (ACT-2,
+// ACT-3).
+func (p *Page) Click(ctx context.Context, t Target, x Expect) error {
+	return p.act(ctx, "click", t, x, func(node string) error { return p.d.Click(ctx, node) })
+}
+
+// Press presses key on the target and waits for the expected outcome.
+func (p *Page) Press(ctx context.Context, t Target, key string, x Expect) error {
+	return p.act(ctx, "press", t, x, func(node string) error { return p.d.Press(ctx, node, key) })
+}
+
+func (p *Page) act(ctx context.Context, op string, t Target, x Expect, do func(node string) error) error {
+	// The expectation is checked before anything is sent.
+	if err := x.validate(); err != nil {
+		p.emit(op, trace.A("target", t), trace.A("code", CodeOf(err)))
+		return err
+	}
+	if err := p.task.mutation(op); err != nil {
+		return err
+	}
+	if x.NewAnswer {
+		_, groups, err := p.read(ctx)
+		if err != nil {
+			return err
+		}
+		b := answer.NewBaseline(groups)
+		p.baseline = &b
+		p.emit("baseline", trace.A("size", len(b.IDs)), trace.A("ids", b.IDs))
+	}
+	el, err := p.resolve(ctx, op, t)
+	if err != nil {
+		return err
+	}
+	p.emit(op, trace.A("target", t), trace.A("expect", x))
+	if err := do(el.Node); err != nil {
+		return fmt.Errorf("engine: %s: %w", op, err)
+	}
+	ok, evidence, err := p.awaitOutcome(ctx, x)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		p.task.mu.Lock()
+		p.task.blocked = &blocked{page: p, op: op, expect: x}
+		p.task.mu.Unlock()
+		p.emit("outcome", trace.A("op", op), trace.A("status", OutcomeUnknown), trace.A("evidence", evidence))
+		return &Error{Code: OutcomeUnknown, Op: op, Detail: "expected " + x.String() + " did not happen in time; the task is blocked"}
+	}
+	p.emit("outcome", trace.A("op", op), trace.A("status", "met"), trace.A("evidence", evidence))
+	return nil
+}
+
+// awaitOutcome reads the page until x holds or its timeout passes.
+func (p *Page) awaitOutcome(ctx context.Context, x Expect) (bool, string, error) {
+	timeout := x.Timeout
+	if timeout <= 0 {
+		timeout = p.task.e.cfg.OutcomeTimeout
+	}
+	deadline := p.d.Now().Add(timeout)
+	for {
+		ok, evidence, err := p.check(ctx, x)
+		if err != nil || ok {
+			return ok, evidence, err
+		}
+		if !p.d.Now().Before(deadline) {
+			return false, evidence, nil
+		}
+		if err := p.d.Sleep(ctx, min(p.task.e.cfg.PollInterval, deadline.Sub(p.d.Now()))); err != nil {
+			return false, "", err
+		}
+	}
+}
+
+// check evaluates x once on a fresh read.
+func (p *Page) check(ctx context.Context, x Expect) (bool, string, error) {
+	doc, groups, err := p.read(ctx)
+	if err != nil {
+		return false, "", err
+	}
+	var met []string
+	if x.NewAnswer {
+		if p.baseline == nil {
+			return false, "", &Error{Code: NoBaseline, Op: "expect"}
+		}
+		g, ok := p.baseline.Newest(groups)
+		if !ok {
+			return false, "no group outside the baseline", nil
+		}
+		met = append(met, "new group "+g.ID)
+	}
+	if x.URL != "" {
+		if doc.URL != x.URL {
+			return false, "url is " + doc.URL, nil
+		}
+		met = append(met, "url "+x.URL)
+	}
+	needObs := x.TextVisible != "" || x.Gone != nil || x.Field != nil
+	if needObs {
+		o := observe.Observe(doc, p.seq, observe.Options{})
+		if x.TextVisible != "" {
+			s := o.View(observe.ViewFull, observe.Limits{ElementsMax: 1 << 30, TextCharsMax: 1 << 30, HeadingsMax: 1 << 30,
+				MergedElementsMax: 1 << 30, MergedTextCharsMax: 1 << 30, MergedHeadingsMax: 1 << 30})
+			if !strings.Contains(observe.Normalize(s.Text), observe.Normalize(x.TextVisible)) {
+				return false, "text not visible", nil
+			}
+			met = append(met, fmt.Sprintf("text %q visible", x.TextVisible))
+		}
+		if x.Gone != nil {
+			if _, err := locate.Resolve(o, x.Gone.Locator); locate.CodeOf(err) != string(locate.TargetNotFound) {
+				return false, "element still present", nil
+			}
+			met = append(met, "element gone")
+		}
+		if x.Field != nil {
+			el, err := locate.Resolve(o, x.Field.Target.Locator)
+			if err != nil || observe.Normalize(el.RealValue()) != observe.Normalize(x.Field.Value) {
+				return false, "field value differs", nil
+			}
+			met = append(met, "field value matches")
+		}
+	}
+	return true, strings.Join(met, "; "), nil
+}
+
+// Recheck re-reads the original expectation of a blocked task once (a
+// read, never a resend). If it now holds, the task records a late success
+// and unblocks (ACT-4).
+func (t *Task) Recheck(ctx context.Context) (bool, error) {
+	t.mu.Lock()
+	b := t.blocked
+	if b == nil {
+		t.mu.Unlock()
+		return false, &Error{Code: InvalidArgument, Op: "recheck", Detail: "the task is not blocked"}
+	}
+	if b.recheck {
+		t.mu.Unlock()
+		return false, &Error{Code: TaskBlocked, Op: "recheck", Detail: "the one re-check was used"}
+	}
+	b.recheck = true
+	t.mu.Unlock()
+	ok, evidence, err := b.page.check(ctx, b.expect)
+	if err != nil {
+		return false, err
+	}
+	if ok {
+		t.mu.Lock()
+		t.blocked = nil
+		t.mu.Unlock()
+		b.page.emit("outcome", trace.A("op", b.op), trace.A("status", "late_success"), trace.A("evidence", evidence))
+		return true, nil
+	}
+	b.page.emit("outcome", trace.A("op", b.op), trace.A("status", "still_unknown"), trace.A("evidence", evidence))
+	return false, nil
+}
+
+// WaitAnswer waits for the newest group outside the baseline the last
+// new-answer click recorded (ANS-3, ANS-5, ANS-6, ANS-8).
+func (p *Page) WaitAnswer(ctx context.Context, opt answer.Options) (answer.Result, error) {
+	if p.baseline == nil {
+		return answer.Result{}, &Error{Code: NoBaseline, Op: "waitAnswer", Detail: "send with a new-answer expectation first"}
+	}
+	if opt.Interval <= 0 {
+		opt.Interval = p.task.e.cfg.PollInterval
+	}
+	p.emit("waitAnswer", trace.A("baseline", len(p.baseline.IDs)), trace.A("media", opt.Media))
+	src := pageSource{p}
+	res, err := answer.Wait(ctx, src, *p.baseline, opt, func(group, state, evidence string) {
+		p.emit("answer.state", trace.A("group", group), trace.A("state", state), trace.A("evidence", evidence))
+	})
+	if err != nil {
+		return res, err
+	}
+	attrs := []trace.Attr{trace.A("status", res.Status), trace.A("group", res.GroupID), trace.A("rule", res.Rule),
+		trace.A("baseline", res.BaselineSize), trace.A("states", strings.Join(res.States, ">")), trace.A("evidence", res.Evidence)}
+	if res.Partial {
+		attrs = append(attrs, trace.A("partial", true))
+	}
+	attrs = append(attrs, trace.A("text", res.Text))
+	p.emit("answer.result", attrs...)
+	return res, nil
+}
+
+type pageSource struct{ p *Page }
+
+func (s pageSource) Groups(ctx context.Context) (adapter.Result, error) {
+	_, g, err := s.p.read(ctx)
+	return g, err
+}
+func (s pageSource) Now() time.Time                                  { return s.p.d.Now() }
+func (s pageSource) Sleep(ctx context.Context, d time.Duration) error { return s.p.d.Sleep(ctx, d) }

@@ -1,0 +1,143 @@
+// Package locate resolves role/name locators to exactly one element of a
+// fresh observation (SPEC LOC-1..4, ID-1). It never guesses: more than one
+// match, a truncated query and no match are each their own error, and no
+// input is delivered on any of them.
+package locate
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/replaylab/replaylab/engine/observe"
+)
+
+// Code is a stable machine code; Codes are errors so errors.Is works on
+// them directly and on every *Error that carries them.
+type Code string
+
+func (c Code) Error() string { return string(c) }
+
+// The codes of this package.
+const (
+	TargetAmbiguous      Code = "TARGET_AMBIGUOUS"
+	TargetQueryTruncated Code = "TARGET_QUERY_TRUNCATED"
+	TargetNotFound       Code = "TARGET_NOT_FOUND"
+	StaleRef             Code = "STALE_REF"
+	InvalidLocator       Code = "INVALID_LOCATOR"
+)
+
+// Error is a failed resolve with what the fresh find saw.
+type Error struct {
+	Code    Code
+	Locator Locator
+	Count   int
+	// Candidates describe the matches: role, name, frame and ref — never
+	// typed values.
+	Candidates []string
+	Detail     string
+}
+
+func (e *Error) Error() string {
+	msg := fmt.Sprintf("locate: %s for %s", e.Code, e.Locator)
+	if e.Count > 0 {
+		msg += fmt.Sprintf(": %d matches", e.Count)
+	}
+	if len(e.Candidates) > 0 {
+		msg += " (" + strings.Join(e.Candidates, "; ") + ")"
+	}
+	if e.Detail != "" {
+		msg += ": " + e.Detail
+	}
+	return msg
+}
+
+// Is makes errors.Is(err, locate.TargetAmbiguous) true.
+func (e *Error) Is(target error) bool { return target == e.Code }
+
+// ErrorCode returns the stable code.
+func (e *Error) ErrorCode() string { return string(e.Code) }
+
+// Locator is getByRole(role, name) with an optional href.
+type Locator struct {
+	Role string `json:"role"`
+	Name string `json:"name,omitempty"`
+	Href string `json:"href,omitempty"`
+}
+
+func (l Locator) String() string {
+	s := "role=" + l.Role
+	if l.Name != "" {
+		s += fmt.Sprintf(" name=%q", observe.Normalize(l.Name))
+	}
+	if l.Href != "" {
+		s += " href=" + l.Href
+	}
+	return s
+}
+
+// ResolveLimit is the page size of the fresh find a resolve runs; more
+// matches than this report TARGET_QUERY_TRUNCATED.
+const ResolveLimit = 20
+
+// Resolve runs a fresh find for l on o and returns the one match.
+func Resolve(o *observe.Observation, l Locator) (observe.Element, error) {
+	if strings.TrimSpace(l.Role) == "" {
+		return observe.Element{}, &Error{Code: InvalidLocator, Locator: l, Detail: "a locator needs a role"}
+	}
+	r, err := o.Find(observe.Query{Role: l.Role, Name: l.Name, Href: l.Href, Limit: ResolveLimit})
+	if err != nil {
+		return observe.Element{}, fmt.Errorf("locate: %w", err)
+	}
+	return Verdict(l, r)
+}
+
+// Verdict turns a find result into the resolve verdict.
+func Verdict(l Locator, r observe.FindResult) (observe.Element, error) {
+	describe := func() []string {
+		var out []string
+		for _, e := range r.Items {
+			out = append(out, fmt.Sprintf("%s %q frame=%s ref=%s", e.Role, e.Name, e.Frame, e.Ref))
+		}
+		return out
+	}
+	switch {
+	case r.Selection.HasMore:
+		return observe.Element{}, &Error{Code: TargetQueryTruncated, Locator: l, Count: r.Selection.Matched, Candidates: describe(),
+			Detail: "the find returned one page of matches and more follow"}
+	case len(r.Items) > 1:
+		return observe.Element{}, &Error{Code: TargetAmbiguous, Locator: l, Count: len(r.Items), Candidates: describe()}
+	case len(r.Items) == 0 && !r.Complete:
+		return observe.Element{}, &Error{Code: TargetQueryTruncated, Locator: l, Detail: "no match in a scope that was not read whole"}
+	case len(r.Items) == 0:
+		return observe.Element{}, &Error{Code: TargetNotFound, Locator: l}
+	}
+	return r.Items[0], nil
+}
+
+// ByRef returns the element a ref names, refusing refs from any snapshot
+// but the latest (ID-1), even when the element did not change.
+func ByRef(o *observe.Observation, ref string) (observe.Element, error) {
+	if sid := observe.RefSnapshot(ref); sid != o.ID {
+		return observe.Element{}, &Error{Code: StaleRef, Locator: Locator{Role: "ref:" + ref},
+			Detail: fmt.Sprintf("ref is from snapshot %d, the latest is %d; observe again and use a fresh ref", sid, o.ID)}
+	}
+	e, ok := o.ByRef(ref)
+	if !ok {
+		return observe.Element{}, &Error{Code: TargetNotFound, Locator: Locator{Role: "ref:" + ref}}
+	}
+	return e, nil
+}
+
+// CodeOf returns the stable code of err, "" when it has none.
+func CodeOf(err error) string {
+	var c interface{ ErrorCode() string }
+	if errors.As(err, &c) {
+		return c.ErrorCode()
+	}
+	var code Code
+	if errors.As(err, &code) {
+		return string(code)
+	}
+	return ""
+}
