@@ -233,20 +233,40 @@ func (e *encoder) escaped(c byte) {
 
 // field writes tag, s escaped and the terminator. With normalise, every
 // number is written as one number marker (an escape sequence, so a literal
-// '#' stays distinct).
+// '#' stays distinct). Runs of plain bytes are copied in bulk.
 func (e *encoder) field(tag byte, s string, normalise bool) {
 	e.byte(tag)
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if normalise && isDigit(c) {
-			i = numberEnd(s, i) - 1
+	for len(s) > 0 {
+		i := 0
+		for i < len(s) && s[i] != terminator && s[i] != escape && !(normalise && isDigit(s[i])) {
+			i++
+		}
+		e.str(s[:i])
+		if i == len(s) {
+			break
+		}
+		if isDigit(s[i]) {
 			e.byte(escape)
 			e.byte(3)
+			s = s[numberEnd(s, i):]
 			continue
 		}
-		e.escaped(c)
+		e.escaped(s[i])
+		s = s[i+1:]
 	}
 	e.byte(terminator)
+}
+
+// str writes s unescaped.
+func (e *encoder) str(s string) {
+	for len(s) > 0 {
+		n := copy(e.buf[e.n:], s)
+		e.n += n
+		s = s[n:]
+		if e.n == len(e.buf) {
+			e.flush()
+		}
+	}
 }
 
 // count writes tag and n in decimal: the length of a list that follows.
