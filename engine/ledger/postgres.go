@@ -1,0 +1,190 @@
+package ledger
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+)
+
+// PostgresConnsMax bounds the connections a PostgreSQL store opens.
+const PostgresConnsMax = 8
+
+// pgStore keeps a small bounded pool of *pgx.Conn. (pgxpool would do, but
+// it needs github.com/jackc/puddle/v2, which go.mod does not list; this
+// pool is the few lines the ledger needs.)
+type pgStore struct {
+	cfg  *pgx.ConnConfig
+	sem  chan struct{}
+	mu   sync.Mutex
+	idle []*pgx.Conn
+	shut bool
+}
+
+var pgDialect = &dialect{
+	name:     "postgres",
+	dollar:   true,
+	timeArg:  func(t time.Time) any { return t.UTC() },
+	classify: classifyPG,
+}
+
+func classifyPG(err error) error {
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		switch pe.Code {
+		case "23505": // unique_violation
+			return fmt.Errorf("%w: %w", ErrDuplicate, err)
+		case "40001", "40P01": // serialization_failure, deadlock_detected
+			return fmt.Errorf("%w: %w", ErrRetry, err)
+		}
+		return err
+	}
+	if pgconn.SafeToRetry(err) {
+		return fmt.Errorf("%w: %w", ErrRetry, err)
+	}
+	return err
+}
+
+// OpenPostgres connects to the PostgreSQL ledger at url (a postgres:// URL;
+// extra query parameters such as search_path become session settings) and
+// applies the embedded migrations under an advisory lock.
+func OpenPostgres(ctx context.Context, url string) (Store, error) {
+	cfg, err := pgx.ParseConfig(url)
+	if err != nil {
+		return nil, fmt.Errorf("ledger: postgres config: %w", err)
+	}
+	s := &pgStore{cfg: cfg, sem: make(chan struct{}, PostgresConnsMax)}
+	err = s.Tx(ctx, func(t Tx) error {
+		st := t.(*sqlTx)
+		if _, err := st.exec(ctx, `SELECT pg_advisory_xact_lock(7271001)`); err != nil {
+			return err
+		}
+		return migrate(ctx, st, "postgres", time.Now())
+	})
+	if err != nil {
+		_ = s.Close()
+		return nil, fmt.Errorf("ledger: postgres: %w", err)
+	}
+	return s, nil
+}
+
+func (s *pgStore) Backend() string { return "postgres" }
+
+func (s *pgStore) acquire(ctx context.Context) (*pgx.Conn, error) {
+	select {
+	case s.sem <- struct{}{}:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	s.mu.Lock()
+	if s.shut {
+		s.mu.Unlock()
+		<-s.sem
+		return nil, errors.New("ledger: postgres store is closed")
+	}
+	if n := len(s.idle); n > 0 {
+		c := s.idle[n-1]
+		s.idle = s.idle[:n-1]
+		s.mu.Unlock()
+		return c, nil
+	}
+	s.mu.Unlock()
+	c, err := pgx.ConnectConfig(ctx, s.cfg)
+	if err != nil {
+		<-s.sem
+		return nil, fmt.Errorf("%w: connect: %w", ErrRetry, err)
+	}
+	return c, nil
+}
+
+func (s *pgStore) release(c *pgx.Conn) {
+	defer func() { <-s.sem }()
+	s.mu.Lock()
+	if s.shut || c.IsClosed() || c.PgConn().TxStatus() != 'I' {
+		s.mu.Unlock()
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		defer cancel()
+		_ = c.Close(ctx)
+		return
+	}
+	s.idle = append(s.idle, c)
+	s.mu.Unlock()
+}
+
+func (s *pgStore) Close() error {
+	s.mu.Lock()
+	s.shut = true
+	idle := s.idle
+	s.idle = nil
+	s.mu.Unlock()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	var first error
+	for _, c := range idle {
+		if err := c.Close(ctx); err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
+}
+
+func (s *pgStore) Exec(ctx context.Context, query string) (int64, error) {
+	c, err := s.acquire(ctx)
+	if err != nil {
+		return 0, err
+	}
+	defer s.release(c)
+	tag, err := c.Exec(ctx, query)
+	if err != nil {
+		return 0, classifyPG(err)
+	}
+	return tag.RowsAffected(), nil
+}
+
+func (s *pgStore) Tx(ctx context.Context, fn func(Tx) error) error {
+	c, err := s.acquire(ctx)
+	if err != nil {
+		return err
+	}
+	defer s.release(c)
+	tx, err := c.Begin(ctx)
+	if err != nil {
+		return fmt.Errorf("ledger: postgres begin: %w", classifyPG(err))
+	}
+	if err := fn(&sqlTx{q: pgQ{tx}, d: pgDialect}); err != nil {
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		_ = tx.Rollback(rctx)
+		cancel()
+		return err
+	}
+	if err := tx.Commit(ctx); err != nil {
+		var pe *pgconn.PgError
+		if pgconn.SafeToRetry(err) || (errors.As(err, &pe) && (pe.Code == "40001" || pe.Code == "40P01")) {
+			return fmt.Errorf("%w: postgres commit: %w", ErrRetry, err)
+		}
+		return fmt.Errorf("%w: postgres: %w", ErrCommitUncertain, err)
+	}
+	return nil
+}
+
+type pgQ struct{ tx pgx.Tx }
+
+func (q pgQ) exec(ctx context.Context, query string, args ...any) (int64, error) {
+	tag, err := q.tx.Exec(ctx, query, args...)
+	if err != nil {
+		return 0, err
+	}
+	return tag.RowsAffected(), nil
+}
+
+func (q pgQ) query(ctx context.Context, query string, args ...any) (rowsIter, error) {
+	r, err := q.tx.Query(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	return r, nil
+}

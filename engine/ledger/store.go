@@ -1,0 +1,68 @@
+package ledger
+
+import (
+	"context"
+	"strings"
+	"time"
+)
+
+// Store is durable storage for the ledger. It offers transactional
+// primitives only; every business rule lives in Service, so each backend
+// (SQLite, PostgreSQL) runs the same logic and passes the same behaviour
+// suite (package ledgertest).
+type Store interface {
+	// Tx runs fn in one transaction and commits when fn returns nil.
+	// It returns (wrapping) ErrRetry when the transaction definitely did not
+	// commit and may be run again, and ErrCommitUncertain when COMMIT failed
+	// in a way that does not prove nothing was committed.
+	Tx(ctx context.Context, fn func(Tx) error) error
+	// Exec runs one raw SQL statement outside the ledger's rules and returns
+	// the rows affected. For maintenance and for tests that check the schema
+	// refuses what the Service never does (DELETE).
+	Exec(ctx context.Context, query string) (int64, error)
+	// Backend names the implementation: "sqlite" or "postgres".
+	Backend() string
+	Close() error
+}
+
+// Tx is one open transaction. Writes that can lose a race are conditional
+// and report whether they changed a row.
+type Tx interface {
+	// InsertJob returns ErrDuplicate when (owner, key) already exists.
+	InsertJob(ctx context.Context, j Job) error
+	Job(ctx context.Context, id string) (Job, error)              // ErrNoRow
+	JobByKey(ctx context.Context, owner, key string) (Job, error) // ErrNoRow
+	// UpdateJob writes state, fallback flag and updated_at and sets
+	// version = fromVersion+1 where id = j.ID and version = fromVersion.
+	UpdateJob(ctx context.Context, j Job, fromVersion int) (bool, error)
+	// ClaimWinner is the compare-and-swap that decides the winner (LED-5):
+	// UPDATE jobs SET winning_attempt_id=?, state='completed',
+	// version=version+1 WHERE id=? AND version=?.
+	ClaimWinner(ctx context.Context, jobID, attemptID string, fromVersion int, at time.Time) (bool, error)
+
+	InsertAttempt(ctx context.Context, a Attempt) error
+	Attempt(ctx context.Context, id string) (Attempt, error) // ErrNoRow
+	Attempts(ctx context.Context, jobID string) ([]Attempt, error)
+	// UpdateAttempt writes every mutable field of a where id = a.ID and
+	// the stored state and callback status are still fromState/fromCallback.
+	UpdateAttempt(ctx context.Context, a Attempt, fromState AttemptState, fromCallback string) (bool, error)
+
+	// AppendEvent adds a row to the log; Seq is assigned by the store.
+	AppendEvent(ctx context.Context, e Event) error
+	Events(ctx context.Context, jobID string) ([]Event, error)
+	// HasOp reports whether any event carries opID, i.e. whether the
+	// operation that wrote it committed.
+	HasOp(ctx context.Context, opID string) (bool, error)
+
+	Setting(ctx context.Context, key string) (string, bool, error)
+	PutSetting(ctx context.Context, key, value string, at time.Time) error
+}
+
+// Open picks the backend from dsn: "postgres://" or "postgresql://" opens
+// PostgreSQL, anything else is a SQLite file path.
+func Open(ctx context.Context, dsn string) (Store, error) {
+	if strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://") {
+		return OpenPostgres(ctx, dsn)
+	}
+	return OpenSQLite(ctx, dsn)
+}
