@@ -580,5 +580,5 @@ func (s pageSource) Groups(ctx context.Context) (adapter.Result, error) {
 	_, g, err := s.p.read(ctx)
 	return g, err
 }
-func (s pageSource) Now() time.Time                                  { return s.p.d.Now() }
+func (s pageSource) Now() time.Time                                   { return s.p.d.Now() }
 func (s pageSource) Sleep(ctx context.Context, d time.Duration) error { return s.p.d.Sleep(ctx, d) }

@@ -1,0 +1,331 @@
+// Package browser is the live driver: real headless Chromium through
+// chromedp (the only package of the project that imports chromedp). One
+// Browser per run; each page gets a fresh browser context, so scenarios
+// share no cookies, storage or cache. Captures come from
+// DOMSnapshot.captureSnapshot in one round trip and are serialised into the
+// capture format with live state written in; actions address a node by its
+// backend node id, the capture's stable node id.
+package browser
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/dom"
+	"github.com/chromedp/cdproto/input"
+	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/remote"
+
+	"github.com/replaylab/replaylab/engine/capture"
+)
+
+// ErrNoBrowser is returned when no Chromium executable can be found.
+var ErrNoBrowser = errors.New("browser: no Chromium found (install Debian's chromium package, or set REPLAYLAB_CHROMIUM)")
+
+// TempDirPrefix names the user-data dirs this package creates, so a leak
+// check can look for them.
+const TempDirPrefix = "replaylab-chromium-"
+
+// Options configure Start.
+type Options struct {
+	// ExecPath is the Chromium binary; default: $REPLAYLAB_CHROMIUM, then
+	// chromium, chromium-browser, google-chrome on PATH.
+	ExecPath string
+	// RemoteURL connects to a running browser over its CDP websocket URL
+	// instead of starting one.
+	RemoteURL string
+	// Visible opens a window instead of running headless.
+	Visible bool
+}
+
+// Flags are the Chromium flags every started browser gets beyond
+// chromedp's defaults: the closed network of CI makes Chromium stall
+// without the background-networking ones, and root needs no-sandbox.
+var Flags = map[string]any{
+	"no-sandbox":                    true,
+	"disable-background-networking": true,
+	"disable-component-update":      true,
+	"disable-sync":                  true,
+	"no-first-run":                  true,
+	"disable-gpu":                   true,
+	"disable-quic":                  true,
+}
+
+// FindChromium returns the path of a Chromium binary or ErrNoBrowser.
+func FindChromium() (string, error) {
+	if p := os.Getenv("REPLAYLAB_CHROMIUM"); p != "" {
+		if _, err := os.Stat(p); err != nil {
+			return "", fmt.Errorf("%w: REPLAYLAB_CHROMIUM=%s: %v", ErrNoBrowser, p, err)
+		}
+		return p, nil
+	}
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p, nil
+		}
+	}
+	return "", ErrNoBrowser
+}
+
+// Browser is one running (or attached) Chromium.
+type Browser struct {
+	ctx         context.Context // the browser's chromedp context
+	cancel      context.CancelFunc
+	allocCancel context.CancelFunc
+	dir         string
+
+	closeOnce sync.Once
+}
+
+// Start starts Chromium (or attaches to RemoteURL) and waits until it
+// answers.
+func Start(ctx context.Context, opt Options) (*Browser, error) {
+	b := &Browser{}
+	var allocCtx context.Context
+	if opt.RemoteURL != "" {
+		allocCtx, b.allocCancel = remote.NewAllocator(context.WithoutCancel(ctx), opt.RemoteURL)
+	} else {
+		path := opt.ExecPath
+		if path == "" {
+			p, err := FindChromium()
+			if err != nil {
+				return nil, err
+			}
+			path = p
+		}
+		dir, err := os.MkdirTemp("", TempDirPrefix+"*")
+		if err != nil {
+			return nil, fmt.Errorf("browser: %w", err)
+		}
+		b.dir = dir
+		opts := append([]chromedp.ExecAllocatorOption{}, chromedp.DefaultExecAllocatorOptions[:]...)
+		opts = append(opts, chromedp.ExecPath(path), chromedp.UserDataDir(dir))
+		for k, v := range Flags {
+			opts = append(opts, chromedp.Flag(k, v))
+		}
+		if opt.Visible {
+			opts = append(opts, chromedp.VisibleWindow)
+		}
+		allocCtx, b.allocCancel = chromedp.NewExecAllocator(context.WithoutCancel(ctx), opts...)
+	}
+	b.ctx, b.cancel = chromedp.NewContext(allocCtx)
+	startCtx, cancel := context.WithTimeout(b.ctx, 30*time.Second)
+	defer cancel()
+	_ = startCtx
+	if err := chromedp.Do(b.ctx); err != nil { // starts the browser, no timeout bound to it
+		b.Close()
+		return nil, fmt.Errorf("browser: start: %w", err)
+	}
+	return b, nil
+}
+
+// Close ends the browser (or detaches from a remote one) and removes its
+// temp dir. It waits for the process to exit.
+func (b *Browser) Close() error {
+	var err error
+	b.closeOnce.Do(func() {
+		if b.cancel != nil {
+			err = chromedp.Cancel(b.ctx)
+			b.cancel()
+		}
+		if b.allocCancel != nil {
+			b.allocCancel()
+		}
+		if b.dir != "" {
+			// the allocator's cancel waits for the process; retry the
+			// removal briefly for files Chromium writes on exit
+			for range 20 {
+				if rmErr := os.RemoveAll(b.dir); rmErr == nil {
+					break
+				}
+				time.Sleep(50 * time.Millisecond)
+			}
+		}
+	})
+	if errors.Is(err, context.Canceled) {
+		err = nil
+	}
+	return err
+}
+
+// Leaks lists user-data dirs of this package left in the temp dir, for
+// TestMain leak checks.
+func Leaks() []string {
+	m, _ := filepath.Glob(filepath.Join(os.TempDir(), TempDirPrefix+"*"))
+	return m
+}
+
+// Page is one tab in its own browser context. It implements engine.Driver.
+type Page struct {
+	ctx    context.Context
+	cancel context.CancelFunc
+}
+
+// NewPage opens a tab in a fresh browser context.
+func (b *Browser) NewPage(ctx context.Context) (*Page, error) {
+	pctx, cancel := chromedp.NewContext(b.ctx, chromedp.WithNewBrowserContext())
+	if err := chromedp.Do(pctx); err != nil {
+		cancel()
+		return nil, fmt.Errorf("browser: new page: %w", err)
+	}
+	return &Page{ctx: pctx, cancel: cancel}, nil
+}
+
+// Close closes the tab and disposes of its browser context.
+func (p *Page) Close() error {
+	p.cancel()
+	return nil
+}
+
+// run runs a chromedp action bounded by both ctx and the tab's life.
+func (p *Page) run(ctx context.Context, steps ...chromedp.Action[chromedp.Void]) error {
+	tctx, cancel := context.WithCancel(p.ctx)
+	defer cancel()
+	stop := context.AfterFunc(ctx, cancel)
+	defer stop()
+	err := chromedp.Do(tctx, steps...)
+	if err != nil && ctx.Err() != nil {
+		return ctx.Err()
+	}
+	return err
+}
+
+// Navigate loads url and waits for the load event.
+func (p *Page) Navigate(ctx context.Context, url string) error {
+	if err := p.run(ctx, chromedp.Navigate(url)); err != nil {
+		return fmt.Errorf("browser: navigate %s: %w", url, err)
+	}
+	return nil
+}
+
+func nodeID(node string) (cdp.BackendNodeID, error) {
+	id, err := strconv.ParseInt(node, 10, 64)
+	if err != nil || id <= 0 {
+		return 0, fmt.Errorf("browser: %q is not a node id of a browser capture", node)
+	}
+	return cdp.BackendNodeID(id), nil
+}
+
+// Click scrolls the node into view and clicks its centre.
+func (p *Page) Click(ctx context.Context, node string) error {
+	id, err := nodeID(node)
+	if err != nil {
+		return err
+	}
+	return p.run(ctx, chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+		if _, err := cdp.Call(ctx, t, dom.ScrollIntoViewIfNeeded, dom.ScrollIntoViewIfNeededParams{BackendNodeID: id}); err != nil {
+			return fmt.Errorf("browser: scroll node %s into view: %w", node, err)
+		}
+		q, err := cdp.Call(ctx, t, dom.GetContentQuads, dom.GetContentQuadsParams{BackendNodeID: id})
+		if err != nil {
+			return fmt.Errorf("browser: node %s has no box: %w", node, err)
+		}
+		if len(q.Quads) == 0 || len(q.Quads[0]) < 8 {
+			return fmt.Errorf("browser: node %s is not rendered", node)
+		}
+		quad := q.Quads[0]
+		x := (quad[0] + quad[2] + quad[4] + quad[6]) / 4
+		y := (quad[1] + quad[3] + quad[5] + quad[7]) / 4
+		for _, typ := range []input.DispatchMouseEventType{input.DispatchMouseEventTypeMouseMoved, input.DispatchMouseEventTypeMousePressed, input.DispatchMouseEventTypeMouseReleased} {
+			ev := input.DispatchMouseEventParams{Type: typ, X: x, Y: y}
+			if typ != input.DispatchMouseEventTypeMouseMoved {
+				ev.Button, ev.Buttons, ev.ClickCount = input.MouseButtonLeft, 1, 1
+			}
+			if _, err := cdp.Call(ctx, t, input.DispatchMouseEvent, ev); err != nil {
+				return fmt.Errorf("browser: click node %s: %w", node, err)
+			}
+		}
+		return nil
+	}))
+}
+
+// Type focuses the node and inserts text once.
+func (p *Page) Type(ctx context.Context, node, text string) error {
+	id, err := nodeID(node)
+	if err != nil {
+		return err
+	}
+	return p.run(ctx, chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+		if _, err := cdp.Call(ctx, t, dom.Focus, dom.FocusParams{BackendNodeID: id}); err != nil {
+			return fmt.Errorf("browser: focus node %s: %w", node, err)
+		}
+		if _, err := cdp.Call(ctx, t, input.InsertText, input.InsertTextParams{Text: text}); err != nil {
+			return fmt.Errorf("browser: type into node %s: %w", node, err)
+		}
+		return nil
+	}))
+}
+
+// keys maps key names to their key codes and the text they insert.
+var keys = map[string]struct {
+	code int64
+	text string
+}{
+	"Enter": {13, "\r"}, "Tab": {9, ""}, "Escape": {27, ""}, "Backspace": {8, ""},
+	"ArrowDown": {40, ""}, "ArrowUp": {38, ""}, "ArrowLeft": {37, ""}, "ArrowRight": {39, ""}, "Space": {32, " "},
+}
+
+// Press focuses the node and presses one key.
+func (p *Page) Press(ctx context.Context, node, key string) error {
+	id, err := nodeID(node)
+	if err != nil {
+		return err
+	}
+	k, ok := keys[key]
+	if !ok {
+		return fmt.Errorf("browser: unknown key %q", key)
+	}
+	return p.run(ctx, chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+		if _, err := cdp.Call(ctx, t, dom.Focus, dom.FocusParams{BackendNodeID: id}); err != nil {
+			return fmt.Errorf("browser: focus node %s: %w", node, err)
+		}
+		down := input.DispatchKeyEventParams{Type: input.DispatchKeyEventTypeKeyDown, Key: key, Code: key, WindowsVirtualKeyCode: k.code, NativeVirtualKeyCode: k.code, Text: k.text}
+		if k.text == "" {
+			down.Type = input.DispatchKeyEventTypeRawKeyDown
+		}
+		up := input.DispatchKeyEventParams{Type: input.DispatchKeyEventTypeKeyUp, Key: key, Code: key, WindowsVirtualKeyCode: k.code, NativeVirtualKeyCode: k.code}
+		for _, ev := range []input.DispatchKeyEventParams{down, up} {
+			if _, err := cdp.Call(ctx, t, input.DispatchKeyEvent, ev); err != nil {
+				return fmt.Errorf("browser: press %s: %w", key, err)
+			}
+		}
+		return nil
+	}))
+}
+
+// Now is wall time.
+func (p *Page) Now() time.Time { return time.Now() }
+
+// Sleep waits for d.
+func (p *Page) Sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+// Capture freezes the page.
+func (p *Page) Capture(ctx context.Context) (*capture.Capture, error) {
+	var c *capture.Capture
+	err := p.run(ctx, chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+		var err error
+		c, err = snapshot(ctx, t)
+		return err
+	}))
+	if err != nil {
+		return nil, fmt.Errorf("browser: capture: %w", err)
+	}
+	return c, nil
+}

@@ -1,0 +1,291 @@
+package browser
+
+import (
+	"context"
+	"html"
+	"strconv"
+	"strings"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/domsnapshot"
+	"github.com/chromedp/chromedp"
+
+	"github.com/replaylab/replaylab/engine/capture"
+)
+
+// snapshotStyles are the computed styles a capture needs.
+var snapshotStyles = []string{"display", "visibility"}
+
+// snapshot takes one DOMSnapshot.captureSnapshot and serialises every
+// document in it into a capture frame.
+func snapshot(ctx context.Context, t *chromedp.Target) (*capture.Capture, error) {
+	res, err := cdp.Call(ctx, t, domsnapshot.CaptureSnapshot, domsnapshot.CaptureSnapshotParams{ComputedStyles: snapshotStyles})
+	if err != nil {
+		return nil, err
+	}
+	return fromSnapshot(res.Documents, res.Strings), nil
+}
+
+// voidElements have no end tag.
+var voidElements = map[string]bool{
+	"area": true, "base": true, "br": true, "col": true, "embed": true, "hr": true, "img": true,
+	"input": true, "link": true, "meta": true, "source": true, "track": true, "wbr": true,
+}
+
+// noBox are elements that never have a layout box even when shown, so a
+// missing box does not mean hidden.
+var noBox = map[string]bool{
+	"html": true, "head": true, "meta": true, "title": true, "link": true, "script": true, "style": true,
+	"base": true, "option": true, "optgroup": true, "datalist": true, "source": true, "track": true,
+	"template": true, "noscript": true, "param": true, "area": true, "map": true, "col": true, "colgroup": true,
+}
+
+func fromSnapshot(docs []*domsnapshot.DocumentSnapshot, strs []string) *capture.Capture {
+	str := func(i domsnapshot.StringIndex) string {
+		if i < 0 || int(i) >= len(strs) {
+			return ""
+		}
+		return strs[i]
+	}
+	c := &capture.Capture{Version: capture.FormatVersion}
+	frameIDs := make([]string, len(docs))
+	for i := range docs {
+		if i == 0 {
+			frameIDs[i] = capture.MainFrame
+		} else {
+			frameIDs[i] = "f" + strconv.Itoa(i)
+		}
+	}
+	parents := make([]string, len(docs))
+	owners := make([]string, len(docs))
+	// first pass: find which iframe node owns each child document
+	for di, d := range docs {
+		n := d.Nodes
+		if n == nil || n.ContentDocumentIndex == nil {
+			continue
+		}
+		for k, idx := range n.ContentDocumentIndex.Index {
+			child := int(n.ContentDocumentIndex.Value[k])
+			if child > 0 && child < len(docs) {
+				parents[child] = frameIDs[di]
+				owners[child] = strconv.FormatInt(int64(n.BackendNodeID[idx]), 10)
+			}
+		}
+	}
+	for di, d := range docs {
+		f := capture.Frame{ID: frameIDs[di], Parent: parents[di], Owner: owners[di], URL: str(d.DocumentURL)}
+		if di == 0 {
+			c.URL = f.URL
+			c.Title = str(d.Title)
+		} else if f.Parent == "" {
+			f.Parent = capture.MainFrame // an orphan document: keep it, under main
+		}
+		f.HTML = serialise(d, str, frameIDs)
+		c.Frames = append(c.Frames, f)
+	}
+	// frames must follow their parents
+	ordered := []capture.Frame{c.Frames[0]}
+	placed := map[string]bool{capture.MainFrame: true}
+	for len(ordered) < len(c.Frames) {
+		progress := false
+		for _, f := range c.Frames[1:] {
+			if !placed[f.ID] && placed[f.Parent] {
+				ordered = append(ordered, f)
+				placed[f.ID] = true
+				progress = true
+			}
+		}
+		if !progress {
+			break
+		}
+	}
+	c.Frames = ordered
+	return c
+}
+
+func serialise(d *domsnapshot.DocumentSnapshot, str func(domsnapshot.StringIndex) string, frameIDs []string) string {
+	n := d.Nodes
+	if n == nil {
+		return ""
+	}
+	count := len(n.ParentIndex)
+	children := make([][]int, count)
+	for i := 1; i < count; i++ {
+		p := int(n.ParentIndex[i])
+		if p >= 0 && p < count {
+			children[p] = append(children[p], i)
+		}
+	}
+	rareStr := func(r *domsnapshot.RareStringData) map[int]string {
+		m := map[int]string{}
+		if r != nil {
+			for k, idx := range r.Index {
+				m[int(idx)] = str(r.Value[k])
+			}
+		}
+		return m
+	}
+	rareBool := func(r *domsnapshot.RareBooleanData) map[int]bool {
+		m := map[int]bool{}
+		if r != nil {
+			for _, idx := range r.Index {
+				m[int(idx)] = true
+			}
+		}
+		return m
+	}
+	inputValue := rareStr(n.InputValue)
+	textValue := rareStr(n.TextValue)
+	checked := rareBool(n.InputChecked)
+	selected := rareBool(n.OptionSelected)
+	pseudo := rareStr(n.PseudoType)
+	currentSrc := rareStr(n.CurrentSourceURL)
+	contentDoc := map[int]int{}
+	if n.ContentDocumentIndex != nil {
+		for k, idx := range n.ContentDocumentIndex.Index {
+			contentDoc[int(idx)] = int(n.ContentDocumentIndex.Value[k])
+		}
+	}
+	// layout facts
+	hasBox := make([]bool, count)
+	visibility := map[int]string{}
+	size := map[int]string{}
+	if d.Layout != nil {
+		for li, ni := range d.Layout.NodeIndex {
+			i := int(ni)
+			if i < 0 || i >= count {
+				continue
+			}
+			hasBox[i] = true
+			if li < len(d.Layout.Styles) && len(d.Layout.Styles[li]) >= 2 {
+				visibility[i] = str(domsnapshot.StringIndex(d.Layout.Styles[li][1]))
+			}
+			if li < len(d.Layout.Bounds) && len(d.Layout.Bounds[li]) == 4 {
+				b := d.Layout.Bounds[li]
+				size[i] = strconv.Itoa(int(b[2])) + "x" + strconv.Itoa(int(b[3]))
+			}
+		}
+	}
+	// a subtree with no box anywhere is not rendered (display:none); a
+	// display:contents element has no box but its children do.
+	boxBelow := make([]bool, count)
+	for i := count - 1; i >= 0; i-- {
+		if hasBox[i] {
+			boxBelow[i] = true
+		}
+		if boxBelow[i] && i > 0 {
+			if p := int(n.ParentIndex[i]); p >= 0 && p < count {
+				boxBelow[p] = true
+			}
+		}
+	}
+	name := func(i int) string { return strings.ToLower(str(n.NodeName[i])) }
+
+	var b strings.Builder
+	b.Grow(count * 32)
+	var rec func(i int, inSelect, inBody bool)
+	rec = func(i int, inSelect, inBody bool) {
+		if _, ok := pseudo[i]; ok {
+			return
+		}
+		switch n.NodeType[i] {
+		case 3: // text
+			b.WriteString(html.EscapeString(str(n.NodeValue[i])))
+			return
+		case 10: // doctype
+			b.WriteString("<!DOCTYPE html>")
+			return
+		case 9, 11: // document, fragment
+			for _, ch := range children[i] {
+				rec(ch, inSelect, inBody)
+			}
+			return
+		case 1:
+		default:
+			return
+		}
+		tag := name(i)
+		if tag == "body" {
+			inBody = true
+		}
+		b.WriteByte('<')
+		b.WriteString(tag)
+		if i < len(n.Attributes) {
+			a := n.Attributes[i]
+			for k := 0; k+1 < len(a); k += 2 {
+				key := str(domsnapshot.StringIndex(a[k]))
+				if strings.HasPrefix(key, "data-rl-") {
+					continue // never trust the page's own copies of our attributes
+				}
+				writeAttr(&b, key, str(domsnapshot.StringIndex(a[k+1])))
+			}
+		}
+		writeAttr(&b, capture.AttrNode, strconv.FormatInt(int64(n.BackendNodeID[i]), 10))
+		if v, ok := inputValue[i]; ok {
+			writeAttr(&b, capture.AttrValue, v)
+		}
+		if v, ok := textValue[i]; ok {
+			writeAttr(&b, capture.AttrValue, v)
+		}
+		if tag == "input" {
+			if typ := strings.ToLower(attrOf(n, i, str, "type")); typ == "checkbox" || typ == "radio" {
+				writeAttr(&b, capture.AttrChecked, strconv.FormatBool(checked[i]))
+			}
+		}
+		if tag == "option" {
+			writeAttr(&b, capture.AttrSelected, strconv.FormatBool(selected[i]))
+		}
+		if src, ok := currentSrc[i]; ok && (tag == "img" || tag == "video" || tag == "audio") {
+			writeAttr(&b, capture.AttrMediaSrc, src)
+		}
+		if s, ok := size[i]; ok && (tag == "img" || tag == "video") {
+			writeAttr(&b, capture.AttrSize, s)
+		}
+		if inBody && !inSelect && !noBox[tag] {
+			if !boxBelow[i] {
+				writeAttr(&b, capture.AttrHidden, "display")
+			} else if v := visibility[i]; hasBox[i] && (v == "hidden" || v == "collapse") {
+				writeAttr(&b, capture.AttrHidden, "visibility")
+			}
+		}
+		if child, ok := contentDoc[i]; ok && child < len(frameIDs) {
+			writeAttr(&b, capture.AttrFrame, frameIDs[child])
+		}
+		b.WriteByte('>')
+		if voidElements[tag] {
+			return
+		}
+		if tag != "script" && tag != "style" && tag != "iframe" {
+			sel := inSelect || tag == "select" || tag == "datalist"
+			for _, ch := range children[i] {
+				rec(ch, sel, inBody)
+			}
+		}
+		b.WriteString("</")
+		b.WriteString(tag)
+		b.WriteByte('>')
+	}
+	rec(0, false, false)
+	return b.String()
+}
+
+func attrOf(n *domsnapshot.NodeTreeSnapshot, i int, str func(domsnapshot.StringIndex) string, key string) string {
+	if i >= len(n.Attributes) {
+		return ""
+	}
+	a := n.Attributes[i]
+	for k := 0; k+1 < len(a); k += 2 {
+		if strings.EqualFold(str(domsnapshot.StringIndex(a[k])), key) {
+			return str(domsnapshot.StringIndex(a[k+1]))
+		}
+	}
+	return ""
+}
+
+func writeAttr(b *strings.Builder, key, val string) {
+	b.WriteByte(' ')
+	b.WriteString(key)
+	b.WriteString(`="`)
+	b.WriteString(html.EscapeString(val))
+	b.WriteByte('"')
+}

@@ -1,0 +1,110 @@
+// Package sim is the synthetic chat site the scenarios drive: served on
+// 127.0.0.1 only, on a free port, shaped like httptest.Server (NewServer,
+// URL, Close that waits for requests in flight). Everything it shows is
+// scripted per scenario from Go and deterministic for a given seed: the
+// earlier turns of a chat, the answers that streaming produces, and what
+// reached the server.
+package sim
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"sync"
+	"time"
+)
+
+// Server is a running sim.
+type Server struct {
+	// URL is the base URL, "http://127.0.0.1:PORT".
+	URL string
+
+	srv *http.Server
+	ln  net.Listener
+	wg  sync.WaitGroup
+
+	mu       sync.Mutex
+	chat     Chat
+	next     int      // index of the next scripted answer
+	turns    []Turn   // turns added by sends, after the history
+	received []string // messages that reached the server
+}
+
+// Options configure a server.
+type Options struct {
+	// Addr is the listen address; default "127.0.0.1:0" (a free port).
+	// Only loopback addresses are accepted.
+	Addr string
+	// Seed drives every generated text.
+	Seed int64
+	// Handler, when set, is mounted under /api/ beside the chat (the
+	// ledger's job API).
+	API http.Handler
+}
+
+// ErrNotLoopback is returned for listen addresses off the loopback.
+var ErrNotLoopback = errors.New("sim: listen address must be on the loopback")
+
+// NewServer starts a sim with the default chat.
+func NewServer(opts Options) (*Server, error) {
+	if opts.Addr == "" {
+		opts.Addr = "127.0.0.1:0"
+	}
+	host, _, err := net.SplitHostPort(opts.Addr)
+	if err != nil {
+		return nil, fmt.Errorf("sim: %w", err)
+	}
+	if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
+		return nil, fmt.Errorf("%w: %s", ErrNotLoopback, opts.Addr)
+	}
+	ln, err := net.Listen("tcp", opts.Addr)
+	if err != nil {
+		return nil, fmt.Errorf("sim: %w", err)
+	}
+	s := &Server{URL: "http://" + ln.Addr().String(), ln: ln, chat: DefaultChat()}
+	s.chat.Seed = opts.Seed
+	mux := http.NewServeMux()
+	s.routes(mux, opts.API)
+	s.srv = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		_ = s.srv.Serve(ln)
+	}()
+	return s, nil
+}
+
+// Close stops the server and waits for requests in flight.
+func (s *Server) Close() error {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	err := s.srv.Shutdown(ctx)
+	s.wg.Wait()
+	return err
+}
+
+// SetChat replaces the chat the server shows and resets what was sent.
+func (s *Server) SetChat(c Chat) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.chat = c
+	s.next = 0
+	s.turns = nil
+	s.received = nil
+}
+
+// Chat returns the current chat script.
+func (s *Server) Chat() Chat {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.chat
+}
+
+// Received returns the messages that reached the server, in order.
+func (s *Server) Received() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string(nil), s.received...)
+}
