@@ -1,0 +1,208 @@
+package replay
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/replaylab/replaylab/engine/capture"
+)
+
+// Code is the stable code of a divergence.
+const Code = "REPLAY_DIVERGED"
+
+// DivergedError says where the engine departed from the recording.
+type DivergedError struct {
+	Step  int    // index of the recorded step that was expected
+	Field string // the field that differed: kind, node, url, text, key or step
+	Want  string // what the recording holds
+	Got   string // what the engine asked for
+	// Closest is the recorded action nearest to what was asked, for the
+	// reader of the diff.
+	Closest string
+}
+
+func (e *DivergedError) Error() string {
+	msg := fmt.Sprintf("replay: %s at step %d: field %s differs: recorded %s, engine asked %s", Code, e.Step, e.Field, e.Want, e.Got)
+	if e.Closest != "" {
+		msg += "; closest recorded action: " + e.Closest
+	}
+	return msg
+}
+
+// ErrorCode returns REPLAY_DIVERGED.
+func (e *DivergedError) ErrorCode() string { return Code }
+
+// Driver replays a session. It implements engine.Driver on the
+// recording's clock: Now starts at the recording's start and advances with
+// the steps consumed and the engine's sleeps.
+type Driver struct {
+	s *Session
+
+	mu    sync.Mutex
+	pos   int
+	last  *capture.Capture
+	now   time.Time
+	t0    time.Time
+	fresh bool // no capture read since the start or the last action
+}
+
+// NewDriver replays s from its first step.
+func NewDriver(s *Session) *Driver {
+	t0 := time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
+	return &Driver{s: s, now: t0, t0: t0, fresh: true}
+}
+
+func (d *Driver) advance(st Step) {
+	if at := d.t0.Add(time.Duration(st.AtMS) * time.Millisecond); at.After(d.now) {
+		d.now = at
+	}
+}
+
+// Capture returns the page as the recording saw it at the replay's
+// current time: the first capture after an action at once, later ones only
+// when the clock has reached their offset (so a poll sees a generating
+// state for as long as the live run did), one step at a time, never
+// skipping one. When the next step is an action or the recording has
+// ended, the last capture is returned again.
+func (d *Driver) Capture(ctx context.Context) (*capture.Capture, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.pos < len(d.s.Steps) && d.s.Steps[d.pos].Kind == KindCapture &&
+		(d.fresh || !d.t0.Add(time.Duration(d.s.Steps[d.pos].AtMS)*time.Millisecond).After(d.now)) {
+		d.fresh = false
+		st := d.s.Steps[d.pos]
+		d.pos++
+		d.advance(st)
+		d.last = d.s.Captures[*st.Capture]
+	}
+	if d.last == nil {
+		return nil, &DivergedError{Step: d.pos, Field: "kind", Want: d.describeNext(), Got: "capture", Closest: ""}
+	}
+	return d.last, nil
+}
+
+func (d *Driver) describeNext() string {
+	if d.pos >= len(d.s.Steps) {
+		return "end of recording"
+	}
+	return d.s.Steps[d.pos].String()
+}
+
+// act matches an action against the next recorded action. Captures the
+// engine did not read before acting are skipped.
+func (d *Driver) act(want Step) error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for d.pos < len(d.s.Steps) && d.s.Steps[d.pos].Kind == KindCapture {
+		st := d.s.Steps[d.pos]
+		d.last = d.s.Captures[*st.Capture]
+		d.advance(st)
+		d.pos++
+	}
+	if d.pos >= len(d.s.Steps) {
+		return &DivergedError{Step: d.pos, Field: "step", Want: "end of recording", Got: want.String(), Closest: d.closest(want)}
+	}
+	rec := d.s.Steps[d.pos]
+	field, w, g := "", "", ""
+	switch {
+	case rec.Kind != want.Kind:
+		field, w, g = "kind", rec.Kind, want.Kind
+	case rec.Node != want.Node:
+		field, w, g = "node", rec.Node, want.Node
+	case rec.URL != want.URL:
+		field, w, g = "url", rec.URL, want.URL
+	case rec.Text != want.Text:
+		field, w, g = "text", fmt.Sprintf("%q", rec.Text), fmt.Sprintf("%q", want.Text)
+	case rec.Key != want.Key:
+		field, w, g = "key", rec.Key, want.Key
+	}
+	if field != "" {
+		return &DivergedError{Step: d.pos, Field: field, Want: w, Got: g, Closest: d.closest(want)}
+	}
+	d.pos++
+	d.advance(rec)
+	d.fresh = true
+	return nil
+}
+
+// closest is the recorded action of the same kind with the most equal
+// fields.
+func (d *Driver) closest(want Step) string {
+	best, score := "", -1
+	for _, st := range d.s.Steps {
+		if st.Kind == KindCapture {
+			continue
+		}
+		sc := 0
+		for _, eq := range []bool{st.Kind == want.Kind, st.Node == want.Node, st.URL == want.URL, st.Text == want.Text, st.Key == want.Key} {
+			if eq {
+				sc++
+			}
+		}
+		if sc > score {
+			best, score = st.String(), sc
+		}
+	}
+	return best
+}
+
+// Navigate implements engine.Driver.
+func (d *Driver) Navigate(ctx context.Context, url string) error {
+	return d.act(Step{Kind: KindNavigate, URL: url})
+}
+
+// Click implements engine.Driver.
+func (d *Driver) Click(ctx context.Context, node string) error {
+	return d.act(Step{Kind: KindClick, Node: node})
+}
+
+// Type implements engine.Driver.
+func (d *Driver) Type(ctx context.Context, node, text string) error {
+	return d.act(Step{Kind: KindType, Node: node, Text: text})
+}
+
+// Press implements engine.Driver.
+func (d *Driver) Press(ctx context.Context, node, key string) error {
+	return d.act(Step{Kind: KindPress, Node: node, Key: key})
+}
+
+// Now is the recording's clock.
+func (d *Driver) Now() time.Time {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.now
+}
+
+// Sleep advances the recording's clock by dur without waiting.
+func (d *Driver) Sleep(ctx context.Context, dur time.Duration) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	d.mu.Lock()
+	d.now = d.now.Add(dur)
+	d.mu.Unlock()
+	return nil
+}
+
+// Unused lists the recorded actions the replay never reached.
+func (d *Driver) Unused() []string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	var out []string
+	for i := d.pos; i < len(d.s.Steps); i++ {
+		if d.s.Steps[i].Kind != KindCapture {
+			out = append(out, fmt.Sprintf("step %d: %s", i, d.s.Steps[i]))
+		}
+	}
+	return out
+}
+
+// Summary says how far the replay got, e.g. "12/14 steps".
+func (d *Driver) Summary() string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return fmt.Sprintf("%d/%d steps", d.pos, len(d.s.Steps))
+}
+

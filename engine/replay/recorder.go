@@ -1,0 +1,154 @@
+package replay
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/replaylab/replaylab/engine"
+	"github.com/replaylab/replaylab/engine/capture"
+)
+
+// Hooks run on what a recorder stores, before anything is kept: rewrite
+// the live base URL to a canonical one, scrub secrets. They run on URLs,
+// typed text and every frame's HTML.
+type Hooks struct {
+	// Rewrite maps a recorded string to its stored form.
+	Rewrite func(string) string
+}
+
+// Recorder wraps a live driver and records the session that passes
+// through it. It implements engine.Driver.
+type Recorder struct {
+	live  engine.Driver
+	hooks Hooks
+	start time.Time
+
+	mu      sync.Mutex
+	s       Session
+	index   map[[32]byte]int
+	lastCap int // index of the last recorded capture step's capture, -1 after an action
+}
+
+// NewRecorder starts recording live.
+func NewRecorder(live engine.Driver, base string, hooks Hooks) *Recorder {
+	if hooks.Rewrite == nil {
+		hooks.Rewrite = func(s string) string { return s }
+	}
+	return &Recorder{live: live, hooks: hooks, start: live.Now(), s: Session{Version: FormatVersion, Base: base, Captures: []*capture.Capture{}, Steps: []Step{}},
+		index: map[[32]byte]int{}, lastCap: -1}
+}
+
+// SetScenario sets the session's scenario fingerprint.
+func (r *Recorder) SetScenario(fp string) {
+	r.mu.Lock()
+	r.s.Scenario = fp
+	r.mu.Unlock()
+}
+
+// Session returns the recording so far.
+func (r *Recorder) Session() *Session {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	s := r.s
+	s.Captures = append([]*capture.Capture(nil), r.s.Captures...)
+	s.Steps = append([]Step(nil), r.s.Steps...)
+	return &s
+}
+
+func (r *Recorder) at() int64 { return r.live.Now().Sub(r.start).Milliseconds() }
+
+func (r *Recorder) add(st Step) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	st.AtMS = r.at()
+	if n := len(r.s.Steps); n > 0 && st.AtMS < r.s.Steps[n-1].AtMS {
+		st.AtMS = r.s.Steps[n-1].AtMS
+	}
+	r.s.Steps = append(r.s.Steps, st)
+	if st.Kind != KindCapture {
+		r.lastCap = -1
+	}
+}
+
+// Navigate implements engine.Driver.
+func (r *Recorder) Navigate(ctx context.Context, url string) error {
+	r.add(Step{Kind: KindNavigate, URL: r.hooks.Rewrite(url)})
+	return r.live.Navigate(ctx, url)
+}
+
+// Click implements engine.Driver.
+func (r *Recorder) Click(ctx context.Context, node string) error {
+	r.add(Step{Kind: KindClick, Node: node})
+	return r.live.Click(ctx, node)
+}
+
+// Type implements engine.Driver.
+func (r *Recorder) Type(ctx context.Context, node, text string) error {
+	r.add(Step{Kind: KindType, Node: node, Text: r.hooks.Rewrite(text)})
+	return r.live.Type(ctx, node, text)
+}
+
+// Press implements engine.Driver.
+func (r *Recorder) Press(ctx context.Context, node, key string) error {
+	r.add(Step{Kind: KindPress, Node: node, Key: key})
+	return r.live.Press(ctx, node, key)
+}
+
+// Capture implements engine.Driver: it records the capture unless it
+// equals the one recorded just before with no action between.
+func (r *Recorder) Capture(ctx context.Context) (*capture.Capture, error) {
+	c, err := r.live.Capture(ctx)
+	if err != nil {
+		return nil, err
+	}
+	stored := r.rewrite(c)
+	key := captureKey(stored)
+	r.mu.Lock()
+	idx, ok := r.index[key]
+	if !ok {
+		idx = len(r.s.Captures)
+		r.s.Captures = append(r.s.Captures, stored)
+		r.index[key] = idx
+	}
+	dup := r.lastCap == idx
+	r.mu.Unlock()
+	if !dup {
+		i := idx
+		r.add(Step{Kind: KindCapture, Capture: &i})
+		r.mu.Lock()
+		r.lastCap = idx
+		r.mu.Unlock()
+	}
+	return c, nil
+}
+
+func (r *Recorder) rewrite(c *capture.Capture) *capture.Capture {
+	out := &capture.Capture{Version: c.Version, URL: r.hooks.Rewrite(c.URL), Title: r.hooks.Rewrite(c.Title)}
+	for _, f := range c.Frames {
+		f.URL = r.hooks.Rewrite(f.URL)
+		f.HTML = r.hooks.Rewrite(f.HTML)
+		out.Frames = append(out.Frames, f)
+	}
+	return out
+}
+
+// Now implements engine.Driver.
+func (r *Recorder) Now() time.Time { return r.live.Now() }
+
+// Sleep implements engine.Driver.
+func (r *Recorder) Sleep(ctx context.Context, d time.Duration) error { return r.live.Sleep(ctx, d) }
+
+// BaseRewriter returns a Rewrite hook that replaces every occurrence of
+// each live base with the canonical one.
+func BaseRewriter(canonical string, live ...string) func(string) string {
+	pairs := []string{}
+	for _, l := range live {
+		if l != "" && l != canonical {
+			pairs = append(pairs, l, canonical)
+		}
+	}
+	rep := strings.NewReplacer(pairs...)
+	return rep.Replace
+}

@@ -1,0 +1,178 @@
+// Package replay records live sessions and replays them with no browser.
+//
+// A Session (the cassette) is versioned data: the captures the engine
+// read, deduplicated, and the steps between them — captures, navigations,
+// clicks, typing and key presses — with their time offsets. A Recorder
+// wraps a live driver and writes what passed through it; a Driver replays a
+// session on the recording's clock and fails with REPLAY_DIVERGED, naming
+// the step and the field, as soon as the engine asks for an action the
+// recording does not hold.
+package replay
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/replaylab/replaylab/engine/capture"
+)
+
+// FormatVersion is the session format this package reads and writes.
+const FormatVersion = 1
+
+// Step kinds.
+const (
+	KindCapture  = "capture"
+	KindNavigate = "navigate"
+	KindClick    = "click"
+	KindType     = "type"
+	KindPress    = "press"
+)
+
+// Session is one recorded page session.
+type Session struct {
+	Version int `json:"version"`
+	// Base is the canonical base URL the live base was rewritten to.
+	Base string `json:"base,omitempty"`
+	// Scenario fingerprints the script that produced the session (the
+	// harness stores a hash of the scenario's steps), so a replay can tell
+	// a stale recording from a regression.
+	Scenario string `json:"scenario,omitempty"`
+	// Captures holds each distinct capture once.
+	Captures []*capture.Capture `json:"captures"`
+	Steps    []Step             `json:"steps"`
+}
+
+// Step is one capture or action, at its offset from the session start.
+type Step struct {
+	AtMS    int64  `json:"atMs"`
+	Kind    string `json:"kind"`
+	Capture *int   `json:"capture,omitempty"`
+	Node    string `json:"node,omitempty"`
+	URL     string `json:"url,omitempty"`
+	Text    string `json:"text,omitempty"`
+	Key     string `json:"key,omitempty"`
+}
+
+func (s Step) String() string {
+	switch s.Kind {
+	case KindCapture:
+		return fmt.Sprintf("capture #%d", deref(s.Capture))
+	case KindNavigate:
+		return "navigate url=" + s.URL
+	case KindClick:
+		return "click node=" + s.Node
+	case KindType:
+		return fmt.Sprintf("type node=%s text=%q", s.Node, s.Text)
+	case KindPress:
+		return fmt.Sprintf("press node=%s key=%s", s.Node, s.Key)
+	}
+	return s.Kind
+}
+
+func deref(p *int) int {
+	if p == nil {
+		return -1
+	}
+	return *p
+}
+
+// Errors of loading.
+var (
+	ErrVersion     = errors.New("replay: unsupported session format version")
+	ErrMalformed   = errors.New("replay: malformed session")
+	ErrNoRecording = errors.New("replay: no recording")
+)
+
+// Load reads and validates a session file.
+func Load(path string) (*Session, error) {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("%w at %s", ErrNoRecording, path)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("replay: %w", err)
+	}
+	s, err := Decode(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return s, nil
+}
+
+// Decode parses and validates a session.
+func Decode(data []byte) (*Session, error) {
+	var probe struct {
+		Version *int `json:"version"`
+	}
+	if err := json.Unmarshal(data, &probe); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrMalformed, err)
+	}
+	if probe.Version == nil {
+		return nil, fmt.Errorf("%w: no version field", ErrMalformed)
+	}
+	if *probe.Version != FormatVersion {
+		return nil, fmt.Errorf("%w: file has version %d, this build supports %d", ErrVersion, *probe.Version, FormatVersion)
+	}
+	var s Session
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&s); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrMalformed, err)
+	}
+	if err := s.Validate(); err != nil {
+		return nil, err
+	}
+	return &s, nil
+}
+
+// Validate checks every reference and capture of the session.
+func (s *Session) Validate() error {
+	for i, c := range s.Captures {
+		if c == nil {
+			return fmt.Errorf("%w: captures[%d] is null", ErrMalformed, i)
+		}
+		if err := c.Validate(); err != nil {
+			return fmt.Errorf("%w: captures[%d]: %v", ErrMalformed, i, err)
+		}
+	}
+	var last int64
+	for i, st := range s.Steps {
+		if st.AtMS < last {
+			return fmt.Errorf("%w: steps[%d] goes back in time (%d ms after %d ms)", ErrMalformed, i, st.AtMS, last)
+		}
+		last = st.AtMS
+		switch st.Kind {
+		case KindCapture:
+			if st.Capture == nil || *st.Capture < 0 || *st.Capture >= len(s.Captures) {
+				return fmt.Errorf("%w: steps[%d] names capture %d of %d", ErrMalformed, i, deref(st.Capture), len(s.Captures))
+			}
+		case KindNavigate, KindClick, KindType, KindPress:
+		default:
+			return fmt.Errorf("%w: steps[%d] has unknown kind %q", ErrMalformed, i, st.Kind)
+		}
+	}
+	return nil
+}
+
+// Save writes the session atomically.
+func (s *Session) Save(path string) error {
+	s.Version = FormatVersion
+	if err := s.Validate(); err != nil {
+		return err
+	}
+	data, err := json.MarshalIndent(s, "", " ")
+	if err != nil {
+		return fmt.Errorf("replay: %w", err)
+	}
+	return capture.WriteFileAtomic(path, append(data, '\n'))
+}
+
+// captureKey identifies equal captures for deduplication.
+func captureKey(c *capture.Capture) [32]byte {
+	data, _ := json.Marshal(c)
+	return sha256.Sum256(data)
+}

@@ -1,0 +1,83 @@
+package steps
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+
+	"github.com/cucumber/godog"
+
+	"github.com/replaylab/replaylab/engine/browser"
+)
+
+var godogOpts = godog.Options{}
+
+func init() {
+	godog.BindFlags("godog.", flagSet(), &godogOpts)
+}
+
+// TestFeatures runs every scenario under the replay driver and, when
+// Chromium is present, under the browser driver; both compare with the
+// same golden traces. In CI (CI=true) a missing browser fails the run.
+// go test ./steps -update re-records the sessions from the browser and
+// rewrites the goldens; go test ./steps -godog.tags=@ANS-3 filters.
+func TestFeatures(t *testing.T) {
+	for _, driver := range []string{DriverBrowser, DriverReplay} {
+		t.Run(driver, func(t *testing.T) {
+			if driver == DriverBrowser {
+				requireBrowser(t)
+			}
+			update := updateFlag()
+			if driver == DriverReplay && update {
+				update = false // goldens come from the browser run
+			}
+			s, err := NewSuite(Options{Root: "..", Driver: driver, Tags: godogOpts.Tags, Format: "progress", TestingT: t, Update: update, Concurrency: 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if st := s.Run(); st != 0 {
+				t.Fatalf("%s driver: godog exit status %d", driver, st)
+			}
+			if godogOpts.Tags == "" {
+				if obs := s.Obsolete(); len(obs) > 0 {
+					t.Errorf("obsolete golden traces (no scenario produced them): %s", strings.Join(obs, ", "))
+				}
+			}
+		})
+	}
+}
+
+func requireBrowser(t *testing.T) {
+	t.Helper()
+	if _, err := browser.FindChromium(); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("CI=true and %v: browser scenarios are required in CI", err)
+		}
+		t.Skipf("SKIPPING browser scenarios: %v", err)
+	}
+}
+
+func TestCatalogue(t *testing.T) {
+	if err := CheckCatalogue(); err != nil {
+		t.Fatal(err)
+	}
+	if len(Catalogue()) == 0 {
+		t.Fatal("empty catalogue")
+	}
+}
+
+// TestMain checks that no browser process or temp dir outlives the tests.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if leaks := browser.Leaks(); len(leaks) > 0 {
+		fmt.Fprintf(os.Stderr, "LEAK: browser temp dirs left behind: %v\n", leaks)
+		code = 1
+	}
+	if out, _ := exec.Command("pgrep", "-f", browser.TempDirPrefix).Output(); len(strings.TrimSpace(string(out))) > 0 {
+		fmt.Fprintf(os.Stderr, "LEAK: browser processes still running: %s\n", out)
+		code = 1
+	}
+	os.Exit(code)
+}
