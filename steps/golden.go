@@ -17,10 +17,12 @@ type goldenTB struct {
 	errs       []string
 }
 
-func (t *goldenTB) Helper()                           {}
-func (t *goldenTB) Name() string                      { return t.name }
-func (t *goldenTB) Error(args ...any)                 { t.errs = append(t.errs, fmt.Sprint(args...)) }
-func (t *goldenTB) Errorf(format string, args ...any) { t.errs = append(t.errs, fmt.Sprintf(format, args...)) }
+func (t *goldenTB) Helper()           {}
+func (t *goldenTB) Name() string      { return t.name }
+func (t *goldenTB) Error(args ...any) { t.errs = append(t.errs, fmt.Sprint(args...)) }
+func (t *goldenTB) Errorf(format string, args ...any) {
+	t.errs = append(t.errs, fmt.Sprintf(format, args...))
+}
 func (t *goldenTB) Fatal(args ...any)                 { t.Error(args...) }
 func (t *goldenTB) Fatalf(format string, args ...any) { t.Errorf(format, args...) }
 func (t *goldenTB) FailNow()                          {}

@@ -183,4 +183,3 @@ func (w *world) finish(stepErr error) error {
 	}
 	return errors.Join(errs...)
 }
-

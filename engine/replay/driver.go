@@ -205,4 +205,3 @@ func (d *Driver) Summary() string {
 	defer d.mu.Unlock()
 	return fmt.Sprintf("%d/%d steps", d.pos, len(d.s.Steps))
 }
-

@@ -1,0 +1,245 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/replaylab/replaylab/engine/adapter"
+	"github.com/replaylab/replaylab/engine/browser"
+	"github.com/replaylab/replaylab/engine/capture"
+	"github.com/replaylab/replaylab/engine/locate"
+	"github.com/replaylab/replaylab/engine/observe"
+)
+
+// loadSource turns SOURCE into a capture: an http(s) URL is opened in the
+// browser driver; a file holding a capture (JSON with a version) is loaded;
+// any other file is read as HTML. Malformed HTML is not bad input.
+func loadSource(ctx context.Context, src string) (*capture.Capture, error) {
+	if strings.HasPrefix(src, "http://") || strings.HasPrefix(src, "https://") {
+		b, err := browser.Start(ctx, browser.Options{})
+		if err != nil {
+			return nil, err
+		}
+		defer b.Close()
+		p, err := b.NewPage(ctx)
+		if err != nil {
+			return nil, err
+		}
+		defer p.Close()
+		if err := p.Navigate(ctx, src); err != nil {
+			return nil, err
+		}
+		return p.Capture(ctx)
+	}
+	data, err := os.ReadFile(src)
+	if err != nil {
+		return nil, badInput("cannot read %s: %v", src, errors.Unwrap(err))
+	}
+	trimmed := strings.TrimSpace(string(data))
+	if strings.HasPrefix(trimmed, "{") && strings.Contains(trimmed, `"version"`) {
+		c, err := capture.Decode(data)
+		if err != nil {
+			return nil, badInput("%s: %v", src, err)
+		}
+		return c, nil
+	}
+	return capture.New("file://"+src, string(data)), nil
+}
+
+func pickAdapter(name string) (adapter.Adapter, string, error) {
+	switch name {
+	case "", "marker":
+		return adapter.DefaultMarker, "", nil
+	case "auto":
+		return adapter.DefaultMarker, "auto picked marker (the only built-in style in this build)", nil
+	}
+	if _, err := os.Stat(name); err == nil {
+		return nil, "", badInput("--adapter %s: adapter files are not supported by this build yet", name)
+	}
+	return nil, "", badInput("--adapter %q: want marker, auto or an adapter file", name)
+}
+
+// observation is the JSON of `observe --json` (SPEC §9).
+type observation struct {
+	*observe.Snapshot
+	Adapter string          `json:"adapter"`
+	Note    string          `json:"adapterNote,omitempty"`
+	Groups  []adapter.Group `json:"groups"`
+	Tables  []any           `json:"tables"`
+}
+
+func cmdObserve(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
+	fs := newFlagSet("observe", stderr)
+	adapterName := fs.String("adapter", "marker", "marker, auto or an adapter file")
+	view := fs.String("view", observe.ViewFull, "full (the bounded full view) or page (the page API's shorter view)")
+	asJSON := fs.Bool("json", false, "print JSON")
+	pos, err := parseInterleaved(fs, args)
+	if err != nil {
+		return exitBadInput, err
+	}
+	if len(pos) != 1 {
+		return exitBadInput, badInput("want exactly one SOURCE (.html file, capture file or http(s) URL), got %d", len(pos))
+	}
+	lim := observe.DefaultLimits
+	switch *view {
+	case observe.ViewFull:
+	case observe.ViewPage:
+		lim = observe.PageLimits
+	default:
+		return exitBadInput, badInput("--view must be full or page, got %q", *view)
+	}
+	ad, note, err := pickAdapter(*adapterName)
+	if err != nil {
+		return exitBadInput, err
+	}
+	c, err := loadSource(ctx, pos[0])
+	if err != nil {
+		return exitBadInput, err
+	}
+	doc, err := observe.Parse(c)
+	if err != nil {
+		return exitFailed, err
+	}
+	groups := ad.Groups(doc)
+	o := observe.Observe(doc, 1, observe.Options{GroupOf: groups.GroupOf()})
+	out := observation{Snapshot: o.View(*view, lim), Adapter: groups.Adapter, Note: note, Groups: groups.Groups, Tables: []any{}}
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return exitOK, enc.Encode(out)
+	}
+	printObservation(stdout, out, groups.Structure)
+	return exitOK, nil
+}
+
+func printObservation(w io.Writer, o observation, structure bool) {
+	s := o.Snapshot
+	fmt.Fprintf(w, "view %s of %s (complete: %v)\n", s.View, s.URL, s.Complete)
+	fmt.Fprintf(w, "elements %d/%d%s  text %d/%d chars%s  headings %d/%d%s  frames %d\n",
+		s.Counts.Elements.Returned, s.Counts.Elements.Total, trunc(s.Counts.Elements.Truncated),
+		s.Counts.Text.Returned, s.Counts.Text.Total, trunc(s.Counts.Text.Truncated),
+		s.Counts.Headings.Returned, s.Counts.Headings.Total, trunc(s.Counts.Headings.Truncated), s.Counts.Frames)
+	for _, e := range s.Elements {
+		line := fmt.Sprintf("  %-7s %-9s %q", e.Ref, e.Role, e.Name)
+		if e.Frame != capture.MainFrame {
+			line += " frame=" + e.Frame
+		}
+		if e.Href != "" {
+			line += " href=" + e.Href
+		}
+		if e.Value != "" {
+			line += fmt.Sprintf(" value=%q", e.Value)
+		}
+		if e.Group != "" {
+			line += " group=" + e.Group
+		}
+		fmt.Fprintln(w, line)
+	}
+	if o.Note != "" {
+		fmt.Fprintln(w, "adapter: "+o.Note)
+	}
+	if !structure {
+		fmt.Fprintf(w, "groups: none — the %s adapter found no turn structure (STRUCTURE_UNKNOWN)\n", o.Adapter)
+	}
+	for _, g := range o.Groups {
+		text := g.Text
+		if len([]rune(text)) > 80 {
+			text = string([]rune(text)[:80]) + "…"
+		}
+		fmt.Fprintf(w, "group %s [%s] %q\n  rule: %s\n  evidence: %s\n", g.ID, g.State, text, g.Rule, g.Evidence)
+		for _, m := range g.Media {
+			fmt.Fprintf(w, "  media %s ready=%v (%s)\n", m.Kind, m.Ready, m.Evidence)
+		}
+	}
+}
+
+func trunc(b bool) string {
+	if b {
+		return " (truncated)"
+	}
+	return ""
+}
+
+func cmdFind(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
+	fs := newFlagSet("find", stderr)
+	role := fs.String("role", "", "role to match exactly (required)")
+	name := fs.String("name", "", "accessible name to match exactly (whitespace-normalised)")
+	href := fs.String("href", "", "href to match exactly")
+	text := fs.String("text", "", "case-insensitive substring of the name")
+	offset := fs.Int("offset", 0, "matches to skip")
+	limit := fs.Int("limit", observe.DefaultFindLimit, fmt.Sprintf("matches per page (1..%d)", observe.MaxFindLimit))
+	asJSON := fs.Bool("json", false, "print JSON")
+	pos, err := parseInterleaved(fs, args)
+	if err != nil {
+		return exitBadInput, err
+	}
+	if *role == "" {
+		return exitBadInput, badInput("--role is required")
+	}
+	if len(pos) != 1 {
+		return exitBadInput, badInput("want exactly one SOURCE, got %d", len(pos))
+	}
+	if *offset < 0 || *limit < 1 || *limit > observe.MaxFindLimit {
+		return exitBadInput, badInput("--offset must be ≥ 0 and --limit within 1..%d", observe.MaxFindLimit)
+	}
+	c, err := loadSource(ctx, pos[0])
+	if err != nil {
+		return exitBadInput, err
+	}
+	doc, err := observe.Parse(c)
+	if err != nil {
+		return exitFailed, err
+	}
+	groups := adapter.DefaultMarker.Groups(doc)
+	o := observe.Observe(doc, 1, observe.Options{GroupOf: groups.GroupOf()})
+	q := observe.Query{Role: *role, Name: *name, Href: *href, Text: *text, Offset: *offset, Limit: *limit}
+	r, err := o.Find(q)
+	if err != nil {
+		return exitBadInput, badInput("%v", err)
+	}
+	loc := locate.Locator{Role: *role, Name: *name, Href: *href}
+	type verdict struct {
+		Status string `json:"status"`
+		Ref    string `json:"ref,omitempty"`
+		Count  int    `json:"count,omitempty"`
+	}
+	v := verdict{Status: "ok"}
+	if el, err := locate.Resolve(o, loc); err != nil {
+		v.Status = locate.CodeOf(err)
+		var le *locate.Error
+		if errors.As(err, &le) {
+			v.Count = le.Count
+		}
+	} else {
+		v.Ref = el.Ref
+	}
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return exitOK, enc.Encode(struct {
+			Selection observe.Selection `json:"selection"`
+			Items     []observe.Element `json:"items"`
+			Complete  bool              `json:"complete"`
+			Resolve   verdict           `json:"resolve"`
+		}{r.Selection, r.Items, r.Complete, v})
+	}
+	s := r.Selection
+	fmt.Fprintf(stdout, "selection: total=%d matched=%d offset=%d limit=%d hasMore=%v\n", s.Total, s.Matched, s.Offset, s.Limit, s.HasMore)
+	for _, e := range r.Items {
+		fmt.Fprintf(stdout, "  %-7s %-9s %q frame=%s\n", e.Ref, e.Role, e.Name, e.Frame)
+	}
+	fmt.Fprintf(stdout, "resolve: %s", v.Status)
+	if v.Ref != "" {
+		fmt.Fprintf(stdout, " ref=%s", v.Ref)
+	}
+	if v.Count > 0 {
+		fmt.Fprintf(stdout, " count=%d", v.Count)
+	}
+	fmt.Fprintln(stdout)
+	return exitOK, nil
+}

@@ -1,0 +1,132 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/replaylab/replaylab"
+	"github.com/replaylab/replaylab/steps"
+)
+
+func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
+	fs := newFlagSet("run", stderr)
+	driver := fs.String("driver", steps.DriverReplay, "replay (recorded captures, no browser) or browser (headless Chromium against the live sim)")
+	tags := fs.String("tags", "", "tag expression, e.g. '@ANS-3 && ~@wip'")
+	format := fs.String("format", "pretty", "pretty|progress|junit:FILE|cucumber:FILE, comma-separated")
+	update := fs.Bool("update", false, "rewrite golden traces (with --driver browser also re-record sessions)")
+	seed := fs.Int64("seed", 0, "seed of every generated text and fault plan")
+	conc := fs.Int("concurrency", 1, "scenarios run at once")
+	root := fs.String("root", "", "directory holding features/ and recordings/ (default: the current directory, else the embedded copy)")
+	paths, err := parseInterleaved(fs, args)
+	if err != nil {
+		return exitBadInput, err
+	}
+	if *driver != steps.DriverReplay && *driver != steps.DriverBrowser {
+		return exitBadInput, badInput("--driver must be replay or browser, got %q", *driver)
+	}
+	if *conc < 1 {
+		return exitBadInput, badInput("--concurrency must be at least 1, got %d", *conc)
+	}
+	for _, f := range strings.Split(*format, ",") {
+		name, _, _ := strings.Cut(f, ":")
+		switch name {
+		case "pretty", "progress", "junit", "cucumber", "events":
+		default:
+			return exitBadInput, badInput("--format: unknown formatter %q (pretty, progress, junit:FILE, cucumber:FILE)", name)
+		}
+	}
+	dir := *root
+	if dir == "" {
+		if st, err := os.Stat("features"); err == nil && st.IsDir() {
+			dir = "."
+		} else {
+			if *update {
+				return exitBadInput, badInput("--update needs a checkout with features/ and recordings/ (or --root)")
+			}
+			tmp, err := extractEmbedded()
+			if err != nil {
+				return exitFailed, err
+			}
+			defer os.RemoveAll(tmp)
+			dir = tmp
+			fmt.Fprintln(stderr, "replaylab run: no features/ here; running the embedded features and recordings")
+		}
+	}
+	for _, p := range paths {
+		full := p
+		if !filepath.IsAbs(p) {
+			full = filepath.Join(dir, p)
+		}
+		if _, err := os.Stat(full); err != nil {
+			return exitBadInput, badInput("feature path %s: %v", p, err)
+		}
+	}
+	s, err := steps.NewSuite(steps.Options{Root: dir, Paths: paths, Driver: *driver, Tags: *tags, Format: *format,
+		Update: *update, Seed: *seed, Concurrency: *conc, Output: stdout})
+	if err != nil {
+		return exitBadInput, badInput("%v", err)
+	}
+	fmt.Fprintf(stderr, "replaylab run: driver=%s seed=%d root=%s\n", *driver, *seed, dir)
+	status := s.Run()
+	if len(paths) == 0 && *tags == "" {
+		if obs := s.Obsolete(); len(obs) > 0 {
+			fmt.Fprintf(stderr, "replaylab run: obsolete golden traces (no scenario produced them): %s\n", strings.Join(obs, ", "))
+			if status == 0 {
+				status = exitFailed
+			}
+		}
+	}
+	switch status {
+	case 0:
+		return exitOK, nil
+	case 2:
+		return exitBadInput, badInput("godog refused the options or a feature file (see above)")
+	}
+	return exitFailed, fmt.Errorf("scenarios failed (exit %d)", status)
+}
+
+// extractEmbedded writes the embedded features and recordings to a temp
+// dir, so golden comparison reads them like a checkout.
+func extractEmbedded() (string, error) {
+	tmp, err := os.MkdirTemp("", "replaylab-run-")
+	if err != nil {
+		return "", err
+	}
+	err = fs.WalkDir(replaylab.Files, ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		target := filepath.Join(tmp, filepath.FromSlash(p))
+		if d.IsDir() {
+			return os.MkdirAll(target, 0o755)
+		}
+		data, err := replaylab.Files.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(target, data, 0o644)
+	})
+	if err != nil {
+		os.RemoveAll(tmp)
+		return "", fmt.Errorf("extract embedded features: %w", err)
+	}
+	return tmp, nil
+}
+
+func cmdSteps(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
+	fs := newFlagSet("steps", stderr)
+	if _, err := parseInterleaved(fs, args); err != nil {
+		return exitBadInput, err
+	}
+	fmt.Fprintln(stdout, "# replaylab step catalogue")
+	fmt.Fprintln(stdout, "\nEvery step a feature file may use, generated from the registered steps.")
+	if err := steps.WriteCatalogue(stdout); err != nil {
+		return exitFailed, err
+	}
+	return exitOK, nil
+}
