@@ -8,9 +8,29 @@ import (
 	"strings"
 )
 
+// Page is one sim page for the index and the router. Files of this
+// package add their pages with register in an init function.
+type Page struct {
+	Path    string // the mux pattern's path, e.g. "/tables"
+	What    string // one line for the index
+	Handler func(s *Server) http.HandlerFunc
+}
+
+// Pages lists every sim page, in registration order.
+var Pages []Page
+
+func register(p Page) { Pages = append(Pages, p) }
+
+func init() {
+	register(Page{Path: "/chat", What: "marker-style chat: earlier turns, a composer and a send button; answers stream, then complete",
+		Handler: func(s *Server) http.HandlerFunc { return s.chatPage }})
+}
+
 func (s *Server) routes(mux *http.ServeMux, api http.Handler) {
 	mux.HandleFunc("GET /{$}", s.index)
-	mux.HandleFunc("GET /chat", s.chatPage)
+	for _, p := range Pages {
+		mux.HandleFunc("GET "+p.Path, p.Handler(s))
+	}
 	mux.HandleFunc("POST /sim/chat/send", s.send)
 	if api != nil {
 		mux.Handle("/api/", api)
@@ -18,11 +38,6 @@ func (s *Server) routes(mux *http.ServeMux, api http.Handler) {
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, fmt.Sprintf("sim: no page at %s %s; see / for the index", r.Method, r.URL.Path), http.StatusNotFound)
 	})
-}
-
-// Pages lists every sim page for the index.
-var Pages = []struct{ Path, What string }{
-	{"/chat", "marker-style chat: earlier turns, a composer and a send button; answers stream, then complete"},
 }
 
 func (s *Server) index(w http.ResponseWriter, r *http.Request) {

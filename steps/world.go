@@ -40,6 +40,25 @@ type world struct {
 	answer    *answer.Result
 	lastView  *engine.View
 	lastError error
+
+	// state holds the per-scenario state of step files that need their
+	// own, keyed by a type of that file (see stateOf).
+	state map[any]any
+}
+
+// stateOf returns the scenario's value of type T, creating it on first use.
+// Step files keep their own state this way without widening world.
+func stateOf[T any](w *world) *T {
+	if w.state == nil {
+		w.state = map[any]any{}
+	}
+	var key *T
+	if v, ok := w.state[key]; ok {
+		return v.(*T)
+	}
+	v := new(T)
+	w.state[key] = v
+	return v
 }
 
 type worldKey struct{}
