@@ -1,0 +1,215 @@
+package replay_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/replaylab/replaylab/engine"
+	"github.com/replaylab/replaylab/engine/capture"
+	"github.com/replaylab/replaylab/engine/replay"
+)
+
+func idx(i int) *int { return &i }
+
+// session is a small recording: a page, a typed message, a click, and two
+// captures while the answer generates.
+func session() *replay.Session {
+	return &replay.Session{
+		Version: replay.FormatVersion,
+		Captures: []*capture.Capture{
+			capture.New("http://sim.test/chat", "<p>before</p>"),
+			capture.New("http://sim.test/chat", "<p>generating</p>"),
+			capture.New("http://sim.test/chat", "<p>complete</p>"),
+		},
+		Steps: []replay.Step{
+			{AtMS: 0, Kind: replay.KindNavigate, URL: "http://sim.test/chat"},
+			{AtMS: 10, Kind: replay.KindCapture, Capture: idx(0)},
+			{AtMS: 20, Kind: replay.KindType, Node: "9", Text: "hello"},
+			{AtMS: 30, Kind: replay.KindClick, Node: "12"},
+			{AtMS: 40, Kind: replay.KindCapture, Capture: idx(1)},
+			{AtMS: 900, Kind: replay.KindCapture, Capture: idx(2)},
+		},
+	}
+}
+
+func TestDivergenceNamesTheField(t *testing.T) {
+	ctx := context.Background()
+	tests := []struct {
+		name  string
+		act   func(d *replay.Driver) error
+		field string
+	}{
+		{"navigate to another url", func(d *replay.Driver) error { return d.Navigate(ctx, "http://sim.test/other") }, "url"},
+		{"click instead of navigate", func(d *replay.Driver) error { return d.Click(ctx, "12") }, "kind"},
+		{"type other text", func(d *replay.Driver) error {
+			_ = d.Navigate(ctx, "http://sim.test/chat")
+			return d.Type(ctx, "9", "HELLO")
+		}, "text"},
+		{"type into another node", func(d *replay.Driver) error {
+			_ = d.Navigate(ctx, "http://sim.test/chat")
+			return d.Type(ctx, "10", "hello")
+		}, "node"},
+		{"act after the end", func(d *replay.Driver) error {
+			_ = d.Navigate(ctx, "http://sim.test/chat")
+			_ = d.Type(ctx, "9", "hello")
+			_ = d.Click(ctx, "12")
+			return d.Press(ctx, "9", "Enter")
+		}, "step"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := tt.act(replay.NewDriver(session()))
+			var de *replay.DivergedError
+			if !errors.As(err, &de) {
+				t.Fatalf("got %v, want a DivergedError", err)
+			}
+			if de.Field != tt.field {
+				t.Fatalf("field: got %q, want %q (%v)", de.Field, tt.field, err)
+			}
+			if engine.CodeOf(err) != replay.Code {
+				t.Fatalf("code: got %q, want %s", engine.CodeOf(err), replay.Code)
+			}
+			if !strings.Contains(err.Error(), "closest recorded action") {
+				t.Fatalf("error does not show the closest recorded action: %v", err)
+			}
+		})
+	}
+}
+
+func TestReplayFollowsTheRecordingsClock(t *testing.T) {
+	ctx := context.Background()
+	d := replay.NewDriver(session())
+	if err := d.Navigate(ctx, "http://sim.test/chat"); err != nil {
+		t.Fatal(err)
+	}
+	html := func() string {
+		t.Helper()
+		c, err := d.Capture(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c.Frames[0].HTML
+	}
+	if got := html(); got != "<p>before</p>" {
+		t.Fatalf("first capture after navigate: %q", got)
+	}
+	if err := d.Type(ctx, "9", "hello"); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Click(ctx, "12"); err != nil {
+		t.Fatal(err)
+	}
+	if got := html(); got != "<p>generating</p>" {
+		t.Fatalf("first capture after click: %q", got)
+	}
+	// the complete page was recorded 860 ms later: polls before that still
+	// see the generating page
+	for range 5 {
+		_ = d.Sleep(ctx, 50*time.Millisecond)
+		if got := html(); got != "<p>generating</p>" {
+			t.Fatalf("capture before its time: %q", got)
+		}
+	}
+	_ = d.Sleep(ctx, time.Second)
+	if got := html(); got != "<p>complete</p>" {
+		t.Fatalf("capture after its time: %q", got)
+	}
+	if u := d.Unused(); len(u) != 0 {
+		t.Fatalf("unused: %v", u)
+	}
+}
+
+func TestUnusedActionsAreReported(t *testing.T) {
+	d := replay.NewDriver(session())
+	if err := d.Navigate(context.Background(), "http://sim.test/chat"); err != nil {
+		t.Fatal(err)
+	}
+	u := d.Unused()
+	if len(u) != 2 || !strings.Contains(u[0], "type") || !strings.Contains(u[1], "click") {
+		t.Fatalf("unused: %v", u)
+	}
+}
+
+func TestLoadErrors(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, body string) string {
+		t.Helper()
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	tests := []struct {
+		name string
+		path string
+		want error
+	}{
+		{"missing", filepath.Join(dir, "none.json"), replay.ErrNoRecording},
+		{"other version", write("v2.json", `{"version":2,"captures":[],"steps":[]}`), replay.ErrVersion},
+		{"not json", write("bad.json", `nope`), replay.ErrMalformed},
+		{"dangling capture", write("dangling.json", `{"version":1,"captures":[],"steps":[{"atMs":0,"kind":"capture","capture":3}]}`), replay.ErrMalformed},
+		{"unknown kind", write("kind.json", `{"version":1,"captures":[],"steps":[{"atMs":0,"kind":"hover"}]}`), replay.ErrMalformed},
+		{"time goes back", write("time.json", `{"version":1,"captures":[],"steps":[{"atMs":5,"kind":"click"},{"atMs":1,"kind":"click"}]}`), replay.ErrMalformed},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := replay.Load(tt.path)
+			if !errors.Is(err, tt.want) {
+				t.Fatalf("got %v, want %v", err, tt.want)
+			}
+		})
+	}
+}
+
+// Recording a replay gives back the same actions and captures: the
+// recorder and the replay driver agree on the format.
+func TestRecordReplayRoundTrip(t *testing.T) {
+	ctx := context.Background()
+	var live engine.Driver = replay.NewDriver(session())
+	rec := replay.NewRecorder(live, "http://canonical.test", replay.Hooks{Rewrite: replay.BaseRewriter("http://canonical.test", "http://sim.test")})
+	if err := rec.Navigate(ctx, "http://sim.test/chat"); err != nil {
+		t.Fatal(err)
+	}
+	for range 3 { // identical captures are stored once
+		if _, err := rec.Capture(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := rec.Type(ctx, "9", "hello"); err != nil {
+		t.Fatal(err)
+	}
+	if err := rec.Click(ctx, "12"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := rec.Capture(ctx); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "s.json")
+	if err := rec.Session().Save(path); err != nil {
+		t.Fatal(err)
+	}
+	s, err := replay.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kinds []string
+	for _, st := range s.Steps {
+		kinds = append(kinds, st.Kind)
+	}
+	if got := strings.Join(kinds, ","); got != "navigate,capture,type,click,capture" {
+		t.Fatalf("steps: %s", got)
+	}
+	if s.Steps[0].URL != "http://canonical.test/chat" || s.Captures[0].URL != "http://canonical.test/chat" {
+		t.Fatalf("live base not rewritten: %+v %+v", s.Steps[0], s.Captures[0])
+	}
+	d := replay.NewDriver(s)
+	if err := d.Navigate(ctx, "http://canonical.test/chat"); err != nil {
+		t.Fatal(err)
+	}
+}
