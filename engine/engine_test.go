@@ -1,0 +1,291 @@
+package engine_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/replaylab/replaylab/engine"
+	"github.com/replaylab/replaylab/engine/answer"
+	"github.com/replaylab/replaylab/engine/capture"
+	"github.com/replaylab/replaylab/engine/locate"
+	"github.com/replaylab/replaylab/engine/replay"
+	"github.com/replaylab/replaylab/engine/trace"
+)
+
+const url = "http://sim.test/chat"
+
+type turn struct {
+	id, role, text string
+	attrs          string // extra attributes on the turn element
+	inner          string // extra markup inside the turn
+}
+
+// page renders a marker-style chat with stable node ids on the composer
+// (n1) and the send button (n2).
+func page(turns ...turn) *capture.Capture {
+	var b strings.Builder
+	b.WriteString(`<html><body><main>`)
+	for _, t := range turns {
+		fmt.Fprintf(&b, `<div data-message-author-role="%s" data-message-id="%s" %s><p>%s</p>%s</div>`, t.role, t.id, t.attrs, t.text, t.inner)
+	}
+	b.WriteString(`<textarea aria-label="Message" data-rl-node="n1"></textarea><button data-rl-node="n2">Send</button></main></body></html>`)
+	return capture.New(url, b.String())
+}
+
+// recording builds a session: navigate, the captures before sending, a
+// click on Send, then the captures after it, 100 ms apart.
+func recording(before []*capture.Capture, after ...*capture.Capture) *replay.Session {
+	s := &replay.Session{Version: replay.FormatVersion}
+	at := int64(0)
+	add := func(c *capture.Capture) {
+		i := len(s.Captures)
+		s.Captures = append(s.Captures, c)
+		s.Steps = append(s.Steps, replay.Step{AtMS: at, Kind: replay.KindCapture, Capture: &i})
+		at += 100
+	}
+	s.Steps = append(s.Steps, replay.Step{AtMS: 0, Kind: replay.KindNavigate, URL: url})
+	for _, c := range before {
+		add(c)
+	}
+	s.Steps = append(s.Steps, replay.Step{AtMS: at, Kind: replay.KindClick, Node: "n2"})
+	for _, c := range after {
+		add(c)
+	}
+	return s
+}
+
+func run(t *testing.T, s *replay.Session) (*engine.Page, *trace.Log, *replay.Driver) {
+	t.Helper()
+	log := &trace.Log{}
+	d := replay.NewDriver(s)
+	task := engine.New(engine.Config{Tracer: log}).Begin(context.Background(), t.Name())
+	p := task.Page("main", d)
+	if err := p.Navigate(context.Background(), url); err != nil {
+		t.Fatal(err)
+	}
+	return p, log, d
+}
+
+var sendExpectingAnswer = engine.Expect{NewAnswer: true, Timeout: 2 * time.Second}
+
+func TestWaitAnswer(t *testing.T) {
+	long := strings.Repeat("A long complete earlier answer. ", 100)
+	u1 := turn{id: "m1", role: "user", text: "q1"}
+	a1 := turn{id: "m2", role: "assistant", text: long}
+	u2 := turn{id: "m3", role: "user", text: "q2"}
+	tests := []struct {
+		name       string
+		before     *capture.Capture
+		after      []*capture.Capture
+		media      string
+		wantStatus string
+		wantGroup  string
+		wantStates string
+		wantText   string
+	}{
+		{
+			name:   "partial then complete in the new group (ANS-3, ANS-5)",
+			before: page(u1, a1),
+			after: []*capture.Capture{
+				page(u1, a1, u2, turn{id: "m4", role: "assistant", text: "Par", attrs: `aria-busy="true"`}),
+				page(u1, a1, u2, turn{id: "m4", role: "assistant", text: "Paris is the capital."}),
+			},
+			wantStatus: answer.StatusComplete, wantGroup: "m4", wantStates: "generating>complete", wantText: "Paris is the capital.",
+		},
+		{
+			name:       "a long complete old answer is never the new one (ANS-3)",
+			before:     page(u1, a1),
+			after:      []*capture.Capture{page(u1, a1, u2)},
+			wantStatus: answer.StatusNoNewAnswer,
+		},
+		{
+			name:       "same text under a new id is the new answer (ANS-4)",
+			before:     page(u1, a1),
+			after:      []*capture.Capture{page(u1, a1, u2, turn{id: "m4", role: "assistant", text: long})},
+			wantStatus: answer.StatusComplete, wantGroup: "m4", wantStates: "complete",
+		},
+		{
+			name:       "confirmation request ends the wait (ANS-5)",
+			before:     page(u1, a1),
+			after:      []*capture.Capture{page(u1, a1, u2, turn{id: "m4", role: "assistant", text: "Run it?", inner: `<button>Confirm</button><button>Cancel</button>`})},
+			wantStatus: answer.StatusNeedsConfirmation, wantGroup: "m4", wantStates: "needs_confirmation",
+		},
+		{
+			name:       "an error with retry is a failure (ANS-5)",
+			before:     page(u1, a1),
+			after:      []*capture.Capture{page(u1, a1, u2, turn{id: "m4", role: "assistant", text: "Something went wrong", inner: `<button>Retry</button>`})},
+			wantStatus: answer.StatusFailed, wantGroup: "m4", wantStates: "failed",
+		},
+		{
+			name:       "still generating at the deadline is partial, not the answer",
+			before:     page(u1, a1),
+			after:      []*capture.Capture{page(u1, a1, u2, turn{id: "m4", role: "assistant", text: "Par", attrs: `data-is-streaming="true"`})},
+			wantStatus: answer.StatusIncomplete, wantGroup: "m4", wantStates: "generating",
+		},
+		{
+			name:   "ready video only in an older group is no evidence (ANS-6)",
+			before: page(u1, turn{id: "m2", role: "assistant", text: "old", inner: `<video src="a.mp4" data-rl-ready="4"></video>`}),
+			after: []*capture.Capture{page(u1, turn{id: "m2", role: "assistant", text: "old", inner: `<video src="a.mp4" data-rl-ready="4"></video>`}, u2,
+				turn{id: "m4", role: "assistant", text: "new", inner: `<video src="b.mp4" data-rl-ready="1"></video>`})},
+			media:      "video",
+			wantStatus: answer.StatusMediaNotReady, wantGroup: "m4", wantStates: "complete",
+		},
+		{
+			name:   "ready video in the new group completes (ANS-6 control)",
+			before: page(u1, a1),
+			after: []*capture.Capture{page(u1, a1, u2,
+				turn{id: "m4", role: "assistant", text: "new", inner: `<video src="b.mp4" data-rl-ready="4"></video>`})},
+			media:      "video",
+			wantStatus: answer.StatusComplete, wantGroup: "m4", wantStates: "complete",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx := context.Background()
+			p, log, d := run(t, recording([]*capture.Capture{tt.before}, tt.after...))
+			err := p.Click(ctx, engine.ByRole("button", "Send"), sendExpectingAnswer)
+			if tt.wantStatus == answer.StatusNoNewAnswer {
+				if !errors.Is(err, engine.OutcomeUnknown) {
+					t.Fatalf("click: got %v, want OUTCOME_UNKNOWN", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			r, err := p.WaitAnswer(ctx, answer.Options{Timeout: 3 * time.Second, Media: tt.media})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.Status != tt.wantStatus || r.GroupID != tt.wantGroup || strings.Join(r.States, ">") != tt.wantStates {
+				t.Fatalf("got status=%s group=%s states=%v evidence=%q, want %s %s %s", r.Status, r.GroupID, r.States, r.Evidence, tt.wantStatus, tt.wantGroup, tt.wantStates)
+			}
+			if tt.wantText != "" && r.Text != tt.wantText {
+				t.Fatalf("text: got %q, want %q", r.Text, tt.wantText)
+			}
+			if r.BaselineSize != 1 || r.Rule == "" {
+				t.Fatalf("result must say what was read: baseline=%d rule=%q", r.BaselineSize, r.Rule)
+			}
+			if u := d.Unused(); len(u) > 0 {
+				t.Fatalf("unused recorded actions: %v", u)
+			}
+			if !strings.Contains(string(trace.Format(log.Events())), "answer.result") {
+				t.Fatal("no answer.result in the trace")
+			}
+		})
+	}
+}
+
+func TestStructureUnknown(t *testing.T) {
+	ctx := context.Background()
+	plain := capture.New(url, `<main><p>Some long text that is not a chat.</p><button data-rl-node="n2">Send</button></main>`)
+	s := recording([]*capture.Capture{plain}, plain)
+	p, _, _ := run(t, s)
+	// a text expectation lets the click succeed; the answer wait then
+	// finds no turn structure at all
+	if err := p.Click(ctx, engine.ByRole("button", "Send"), engine.Expect{TextVisible: "not a chat"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.WaitAnswer(ctx, answer.Options{}); !errors.Is(err, engine.NoBaseline) {
+		t.Fatalf("wait without a baseline: got %v, want NO_BASELINE", err)
+	}
+}
+
+func TestExpectationsAreCheckedBeforeSending(t *testing.T) {
+	ctx := context.Background()
+	tests := []struct {
+		name   string
+		expect engine.Expect
+		want   error
+	}{
+		{"none", engine.Expect{}, engine.MissingExpectation},
+		{"relative url", engine.Expect{URL: "/next"}, engine.InvalidExpectation},
+		{"no host", engine.Expect{URL: "http:///x"}, engine.InvalidExpectation},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			// the recording holds no click: sending anything would diverge
+			s := &replay.Session{Version: replay.FormatVersion, Captures: []*capture.Capture{page()},
+				Steps: []replay.Step{{Kind: replay.KindNavigate, URL: url}, {AtMS: 1, Kind: replay.KindCapture, Capture: new(int)}}}
+			p, _, _ := run(t, s)
+			err := p.Click(ctx, engine.ByRole("button", "Send"), tt.expect)
+			if !errors.Is(err, tt.want) {
+				t.Fatalf("got %v, want %v", err, tt.want)
+			}
+		})
+	}
+}
+
+func TestOutcomeUnknownBlocksMutationsNotReads(t *testing.T) {
+	ctx := context.Background()
+	u1 := turn{id: "m1", role: "user", text: "q"}
+	s := recording([]*capture.Capture{page(u1)}, page(u1))
+	log := &trace.Log{}
+	task := engine.New(engine.Config{Tracer: log}).Begin(ctx, "blocked")
+	p := task.Page("main", replay.NewDriver(s))
+	if err := p.Navigate(ctx, url); err != nil {
+		t.Fatal(err)
+	}
+	err := p.Click(ctx, engine.ByRole("button", "Send"), engine.Expect{TextVisible: "Done!", Timeout: time.Second})
+	if !errors.Is(err, engine.OutcomeUnknown) || !task.Blocked() {
+		t.Fatalf("click: got %v blocked=%v, want OUTCOME_UNKNOWN and a blocked task", err, task.Blocked())
+	}
+	if _, err := p.Snapshot(ctx, "page"); err != nil {
+		t.Fatalf("a read on a blocked task failed: %v", err)
+	}
+	for name, op := range map[string]func() error{
+		"fill":     func() error { return p.Fill(ctx, engine.ByRole("textbox", "Message"), "x") },
+		"click":    func() error { return p.Click(ctx, engine.ByRole("button", "Send"), sendExpectingAnswer) },
+		"navigate": func() error { return p.Navigate(ctx, url) },
+		"finish":   func() error { return task.Finish(ctx) },
+	} {
+		if err := op(); !errors.Is(err, engine.TaskBlocked) {
+			t.Errorf("%s on a blocked task: got %v, want TASK_BLOCKED", name, err)
+		}
+	}
+	ok, err := task.Recheck(ctx)
+	if err != nil || ok {
+		t.Fatalf("recheck: got %v %v, want still unknown", ok, err)
+	}
+	if _, err := task.Recheck(ctx); !errors.Is(err, engine.TaskBlocked) {
+		t.Fatalf("second recheck: got %v, want TASK_BLOCKED", err)
+	}
+}
+
+func TestStaleRefIsRefused(t *testing.T) {
+	ctx := context.Background()
+	c := page(turn{id: "m1", role: "user", text: "q"})
+	s := &replay.Session{Version: replay.FormatVersion, Captures: []*capture.Capture{c},
+		Steps: []replay.Step{{Kind: replay.KindNavigate, URL: url}, {AtMS: 1, Kind: replay.KindCapture, Capture: new(int)}}}
+	p, _, _ := run(t, s)
+	v1, err := p.Snapshot(ctx, "page")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref := v1.Elements[0].Ref
+	if _, err := p.Snapshot(ctx, "page"); err != nil { // the page did not change
+		t.Fatal(err)
+	}
+	err = p.Fill(ctx, engine.Target{Ref: ref}, "x")
+	if !errors.Is(err, locate.StaleRef) {
+		t.Fatalf("fill with a ref from the older snapshot: got %v, want STALE_REF", err)
+	}
+}
+
+func TestNewTaskInheritsNothing(t *testing.T) {
+	ctx := context.Background()
+	e := engine.New(engine.Config{})
+	t1 := e.Begin(ctx, "one")
+	t2 := e.Begin(ctx, "two")
+	if t1.ID == t2.ID {
+		t.Fatalf("task ids repeat: %s", t1.ID)
+	}
+	p := t2.Page("main", replay.NewDriver(&replay.Session{Version: replay.FormatVersion}))
+	if _, err := p.WaitAnswer(ctx, answer.Options{}); !errors.Is(err, engine.NoBaseline) {
+		t.Fatalf("a new task waited on an old baseline: %v", err)
+	}
+}
