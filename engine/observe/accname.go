@@ -2,6 +2,7 @@ package observe
 
 import (
 	"strings"
+	"unicode/utf8"
 
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
@@ -9,33 +10,442 @@ import (
 	"github.com/replaylab/replaylab/engine/capture"
 )
 
-// Name computes the accessible name of n following W3C accname 1.2 in the
-// order the spec gives (OBS-10):
-//
-//	2A hidden nodes contribute nothing unless reached through aria-labelledby
-//	2B aria-labelledby (referenced nodes are read even when hidden)
-//	2C an embedded control inside a label contributes its value
-//	2D aria-label
-//	2E the host language: label[for] and wrapping label, alt, value of
-//	   button inputs, legend, caption, figcaption
-//	2F name from content for roles that allow it, and inside traversals
-//	2I title, then placeholder as the last resort
-//
-// Not covered: CSS generated content (::before/::after), shadow DOM slots,
-// SVG title/desc, and aria-owns reordering. The result is
-// whitespace-normalised.
+// Name is the element's accessible name, whitespace-normalised the way
+// locators compare names (Normalize). See AccessibleName.
 func (d *Document) Name(n *html.Node) string {
+	return Normalize(d.AccessibleName(n))
+}
+
+// Bounds of one name computation: names longer than NameCharsMax are cut,
+// and at most nameNodesMax nodes are read, so a name never costs more than
+// a fixed amount whatever the page.
+const (
+	NameCharsMax = 1000
+	nameNodesMax = 20000
+	nameDepthMax = 256
+)
+
+// AccessibleName computes the accessible name of n following W3C accname
+// 1.2 and HTML-AAM (OBS-10), in the order the spec gives:
+//
+//	2A hidden nodes contribute nothing, unless the traversal started at a
+//	   hidden node reached through aria-labelledby or a label
+//	2B aria-labelledby (referenced nodes are read even when hidden)
+//	2C an embedded control inside a label or content contributes its value
+//	   (textbox value, selected options, range value)
+//	2D aria-label
+//	2E the host language: input buttons' value, input image alt, label[for]
+//	   and wrapping label, fieldset legend, figure figcaption, table caption,
+//	   img/area alt, placeholder for text inputs without a label
+//	2F name from content for roles that allow it, and inside traversals,
+//	   with ::before/::after content of a plain file's <style> rules
+//	2I title
+//
+// The result is the flat string accname asks for: white space collapsed
+// except no-break spaces, zero-width spaces and soft hyphens removed, ends
+// trimmed.
+//
+// Not covered: shadow DOM and slots, aria-owns reordering, SVG <title>,
+// CSS other than display, visibility and ::before/::after content in a
+// plain file's <style> elements (a live capture brings computed display and
+// visibility but not pseudo-element content), and the name of an iframe's
+// document.
+func (d *Document) AccessibleName(n *html.Node) string {
 	if n == nil || n.Type != html.ElementNode {
 		return ""
 	}
-	c := nameComputation{d: d, root: n, visited: map[*html.Node]bool{}}
-	return Normalize(c.name(n, false, false))
+	switch Role(n) {
+	case "caption", "code", "deletion", "emphasis", "generic", "insertion", "mark", "paragraph",
+		"presentation", "strong", "subscript", "suggestion", "superscript", "time":
+		return "" // roles that prohibit naming
+	}
+	c := nameComputation{d: d, visited: map[*html.Node]bool{}, budget: nameNodesMax}
+	s := c.text(n, opts{target: targetSelf})
+	out := flatString(s, NameCharsMax)
+	if !c.ownLabel {
+		out = strings.Trim(out, "\u00a0 ")
+	}
+	return out
 }
 
 type nameComputation struct {
 	d       *Document
-	root    *html.Node
 	visited map[*html.Node]bool
+	budget  int
+	depth   int
+	// ownLabel: the name is the target's own aria-label, whose no-break
+	// spaces at the ends are kept (text content's are trimmed).
+	ownLabel bool
+}
+
+const (
+	targetNone = iota
+	targetSelf
+	targetDescendant
+)
+
+// opts mirror the traversal state of accname: which kind of reference
+// traversal we are inside and whether its root was hidden.
+type opts struct {
+	target                     int
+	inLabelledBy, inLabel      bool
+	inNative                   bool
+	hiddenRef                  bool // the traversal's root was hidden
+	labelledByRoot, labelRoot  *html.Node
+	nativeRoot                 *html.Node
+}
+
+// hiddenForName reports a node accname step 2A skips.
+func (c *nameComputation) hiddenForName(n *html.Node) bool {
+	switch n.DataAtom {
+	case atom.Script, atom.Style, atom.Noscript, atom.Template:
+		return true
+	}
+	f := c.d.flags(n)
+	if f&(flagDisplay|flagAria) != 0 {
+		return true
+	}
+	if f&flagVisibility != 0 {
+		// options inside a select are not affected by visibility
+		if n.DataAtom == atom.Option {
+			return false
+		}
+		return true
+	}
+	return false
+}
+
+func (c *nameComputation) text(n *html.Node, o opts) string {
+	if c.visited[n] || c.budget <= 0 || c.depth > nameDepthMax {
+		return ""
+	}
+	c.budget--
+	c.depth++
+	defer func() { c.depth-- }()
+
+	// 2A
+	if !o.hiddenRef && c.hiddenForName(n) {
+		if c.d.flags(n) == flagVisibility && n.FirstChild != nil && o.target != targetSelf {
+			// visibility:hidden hides the element, not descendants that
+			// are made visible again
+			c.visited[n] = true
+			return c.visibleDescendants(n, o)
+		}
+		c.visited[n] = true
+		return ""
+	}
+	if n.DataAtom == atom.Script || n.DataAtom == atom.Style || n.DataAtom == atom.Template || n.DataAtom == atom.Noscript {
+		return ""
+	}
+	labelledBy := c.labelledBy(n)
+	// 2B
+	if !o.inLabelledBy && len(labelledBy) > 0 {
+		var parts []string
+		for _, ref := range labelledBy {
+			s := c.text(ref, opts{inLabelledBy: true, labelledByRoot: ref, hiddenRef: c.hiddenForName(ref)})
+			parts = append(parts, s)
+		}
+		if s := strings.Join(parts, " "); strings.TrimSpace(s) != "" {
+			c.visited[n] = true
+			return s
+		}
+	}
+	role := Role(n)
+	// 2C
+	if o.inLabel || o.inLabelledBy || o.target == targetDescendant {
+		isOwnLabel := o.inLabel && o.labelRoot != nil && c.isLabelOf(o.labelRoot, n)
+		isOwnLabelledBy := false
+		for _, r := range labelledBy {
+			if r == n {
+				isOwnLabelledBy = true
+			}
+		}
+		if !isOwnLabel && !isOwnLabelledBy {
+			switch role {
+			case "textbox", "searchbox":
+				c.visited[n] = true
+				if n.DataAtom == atom.Input || n.DataAtom == atom.Textarea {
+					return Value(n)
+				}
+				return textOf(n)
+			case "combobox", "listbox":
+				c.visited[n] = true
+				return c.selectedOptions(n, o)
+			case "progressbar", "scrollbar", "slider", "spinbutton", "meter":
+				c.visited[n] = true
+				if hasAttr(n, "aria-valuetext") {
+					return attr(n, "aria-valuetext")
+				}
+				if hasAttr(n, "aria-valuenow") {
+					return attr(n, "aria-valuenow")
+				}
+				return Value(n)
+			case "menu":
+				c.visited[n] = true
+				return ""
+			}
+		}
+	}
+	// 2D
+	if label := attr(n, "aria-label"); strings.TrimSpace(flatString(label, NameCharsMax)) != "" {
+		c.visited[n] = true
+		c.ownLabel = o.target == targetSelf
+		return label
+	}
+	presentational := role == "presentation" || role == "none"
+	// 2E
+	if !presentational {
+		if s, done := c.hostLanguage(n, o, len(labelledBy) > 0); done {
+			c.visited[n] = true
+			return s
+		}
+	}
+	// 2F, 2H
+	if allowsNameFromContent(role, o.target == targetDescendant) || (n.DataAtom == atom.Summary && !presentational) ||
+		o.inLabelledBy || o.inLabel || o.inNative {
+		c.visited[n] = true
+		s := c.content(n, o)
+		trimmed := s
+		if o.target == targetSelf {
+			trimmed = strings.TrimSpace(flatString(s, NameCharsMax))
+		}
+		if trimmed != "" {
+			return s
+		}
+	}
+	// 2I
+	if !presentational || n.DataAtom == atom.Iframe {
+		c.visited[n] = true
+		if t := attr(n, "title"); strings.TrimSpace(t) != "" {
+			return t
+		}
+	}
+	c.visited[n] = true
+	return ""
+}
+
+func (c *nameComputation) labelledBy(n *html.Node) []*html.Node {
+	v := attr(n, "aria-labelledby")
+	if v == "" {
+		return nil
+	}
+	var out []*html.Node
+	for _, id := range strings.Fields(v) {
+		if ref := c.d.byIDIn(n, id); ref != nil {
+			out = append(out, ref)
+		}
+	}
+	return out
+}
+
+// labels returns the labels of a labelable element: label[for=id] in its
+// frame and its wrapping label, in document order.
+func (c *nameComputation) labels(n *html.Node) []*html.Node {
+	if !labelable(n) {
+		return nil
+	}
+	var out []*html.Node
+	var wrapping *html.Node
+	steps := 0
+	for p := n.Parent; p != nil && steps < maxAncestors; p = p.Parent {
+		steps++
+		if p.Type == html.ElementNode && p.DataAtom == atom.Label {
+			if forID := attr(p, "for"); forID == "" || c.d.byIDIn(p, forID) == n {
+				if forID == "" && c.firstLabelable(p) != n {
+					break
+				}
+				wrapping = p
+			}
+			break
+		}
+	}
+	if id := attr(n, "id"); id != "" && c.d.byIDIn(n, id) == n {
+		if in, ok := c.d.info[n]; ok {
+			out = append(out, c.d.labelOf[in.frame][id]...)
+		}
+	}
+	if wrapping != nil {
+		// keep document order
+		pos := len(out)
+		wi := c.d.info[wrapping].seq
+		for i, l := range out {
+			if l == wrapping {
+				return out
+			}
+			if c.d.info[l].seq > wi {
+				pos = i
+				break
+			}
+		}
+		out = append(out[:pos], append([]*html.Node{wrapping}, out[pos:]...)...)
+	}
+	return out
+}
+
+// firstLabelable is the labeled control of a label without for: its first
+// labelable descendant.
+func (c *nameComputation) firstLabelable(l *html.Node) *html.Node {
+	var found *html.Node
+	walk(l, func(x *html.Node) bool {
+		if found != nil {
+			return false
+		}
+		if x != l && x.Type == html.ElementNode && labelable(x) {
+			found = x
+			return false
+		}
+		return true
+	})
+	return found
+}
+
+func (c *nameComputation) isLabelOf(label, n *html.Node) bool {
+	for _, l := range c.labels(n) {
+		if l == label {
+			return true
+		}
+	}
+	return false
+}
+
+func labelable(n *html.Node) bool {
+	switch n.DataAtom {
+	case atom.Button, atom.Meter, atom.Output, atom.Progress, atom.Select, atom.Textarea:
+		return true
+	case atom.Input:
+		return !strings.EqualFold(attr(n, "type"), "hidden")
+	}
+	return false
+}
+
+func (c *nameComputation) fromLabels(labels []*html.Node, o opts) string {
+	var parts []string
+	for _, l := range labels {
+		s := c.text(l, opts{inLabel: true, labelRoot: l, hiddenRef: c.hiddenForName(l)})
+		if s != "" {
+			parts = append(parts, s)
+		}
+	}
+	return strings.Join(parts, " ")
+}
+
+// hostLanguage is step 2E; done reports that the element's name is decided.
+func (c *nameComputation) hostLanguage(n *html.Node, o opts, hasLabelledBy bool) (string, bool) {
+	typ := strings.ToLower(strings.TrimSpace(attr(n, "type")))
+	switch n.DataAtom {
+	case atom.Input:
+		switch typ {
+		case "button", "submit", "reset":
+			if v := attr(n, "value"); strings.TrimSpace(v) != "" {
+				return v, true
+			}
+			switch typ {
+			case "submit":
+				return "Submit", true
+			case "reset":
+				return "Reset", true
+			}
+			return attr(n, "title"), true
+		case "image":
+			if labels := c.labels(n); len(labels) > 0 && !o.inLabelledBy {
+				return c.fromLabels(labels, o), true
+			}
+			if v := attr(n, "alt"); strings.TrimSpace(v) != "" {
+				return v, true
+			}
+			if v := attr(n, "title"); strings.TrimSpace(v) != "" {
+				return v, true
+			}
+			return "Submit", true
+		}
+	case atom.Button:
+		if !hasLabelledBy {
+			if labels := c.labels(n); len(labels) > 0 {
+				return c.fromLabels(labels, o), true
+			}
+		}
+		return "", false // falls through to name from content
+	case atom.Output:
+		if !hasLabelledBy {
+			if labels := c.labels(n); len(labels) > 0 {
+				return c.fromLabels(labels, o), true
+			}
+			return attr(n, "title"), true
+		}
+	case atom.Img:
+		if v := attr(n, "alt"); strings.TrimSpace(v) != "" {
+			return v, true
+		}
+		return attr(n, "title"), true
+	case atom.Area:
+		if v := attr(n, "alt"); strings.TrimSpace(v) != "" {
+			return v, true
+		}
+		return attr(n, "title"), true
+	case atom.Fieldset:
+		if !hasLabelledBy {
+			for ch := n.FirstChild; ch != nil; ch = ch.NextSibling {
+				if ch.Type == html.ElementNode && ch.DataAtom == atom.Legend {
+					return c.text(ch, opts{inNative: true, nativeRoot: ch, hiddenRef: c.hiddenForName(ch)}), true
+				}
+			}
+			return attr(n, "title"), true
+		}
+	case atom.Figure:
+		if !hasLabelledBy {
+			for ch := n.FirstChild; ch != nil; ch = ch.NextSibling {
+				if ch.Type == html.ElementNode && ch.DataAtom == atom.Figcaption {
+					return c.text(ch, opts{inNative: true, nativeRoot: ch, hiddenRef: c.hiddenForName(ch)}), true
+				}
+			}
+			return attr(n, "title"), true
+		}
+	case atom.Table:
+		for ch := n.FirstChild; ch != nil; ch = ch.NextSibling {
+			if ch.Type == html.ElementNode && ch.DataAtom == atom.Caption {
+				if s := c.text(ch, opts{inNative: true, nativeRoot: ch}); strings.TrimSpace(s) != "" {
+					return s, true
+				}
+			}
+		}
+		if s := attr(n, "summary"); strings.TrimSpace(s) != "" {
+			return s, true
+		}
+		return attr(n, "title"), true
+	}
+	if !hasLabelledBy && (n.DataAtom == atom.Input || n.DataAtom == atom.Textarea || n.DataAtom == atom.Select) {
+		if labels := c.labels(n); len(labels) > 0 {
+			return c.fromLabels(labels, o), true
+		}
+		usePlaceholder := n.DataAtom == atom.Textarea
+		switch typ {
+		case "", "text", "password", "search", "tel", "email", "url":
+			usePlaceholder = usePlaceholder || n.DataAtom == atom.Input
+		}
+		title := attr(n, "title")
+		if !usePlaceholder || title != "" {
+			return title, true
+		}
+		return attr(n, "placeholder"), true
+	}
+	return "", false
+}
+
+// allowsNameFromContent: roles that take their name from content, and, for
+// descendants of the target, the generic and phrasing roles.
+func allowsNameFromContent(role string, descendant bool) bool {
+	if fromContentRoles[role] {
+		return true
+	}
+	if !descendant {
+		return false
+	}
+	switch role {
+	case "", "caption", "code", "contentinfo", "definition", "deletion", "emphasis", "generic", "insertion",
+		"mark", "paragraph", "presentation", "none", "strong", "subscript", "suggestion", "superscript", "term", "time":
+		return true
+	}
+	return false
 }
 
 // fromContentRoles may take their name from their content (ARIA 1.2).
@@ -46,178 +456,118 @@ var fromContentRoles = map[string]bool{
 	"switch": true, "tab": true, "tooltip": true, "treeitem": true,
 }
 
-// name is the recursive step. inLabelledBy: we are inside an
-// aria-labelledby traversal (no further labelledby, hidden allowed when the
-// referenced root was hidden). inTraversal: we are reading the content of
-// another node (a label, a labelledby target or name from content).
-func (c *nameComputation) name(n *html.Node, inLabelledBy, inTraversal bool) string {
-	if c.visited[n] {
-		return ""
+// visibleDescendants is the content of a visibility:hidden element: only
+// descendants that are visible again contribute.
+func (c *nameComputation) visibleDescendants(n *html.Node, o opts) string {
+	child := o
+	if child.target == targetSelf {
+		child.target = targetDescendant
 	}
-	c.visited[n] = true
-	defer delete(c.visited, n)
+	var b strings.Builder
+	for ch := n.FirstChild; ch != nil && c.budget > 0; ch = ch.NextSibling {
+		if ch.Type == html.ElementNode {
+			b.WriteString(c.text(ch, child))
+		}
+	}
+	return b.String()
+}
 
-	// 2A: hidden and not reached by a labelledby reference of a hidden node.
-	if !inLabelledBy && Hidden(n) {
-		return ""
+// content is name from content: ::before, the children's text alternatives
+// (block-level children set off by spaces), ::after.
+func (c *nameComputation) content(n *html.Node, o opts) string {
+	child := o
+	if child.target == targetSelf {
+		child.target = targetDescendant
 	}
-	// 2B: aria-labelledby.
-	if !inLabelledBy {
-		if ids := strings.Fields(attr(n, "aria-labelledby")); len(ids) > 0 {
-			var parts []string
-			frame := c.d.FrameOf(n)
-			for _, id := range ids {
-				if ref := c.d.ByID(frame, id); ref != nil {
-					if s := strings.TrimSpace(c.name(ref, true, true)); s != "" {
-						parts = append(parts, s)
+	sheet := c.sheet(n)
+	var b strings.Builder
+	if sheet != nil {
+		if s, ok := sheet.pseudoContent(n, "before"); ok {
+			b.WriteString(s)
+		}
+	}
+	for ch := n.FirstChild; ch != nil && b.Len() < 4*NameCharsMax && c.budget > 0; ch = ch.NextSibling {
+		switch ch.Type {
+		case html.TextNode:
+			c.budget--
+			b.WriteString(ch.Data)
+		case html.ElementNode:
+			s := c.text(ch, child)
+			if c.isBlock(ch, sheet) {
+				b.WriteString(" " + s + " ")
+			} else {
+				b.WriteString(s)
+			}
+		}
+	}
+	if sheet != nil {
+		if s, ok := sheet.pseudoContent(n, "after"); ok {
+			b.WriteString(s)
+		}
+	}
+	return b.String()
+}
+
+func (c *nameComputation) sheet(n *html.Node) *styleSheet {
+	if in, ok := c.d.info[n]; ok {
+		return c.d.sheets[in.frame]
+	}
+	return nil
+}
+
+func (c *nameComputation) isBlock(n *html.Node, sheet *styleSheet) bool {
+	if sheet != nil {
+		if d, ok := sheet.lookup(n, "", "display"); ok {
+			return d != "inline" && d != "contents"
+		}
+	}
+	if v := attr(n, "style"); v != "" {
+		if d := styleProp(v, "display"); d != "" {
+			return d != "inline" && d != "contents"
+		}
+	}
+	return blockish[n.DataAtom]
+}
+
+// selectedOptions is the 2C value of a combobox or listbox.
+func (c *nameComputation) selectedOptions(n *html.Node, o opts) string {
+	if n.DataAtom == atom.Select {
+		return selectedText(n)
+	}
+	list := n
+	if Role(n) == "combobox" {
+		list = nil
+		walk(n, func(x *html.Node) bool {
+			if list == nil && x != n && x.Type == html.ElementNode && Role(x) == "listbox" {
+				list = x
+			}
+			return list == nil
+		})
+		if list == nil {
+			if ids := strings.Fields(attr(n, "aria-owns") + " " + attr(n, "aria-controls")); len(ids) > 0 {
+				for _, id := range ids {
+					if x := c.d.byIDIn(n, id); x != nil && Role(x) == "listbox" {
+						list = x
+						break
 					}
 				}
 			}
-			if len(parts) > 0 {
-				return strings.Join(parts, " ")
-			}
 		}
 	}
-	role := Role(n)
-	// 2C: an embedded control inside the label or content of another node.
-	if inTraversal && n != c.root {
-		switch role {
-		case "textbox", "searchbox":
-			if n.DataAtom == atom.Input || n.DataAtom == atom.Textarea {
-				return Value(n)
-			}
-			return textOf(n)
-		case "combobox", "listbox":
-			return selectedText(n)
-		case "slider", "spinbutton":
-			if v := attr(n, "aria-valuetext"); v != "" {
-				return v
-			}
-			if v := attr(n, "aria-valuenow"); v != "" {
-				return v
-			}
-			return Value(n)
-		}
-	}
-	// 2D: aria-label.
-	if s := strings.TrimSpace(attr(n, "aria-label")); s != "" {
-		return s
-	}
-	// 2E: the host language.
-	if s := c.hostLabel(n, role); s != "" {
-		return s
-	}
-	// 2F: name from content.
-	if role != "presentation" && (fromContentRoles[role] || inTraversal || role == "") && !isContainerRoleWithoutContentName(role, inTraversal) {
-		if s := strings.TrimSpace(c.content(n, inLabelledBy)); s != "" {
-			return s
-		}
-	}
-	// 2I: tooltip, then placeholder as the last resort.
-	if s := strings.TrimSpace(attr(n, "title")); s != "" {
-		return s
-	}
-	if s := strings.TrimSpace(attr(n, "placeholder")); s != "" && (n.DataAtom == atom.Input || n.DataAtom == atom.Textarea) {
-		return s
-	}
-	if s := strings.TrimSpace(attr(n, "aria-placeholder")); s != "" {
-		return s
-	}
-	return ""
-}
-
-// isContainerRoleWithoutContentName: at the top level only roles that allow
-// it take their name from content; an element with no role (a div) reached
-// at the top level has no name from content either.
-func isContainerRoleWithoutContentName(role string, inTraversal bool) bool {
-	return !inTraversal && !fromContentRoles[role]
-}
-
-func (c *nameComputation) hostLabel(n *html.Node, role string) string {
-	switch n.DataAtom {
-	case atom.Input:
-		typ := strings.ToLower(attr(n, "type"))
-		switch typ {
-		case "button", "submit", "reset":
-			if v := attr(n, "value"); v != "" {
-				return v
-			}
-			if labels := c.labels(n); labels != "" {
-				return labels
-			}
-			switch typ {
-			case "submit":
-				return "Submit"
-			case "reset":
-				return "Reset"
-			}
-			return ""
-		case "image":
-			if v := attr(n, "alt"); v != "" {
-				return v
-			}
-			if v := attr(n, "value"); v != "" {
-				return v
-			}
-			return "Submit"
-		}
-		return c.labels(n)
-	case atom.Textarea, atom.Select, atom.Meter, atom.Progress, atom.Output:
-		return c.labels(n)
-	case atom.Button:
-		return c.labels(n)
-	case atom.Img, atom.Area:
-		return strings.TrimSpace(attr(n, "alt"))
-	case atom.Fieldset:
-		return c.firstChildText(n, atom.Legend)
-	case atom.Table:
-		return c.firstChildText(n, atom.Caption)
-	case atom.Figure:
-		return c.firstChildText(n, atom.Figcaption)
-	}
-	return ""
-}
-
-func (c *nameComputation) firstChildText(n *html.Node, a atom.Atom) string {
-	for ch := n.FirstChild; ch != nil; ch = ch.NextSibling {
-		if ch.Type == html.ElementNode && ch.DataAtom == a {
-			return strings.TrimSpace(c.content(ch, false))
-		}
-	}
-	return ""
-}
-
-// labels returns the text of label[for=id] elements and of a wrapping
-// label, in document order, joined by spaces.
-func (c *nameComputation) labels(n *html.Node) string {
 	var parts []string
-	seen := map[*html.Node]bool{}
-	if id := attr(n, "id"); id != "" {
-		frame := c.d.FrameOf(n)
-		for _, f := range c.d.Frames {
-			if f.ID != frame {
-				continue
+	if list != nil {
+		walk(list, func(x *html.Node) bool {
+			if x.Type == html.ElementNode && Role(x) == "option" && attr(x, "aria-selected") == "true" {
+				parts = append(parts, c.text(x, opts{target: targetDescendant, inLabel: o.inLabel, inLabelledBy: o.inLabelledBy}))
 			}
-			walk(f.Root, func(l *html.Node) bool {
-				if l.Type == html.ElementNode && l.DataAtom == atom.Label && attr(l, "for") == id && !seen[l] {
-					seen[l] = true
-					if s := strings.TrimSpace(c.content(l, false)); s != "" {
-						parts = append(parts, s)
-					}
-				}
-				return true
-			})
-		}
+			return true
+		})
 	}
-	for p := n.Parent; p != nil; p = p.Parent {
-		if p.Type == html.ElementNode && p.DataAtom == atom.Label {
-			if !seen[p] && (attr(p, "for") == "" || attr(p, "for") == attr(n, "id")) {
-				if s := strings.TrimSpace(c.content(p, false)); s != "" {
-					parts = append(parts, s)
-				}
-			}
-			break
-		}
+	if len(parts) == 0 && n.DataAtom == atom.Input {
+		return Value(n)
+	}
+	if len(parts) == 0 && list == nil && n.DataAtom != atom.Input {
+		return textOf(n) // a combobox without a popup shows its value as text
 	}
 	return strings.Join(parts, " ")
 }
@@ -230,37 +580,50 @@ var blockish = map[atom.Atom]bool{
 	atom.H2: true, atom.H3: true, atom.H4: true, atom.H5: true, atom.H6: true, atom.Header: true,
 	atom.Hr: true, atom.Li: true, atom.Main: true, atom.Nav: true, atom.Ol: true, atom.P: true,
 	atom.Pre: true, atom.Section: true, atom.Table: true, atom.Td: true, atom.Th: true,
-	atom.Tr: true, atom.Ul: true, atom.Caption: true,
+	atom.Tr: true, atom.Ul: true, atom.Caption: true, atom.Legend: true, atom.Details: true,
+	atom.Summary: true, atom.Dialog: true, atom.Tbody: true, atom.Thead: true, atom.Tfoot: true,
+	atom.Menu: true, atom.Center: true, atom.Listing: true, atom.Hgroup: true,
 }
 
-// content is name from content: the names of the children, in order.
-func (c *nameComputation) content(n *html.Node, inLabelledBy bool) string {
+// flatString is accname's flat string: runs of white space other than
+// U+00A0 become one space, U+200B and U+00AD are removed, the ends are
+// trimmed (U+00A0 kept, as the WPT cases expect), and the result is
+// cut at max characters.
+func flatString(s string, max int) string {
 	var b strings.Builder
-	for ch := n.FirstChild; ch != nil; ch = ch.NextSibling {
-		switch ch.Type {
-		case html.TextNode:
-			b.WriteString(ch.Data)
-		case html.ElementNode:
-			if ch == c.root {
-				continue
-			}
-			if !inLabelledBy && Hidden(ch) {
-				continue
-			}
-			if inLabelledBy && hiddenFromRender(ch) && !hiddenFromRender(n) {
-				// A visible labelledby target omits its hidden parts; a hidden
-				// target is read whole.
-				continue
-			}
-			s := c.name(ch, inLabelledBy, true)
-			if blockish[ch.DataAtom] {
-				b.WriteString(" " + s + " ")
-			} else {
-				b.WriteString(s)
-			}
+	b.Grow(min(len(s), 4*max))
+	space := false
+	n := 0
+	for _, r := range s {
+		if r == 0x200b || r == 0xad {
+			continue
 		}
+		if r != 0xa0 && isJSSpace(r) {
+			space = true
+			continue
+		}
+		if space && b.Len() > 0 {
+			b.WriteByte(' ')
+			n++
+		}
+		space = false
+		if n >= max {
+			break
+		}
+		b.WriteRune(r)
+		n++
 	}
-	return b.String()
+	out := b.String()
+	return strings.TrimFunc(out, func(r rune) bool { return r != 0xa0 && isJSSpace(r) })
+}
+
+// isJSSpace is ECMAScript's white space and line terminators (\s).
+func isJSSpace(r rune) bool {
+	switch r {
+	case ' ', '\t', '\n', '\v', '\f', '\r', 0xa0, 0x1680, 0x2028, 0x2029, 0x202f, 0x205f, 0x3000, 0xfeff:
+		return true
+	}
+	return r >= 0x2000 && r <= 0x200a
 }
 
 // Value returns the live value of a form control: the value a browser
@@ -306,16 +669,6 @@ func Checked(n *html.Node) (checked, ok bool) {
 }
 
 func selectedText(n *html.Node) string {
-	if n.DataAtom != atom.Select {
-		var parts []string
-		walk(n, func(o *html.Node) bool {
-			if o.Type == html.ElementNode && Role(o) == "option" && attr(o, "aria-selected") == "true" {
-				parts = append(parts, Normalize(textOf(o)))
-			}
-			return true
-		})
-		return strings.Join(parts, " ")
-	}
 	var first, chosen []string
 	live := false
 	walk(n, func(o *html.Node) bool {
@@ -340,3 +693,5 @@ func selectedText(n *html.Node) string {
 	}
 	return strings.Join(chosen, " ")
 }
+
+var _ = utf8.RuneLen

@@ -1,15 +1,38 @@
 // Package observe turns a capture into what an agent may see: a bounded,
 // ordered list of candidate elements with roles, accessible names and
-// snapshot-scoped refs, plus text and headings, each under its own limit and
-// with its own truncation facts (SPEC §2).
+// snapshot-scoped refs, plus text, tables and headings, each under its own
+// limit and with its own truncation facts (SPEC §2, OBS-1 … OBS-10).
 //
 // Everything here is a pure function of a capture: no I/O, no driver. The
 // browser driver and a recording differ only in where the capture came from,
 // so replay exercises exactly the code that runs live.
+//
+// The call sequence is Parse (one parsed tree per frame plus per-document
+// indexes: hidden flags computed in one pass, id and label[for] maps), then
+// Observe (every candidate in priority order with refs "s<snapshot>e<n>"),
+// then bounded reads of the observation: View (the full or the page view),
+// Find (with selection facts), SearchText (bounded snippets) and ByRef.
+// All walks are iterative and every per-element computation is bounded, so a
+// page of any size or depth costs time linear in its size.
+//
+// Choices where the spec is silent:
+//   - Frames: capture frames are observed separately. In a plain .html file
+//     (no live state) an iframe's srcdoc is parsed as a child frame; an
+//     iframe whose document the capture does not hold (cross-origin, or src
+//     in a plain file) is an unread frame, and every read that could have
+//     found something in it reports complete:false.
+//   - Nesting deeper than the HTML parser's 512 open elements (browsers cap
+//     nesting too) is flattened: elements below depth 400 are dropped, the
+//     frame records why, and its observation is not complete.
+//   - Accessible names are bounded (Limits.NameCharsMax characters, a fixed
+//     budget of nodes read per name); what accname 1.2 features are not
+//     covered is listed on Document.AccessibleName.
 package observe
 
 import (
+	"errors"
 	"fmt"
+	"io"
 	"strconv"
 	"strings"
 
@@ -21,73 +44,113 @@ import (
 )
 
 // Document is a parsed capture: one parsed HTML tree per frame, with the
-// stable node id of every element and the frame it belongs to.
+// stable node id of every element, the frame it belongs to and its hidden
+// state, computed once.
 type Document struct {
 	URL    string
 	Title  string
 	Frames []*Frame
+	// Unread lists the iframes whose document the capture does not hold.
+	Unread []UnreadFrame
 
-	frameOf map[*html.Node]string
-	byID    map[string]map[string]*html.Node // frame → id attribute → element
-	nodeIDs map[*html.Node]string
+	info    map[*html.Node]nodeInfo
+	byID    []map[string]*html.Node   // frame index → id attribute → first element
+	labelOf []map[string][]*html.Node // frame index → for attribute → labels
+	sheets  []*styleSheet             // frame index → author styles of a plain file
 }
 
 // Frame is one parsed document of the page.
 type Frame struct {
 	ID     string
 	Parent string
-	Owner  string
+	Owner  string // node id of the iframe element in the parent frame
 	URL    string
 	Doc    *goquery.Document
 	Root   *html.Node
+	// Live is true when the frame carries live state from a browser
+	// (data-rl-node attributes): hidden state then comes from the browser's
+	// computed style.
+	Live bool
+	// Repaired says why part of the frame was dropped ("" when nothing was).
+	Repaired string
+
+	index int
+	owner *html.Node // the iframe element, nil for the main frame
 }
 
+// UnreadFrame is an iframe whose document is not in the capture.
+type UnreadFrame struct {
+	Frame  string `json:"frame"` // the frame holding the iframe element
+	Node   string `json:"node"`  // the iframe's node id
+	Src    string `json:"src,omitempty"`
+	Reason string `json:"reason"`
+}
+
+// nodeInfo is what the index keeps per element.
+type nodeInfo struct {
+	seq   int32 // document order within the frame, from 1
+	frame int32 // index into Document.Frames
+	flags uint8
+}
+
+// Hidden-state flags, computed top-down in one pass per frame.
+const (
+	flagDisplay    uint8 = 1 << iota // not rendered: display:none, hidden, non-rendered content
+	flagVisibility                   // computed visibility:hidden or collapse
+	flagAria                         // inside aria-hidden="true"
+	flagInert                        // inside an inert subtree
+)
+
+// maxDepth is the nesting kept when a frame is too deep for the parser.
+const maxDepth = 400
+
 // Parse parses every frame of c. Malformed HTML is not an error: the HTML5
-// parser repairs it the way a browser does.
+// parser repairs it the way a browser does, and nesting too deep for it is
+// flattened (Frame.Repaired says so).
 func Parse(c *capture.Capture) (*Document, error) {
 	if c == nil {
-		return nil, fmt.Errorf("observe: nil capture")
+		return nil, errors.New("observe: nil capture")
 	}
-	d := &Document{
-		URL:     c.URL,
-		Title:   c.Title,
-		frameOf: map[*html.Node]string{},
-		byID:    map[string]map[string]*html.Node{},
-		nodeIDs: map[*html.Node]string{},
+	if len(c.Frames) == 0 {
+		return nil, fmt.Errorf("observe: capture of %s has no frames: %w", c.URL, capture.ErrMalformed)
 	}
+	d := &Document{URL: c.URL, Title: c.Title, info: map[*html.Node]nodeInfo{}}
+	byFrameID := map[string]*Frame{}
+	inCapture := map[string]bool{}
 	for _, f := range c.Frames {
-		root, err := html.Parse(strings.NewReader(f.HTML))
+		inCapture[f.ID] = true
+	}
+	type pending struct {
+		f   capture.Frame
+		src string
+	}
+	queue := make([]pending, 0, len(c.Frames))
+	for _, f := range c.Frames {
+		queue = append(queue, pending{f: f, src: f.HTML})
+	}
+	for qi := 0; qi < len(queue); qi++ {
+		p := queue[qi]
+		root, repaired, err := parseFrame(p.src)
 		if err != nil {
-			return nil, fmt.Errorf("observe: frame %s: %w", f.ID, err)
+			return nil, fmt.Errorf("observe: frame %s: %w", p.f.ID, err)
 		}
-		fr := &Frame{ID: f.ID, Parent: f.Parent, Owner: f.Owner, URL: f.URL, Doc: goquery.NewDocumentFromNode(root), Root: root}
+		fr := &Frame{ID: p.f.ID, Parent: p.f.Parent, Owner: p.f.Owner, URL: p.f.URL, Root: root,
+			Doc: goquery.NewDocumentFromNode(root), Repaired: repaired, index: len(d.Frames)}
+		var inherited uint8
+		if parent := byFrameID[fr.Parent]; parent != nil {
+			fr.owner = d.ownerIn(parent, fr)
+			if fr.owner != nil {
+				inherited = d.info[fr.owner].flags
+			}
+		}
 		d.Frames = append(d.Frames, fr)
-		ids := map[string]*html.Node{}
-		d.byID[f.ID] = ids
-		seq := 0
-		walk(root, func(n *html.Node) bool {
-			if n.Type != html.ElementNode {
-				return true
-			}
-			seq++
-			d.frameOf[n] = f.ID
-			if id := attr(n, capture.AttrNode); id != "" {
-				d.nodeIDs[n] = id
-			} else {
-				// Plain HTML without live state: ids by document order,
-				// stable for the same bytes.
-				d.nodeIDs[n] = f.ID + ":" + strconv.Itoa(seq)
-			}
-			if id := attr(n, "id"); id != "" {
-				if _, dup := ids[id]; !dup {
-					ids[id] = n
-				}
-			}
-			if d.Title == "" && f.ID == capture.MainFrame && n.DataAtom == atom.Title {
-				d.Title = strings.TrimSpace(textOf(n))
-			}
-			return true
-		})
+		byFrameID[fr.ID] = fr
+		srcdocs := d.index(fr, inherited, inCapture)
+		for i, sd := range srcdocs {
+			id := fr.ID + ".srcdoc" + strconv.Itoa(i+1)
+			inCapture[id] = true
+			queue = append(queue, pending{f: capture.Frame{ID: id, Parent: fr.ID, Owner: d.NodeID(sd), URL: "about:srcdoc"}, src: attr(sd, "srcdoc")})
+		}
 	}
 	return d, nil
 }
@@ -97,23 +160,347 @@ func ParseHTML(url, src string) (*Document, error) {
 	return Parse(capture.New(url, src))
 }
 
-// NodeID returns the stable node id of an element.
-func (d *Document) NodeID(n *html.Node) string { return d.nodeIDs[n] }
+// parseFrame parses one frame's HTML; a tree too deep for the parser is
+// parsed again with its nesting capped.
+func parseFrame(src string) (*html.Node, string, error) {
+	root, err := html.Parse(strings.NewReader(src))
+	if err == nil {
+		return root, "", nil
+	}
+	capped := capDepth(src, maxDepth)
+	root, err2 := html.Parse(strings.NewReader(capped))
+	if err2 == nil {
+		return root, fmt.Sprintf("nesting deeper than %d elements was flattened (%v)", maxDepth, err), nil
+	}
+	// Last resort: the text alone.
+	root, err3 := html.Parse(strings.NewReader("<pre>" + html.EscapeString(src) + "</pre>"))
+	if err3 != nil {
+		return nil, "", fmt.Errorf("unparseable even as text: %w", errors.Join(err, err2, err3))
+	}
+	return root, fmt.Sprintf("markup could not be parsed and was read as text (%v)", err), nil
+}
+
+// capDepth re-serialises src with elements below depth max dropped (their
+// text kept), tracking open elements the way a lenient tree builder would.
+func capDepth(src string, max int) string {
+	z := html.NewTokenizer(strings.NewReader(src))
+	var b strings.Builder
+	b.Grow(len(src))
+	var open []string
+	dropped := map[string]int{}
+	for {
+		tt := z.Next()
+		switch tt {
+		case html.ErrorToken:
+			if z.Err() == io.EOF {
+				return b.String()
+			}
+			return b.String()
+		case html.StartTagToken:
+			name, _ := z.TagName()
+			tag := string(name)
+			if voidTags[tag] {
+				b.Write(z.Raw())
+				continue
+			}
+			if len(open) >= max {
+				dropped[tag]++
+				continue
+			}
+			open = append(open, tag)
+			b.Write(z.Raw())
+		case html.EndTagToken:
+			name, _ := z.TagName()
+			tag := string(name)
+			if dropped[tag] > 0 {
+				dropped[tag]--
+				continue
+			}
+			for i := len(open) - 1; i >= 0; i-- {
+				if open[i] == tag {
+					open = open[:i]
+					b.Write(z.Raw())
+					break
+				}
+			}
+		default:
+			b.Write(z.Raw())
+		}
+	}
+}
+
+var voidTags = map[string]bool{
+	"area": true, "base": true, "br": true, "col": true, "embed": true, "hr": true, "img": true,
+	"input": true, "link": true, "meta": true, "source": true, "track": true, "wbr": true,
+	"param": true, "keygen": true,
+}
+
+// ownerIn finds the iframe element of parent that holds child.
+func (d *Document) ownerIn(parent, child *Frame) *html.Node {
+	var found *html.Node
+	walk(parent.Root, func(n *html.Node) bool {
+		if found != nil {
+			return false
+		}
+		if n.Type == html.ElementNode && (n.DataAtom == atom.Iframe || n.DataAtom == atom.Frame) {
+			if attr(n, capture.AttrFrame) == child.ID || (child.Owner != "" && d.NodeID(n) == child.Owner) {
+				found = n
+				return false
+			}
+		}
+		return true
+	})
+	return found
+}
+
+// index walks one frame once: node order, hidden flags, id and label maps,
+// unread iframes. It returns the srcdoc iframes of a plain file, which
+// become frames of their own.
+func (d *Document) index(f *Frame, inherited uint8, inCapture map[string]bool) (srcdocs []*html.Node) {
+	ids := map[string]*html.Node{}
+	labels := map[string][]*html.Node{}
+	d.byID = append(d.byID, ids)
+	d.labelOf = append(d.labelOf, labels)
+	fi := int32(f.index)
+	// Live frames carry data-rl-node on their root element.
+	for c := f.Root.FirstChild; c != nil; c = c.NextSibling {
+		if c.Type == html.ElementNode {
+			f.Live = hasAttr(c, capture.AttrNode)
+			break
+		}
+	}
+	var sheet *styleSheet
+	if !f.Live {
+		sheet = collectStyles(f.Root)
+	}
+	d.sheets = append(d.sheets, sheet)
+	type item struct {
+		n     *html.Node
+		flags uint8
+	}
+	stack := []item{{f.Root, inherited}}
+	var seq int32
+	for len(stack) > 0 {
+		it := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		n := it.n
+		flags := it.flags
+		if n.Type == html.ElementNode {
+			seq++
+			flags = d.ownFlags(f, sheet, n, flags)
+			d.info[n] = nodeInfo{seq: seq, frame: fi, flags: flags}
+			if id := attr(n, "id"); id != "" {
+				if _, dup := ids[id]; !dup {
+					ids[id] = n
+				}
+			}
+			switch n.DataAtom {
+			case atom.Label:
+				if forID := attr(n, "for"); forID != "" {
+					labels[forID] = append(labels[forID], n)
+				}
+			case atom.Title:
+				if d.Title == "" && f.index == 0 {
+					d.Title = strings.TrimSpace(textOf(n))
+				}
+			case atom.Iframe, atom.Frame:
+				if name := attr(n, capture.AttrFrame); name != "" && inCapture[name] {
+					break
+				}
+				if !f.Live && hasAttr(n, "srcdoc") {
+					srcdocs = append(srcdocs, n)
+					break
+				}
+				if flags&(flagDisplay|flagAria|flagInert) != 0 {
+					break // a hidden iframe shows nothing
+				}
+				src := attr(n, "src")
+				reason := "the capture holds no document for this iframe (cross-origin or not loaded)"
+				if !f.Live {
+					if src == "" || src == "about:blank" {
+						break // an empty plain iframe holds nothing
+					}
+					reason = "an iframe with src in a plain HTML file is not loaded"
+				}
+				d.Unread = append(d.Unread, UnreadFrame{Frame: f.ID, Node: d.NodeID(n), Src: truncRunes(src, 200), Reason: reason})
+			}
+			if n.DataAtom == atom.Details && !hasAttr(n, "open") && !f.Live {
+				// closed details: only the first summary is rendered
+				summary := firstSummary(n)
+				for c := n.LastChild; c != nil; c = c.PrevSibling {
+					cf := flags
+					if c.Type == html.ElementNode && c != summary {
+						cf |= flagDisplay
+					}
+					stack = append(stack, item{c, cf})
+				}
+				continue
+			}
+		}
+		// push children in reverse so they pop in document order
+		for c := n.LastChild; c != nil; c = c.PrevSibling {
+			stack = append(stack, item{c, flags})
+		}
+	}
+	return srcdocs
+}
+
+func firstSummary(n *html.Node) *html.Node {
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		if c.Type == html.ElementNode && c.DataAtom == atom.Summary {
+			return c
+		}
+	}
+	return nil
+}
+
+// ownFlags computes an element's hidden flags from its parent's.
+func (d *Document) ownFlags(f *Frame, sheet *styleSheet, n *html.Node, parent uint8) uint8 {
+	flags := parent
+	switch n.DataAtom {
+	case atom.Head, atom.Script, atom.Style, atom.Template, atom.Noscript, atom.Title, atom.Meta, atom.Link, atom.Base:
+		flags |= flagDisplay
+	}
+	if strings.EqualFold(strings.TrimSpace(attr(n, "aria-hidden")), "true") {
+		flags |= flagAria
+	}
+	if hasAttr(n, "inert") {
+		flags |= flagInert
+	}
+	switch attr(n, capture.AttrHidden) {
+	case "display":
+		flags |= flagDisplay
+	case "visibility":
+		flags |= flagVisibility
+	}
+	if f.Live {
+		// The browser computed visibility per element: a child without the
+		// attribute is visible even under a hidden parent.
+		if attr(n, capture.AttrHidden) != "visibility" {
+			flags &^= flagVisibility
+		}
+		return flags
+	}
+	if hasAttr(n, "hidden") && !strings.EqualFold(attr(n, "hidden"), "until-found") {
+		flags |= flagDisplay
+	}
+	if n.DataAtom == atom.Input && strings.EqualFold(attr(n, "type"), "hidden") {
+		flags |= flagDisplay
+	}
+	display, visibility := "", ""
+	if sheet != nil {
+		display, visibility = sheet.displayVisibility(n)
+	}
+	if s := attr(n, "style"); s != "" {
+		if v := styleProp(s, "display"); v != "" {
+			display = v
+		}
+		if v := styleProp(s, "visibility"); v != "" {
+			visibility = v
+		}
+	}
+	if display == "none" {
+		flags |= flagDisplay
+	}
+	switch visibility {
+	case "hidden", "collapse":
+		flags |= flagVisibility
+	case "visible":
+		flags &^= flagVisibility
+	}
+	return flags
+}
+
+// NodeID returns the stable node id of an element: the browser's backend
+// node id in a live capture, else "<frame>:<document order>".
+func (d *Document) NodeID(n *html.Node) string {
+	if v := attr(n, capture.AttrNode); v != "" {
+		return v
+	}
+	in, ok := d.info[n]
+	if !ok {
+		return ""
+	}
+	return d.Frames[in.frame].ID + ":" + strconv.Itoa(int(in.seq))
+}
 
 // FrameOf returns the id of the frame that holds n.
-func (d *Document) FrameOf(n *html.Node) string { return d.frameOf[n] }
+func (d *Document) FrameOf(n *html.Node) string {
+	if in, ok := d.info[n]; ok {
+		return d.Frames[in.frame].ID
+	}
+	if n != nil && n.Type != html.ElementNode && n.Parent != nil {
+		return d.FrameOf(n.Parent)
+	}
+	return ""
+}
 
-// ByID returns the element with the given id attribute in n's frame.
-func (d *Document) ByID(frame, id string) *html.Node { return d.byID[frame][id] }
+// ByID returns the element with the given id attribute in a frame.
+func (d *Document) ByID(frame, id string) *html.Node {
+	for _, f := range d.Frames {
+		if f.ID == frame {
+			return d.byID[f.index][id]
+		}
+	}
+	return nil
+}
 
-// walk visits n and its descendants in document order; fn returning false
-// skips the children of that node.
+func (d *Document) byIDIn(n *html.Node, id string) *html.Node {
+	in, ok := d.info[n]
+	if !ok {
+		return nil
+	}
+	return d.byID[in.frame][id]
+}
+
+// Hidden reports whether n is not shown to a user of the page (see the
+// package function Hidden), from the index computed by Parse.
+func (d *Document) Hidden(n *html.Node) bool {
+	in, ok := d.info[n]
+	if !ok {
+		return Hidden(n)
+	}
+	return in.flags != 0
+}
+
+// flags returns the hidden flags of an element; a text node has its
+// parent's.
+func (d *Document) flags(n *html.Node) uint8 {
+	for n != nil && n.Type != html.ElementNode {
+		n = n.Parent
+	}
+	if n == nil {
+		return 0
+	}
+	if in, ok := d.info[n]; ok {
+		return in.flags
+	}
+	var f uint8
+	if hiddenFromRender(n) {
+		f |= flagDisplay
+	}
+	if ariaHidden(n) {
+		f |= flagAria
+	}
+	return f
+}
+
+// walk visits n and its descendants in document order without recursion;
+// fn returning false skips the children of that node.
 func walk(n *html.Node, fn func(*html.Node) bool) {
-	if !fn(n) {
+	if n == nil {
 		return
 	}
-	for c := n.FirstChild; c != nil; c = c.NextSibling {
-		walk(c, fn)
+	stack := []*html.Node{n}
+	for len(stack) > 0 {
+		c := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if !fn(c) {
+			continue
+		}
+		for k := c.LastChild; k != nil; k = k.PrevSibling {
+			stack = append(stack, k)
+		}
 	}
 }
 
@@ -168,4 +555,18 @@ func textOf(n *html.Node) string {
 // the normalisation accessible names and locators compare under.
 func Normalize(s string) string {
 	return strings.Join(strings.Fields(s), " ")
+}
+
+func truncRunes(s string, max int) string {
+	if len(s) <= max {
+		return s
+	}
+	n := 0
+	for i := range s {
+		if n == max {
+			return s[:i]
+		}
+		n++
+	}
+	return s
 }

@@ -14,16 +14,24 @@ import (
 // computed style a browser capture writes as data-rl-hidden), with
 // visibility:hidden, inside an aria-hidden="true" or inert subtree, or in
 // non-rendered content (head, script, style, template, noscript).
+//
+// It walks n's ancestors; code holding the Document should call
+// Document.Hidden, which answers from the index Parse computed (and also
+// knows the frame's <style> rules).
 func Hidden(n *html.Node) bool {
 	return hiddenFromRender(n) || ariaHidden(n)
 }
 
+// maxAncestors bounds the ancestor walks of the package-level checks.
+const maxAncestors = 1024
+
 // hiddenFromRender is CSS-hidden: what neither a screen nor a screen reader
-// shows. aria-hidden is separate because accessible-name computation may
-// still read aria-hidden nodes that are referenced by aria-labelledby.
+// shows.
 func hiddenFromRender(n *html.Node) bool {
 	visibility := "" // nearest explicit visibility wins
-	for c := n; c != nil; c = c.Parent {
+	steps := 0
+	for c := n; c != nil && steps < maxAncestors; c = c.Parent {
+		steps++
 		if c.Type != html.ElementNode {
 			continue
 		}
@@ -37,12 +45,12 @@ func hiddenFromRender(n *html.Node) bool {
 		if c.DataAtom == atom.Input && strings.EqualFold(attr(c, "type"), "hidden") {
 			return true
 		}
-		style := styleProps(attr(c, "style"))
-		if style["display"] == "none" || attr(c, capture.AttrHidden) == "display" {
+		style := attr(c, "style")
+		if attr(c, capture.AttrHidden) == "display" || (style != "" && styleProp(style, "display") == "none") {
 			return true
 		}
 		if visibility == "" {
-			if v := style["visibility"]; v != "" {
+			if v := styleProp(style, "visibility"); style != "" && v != "" {
 				visibility = v
 			} else if attr(c, capture.AttrHidden) == "visibility" {
 				visibility = "hidden"
@@ -53,7 +61,9 @@ func hiddenFromRender(n *html.Node) bool {
 }
 
 func ariaHidden(n *html.Node) bool {
-	for c := n; c != nil; c = c.Parent {
+	steps := 0
+	for c := n; c != nil && steps < maxAncestors; c = c.Parent {
+		steps++
 		if c.Type != html.ElementNode {
 			continue
 		}
@@ -62,21 +72,4 @@ func ariaHidden(n *html.Node) bool {
 		}
 	}
 	return false
-}
-
-// styleProps parses an inline style attribute into lower-case properties.
-func styleProps(s string) map[string]string {
-	if s == "" {
-		return nil
-	}
-	m := map[string]string{}
-	for _, decl := range strings.Split(s, ";") {
-		k, v, ok := strings.Cut(decl, ":")
-		if !ok {
-			continue
-		}
-		v = strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(strings.ToLower(v)), "!important"))
-		m[strings.TrimSpace(strings.ToLower(k))] = strings.TrimSpace(v)
-	}
-	return m
 }

@@ -23,7 +23,19 @@ var knownRoles = map[string]bool{
 	"separator": true, "slider": true, "spinbutton": true, "status": true, "switch": true,
 	"tab": true, "table": true, "tablist": true, "tabpanel": true, "textbox": true,
 	"toolbar": true, "tooltip": true, "tree": true, "treegrid": true, "treeitem": true,
+	"blockquote": true, "caption": true, "code": true, "definition": true, "deletion": true,
+	"directory": true, "emphasis": true, "generic": true, "insertion": true, "mark": true,
+	"marquee": true, "math": true, "meter": true, "paragraph": true, "scrollbar": true,
+	"strong": true, "subscript": true, "superscript": true, "term": true, "time": true,
+	"timer": true,
 }
+
+// globalARIA are the global states and properties whose presence makes a
+// user agent ignore role=presentation/none (WAI-ARIA presentational role
+// conflict resolution).
+var globalARIA = []string{"aria-atomic", "aria-busy", "aria-controls", "aria-current", "aria-describedby",
+	"aria-details", "aria-dropeffect", "aria-flowto", "aria-grabbed", "aria-hidden", "aria-keyshortcuts",
+	"aria-label", "aria-labelledby", "aria-live", "aria-owns", "aria-relevant", "aria-roledescription"}
 
 // Role returns the element's role: the explicit role attribute when it names
 // a known role, else the implicit role per HTML-AAM, else "".
@@ -33,13 +45,81 @@ func Role(n *html.Node) string {
 	}
 	for _, tok := range strings.Fields(strings.ToLower(attr(n, "role"))) {
 		if knownRoles[tok] {
-			if tok == "none" {
+			if tok == "none" || tok == "presentation" {
+				if focusable(n) || hasGlobalARIA(n) {
+					break // conflict resolution: the implicit role stands
+				}
 				return "presentation"
 			}
 			return tok
 		}
 	}
 	return implicitRole(n)
+}
+
+func hasGlobalARIA(n *html.Node) bool {
+	for _, a := range n.Attr {
+		if strings.HasPrefix(a.Key, "aria-") {
+			for _, g := range globalARIA {
+				if a.Key == g {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// focusable reports natively focusable elements and those with a tabindex.
+func focusable(n *html.Node) bool {
+	if hasAttr(n, "tabindex") {
+		return true
+	}
+	if hasAttr(n, "disabled") {
+		return false
+	}
+	switch n.DataAtom {
+	case atom.A, atom.Area:
+		return hasAttr(n, "href")
+	case atom.Button, atom.Select, atom.Textarea:
+		return true
+	case atom.Input:
+		return !strings.EqualFold(attr(n, "type"), "hidden")
+	}
+	return isContentEditable(n)
+}
+
+// tableRoleOf is the role of the nearest table-like ancestor of a cell.
+func tableRoleOf(n *html.Node) string {
+	steps := 0
+	for p := n.Parent; p != nil && steps < maxAncestors; p = p.Parent {
+		steps++
+		if p.Type == html.ElementNode && p.DataAtom == atom.Table {
+			return Role(p)
+		}
+	}
+	return ""
+}
+
+// scopedLandmark: header and footer are banner/contentinfo only when not
+// inside sectioning content or a landmark-like element.
+func scopedLandmark(n *html.Node, role string) string {
+	steps := 0
+	for p := n.Parent; p != nil && steps < maxAncestors; p = p.Parent {
+		steps++
+		if p.Type != html.ElementNode {
+			continue
+		}
+		switch p.DataAtom {
+		case atom.Article, atom.Aside, atom.Main, atom.Nav, atom.Section:
+			return "generic"
+		}
+		switch attr(p, "role") {
+		case "article", "complementary", "main", "navigation", "region":
+			return "generic"
+		}
+	}
+	return role
 }
 
 func implicitRole(n *html.Node) string {
@@ -52,7 +132,10 @@ func implicitRole(n *html.Node) string {
 	case atom.Button:
 		return "button"
 	case atom.Summary:
-		return "button"
+		if p := n.Parent; p != nil && p.DataAtom == atom.Details && firstSummary(p) == n {
+			return "button"
+		}
+		return ""
 	case atom.Input:
 		return inputRole(n)
 	case atom.Textarea:
@@ -68,10 +151,59 @@ func implicitRole(n *html.Node) string {
 	case atom.H1, atom.H2, atom.H3, atom.H4, atom.H5, atom.H6:
 		return "heading"
 	case atom.Img:
-		if hasAttr(n, "alt") && attr(n, "alt") == "" {
+		if hasAttr(n, "alt") && attr(n, "alt") == "" && !hasAttr(n, "title") && !hasGlobalARIA(n) && !focusable(n) {
 			return "presentation"
 		}
 		return "img"
+	case atom.Svg:
+		return "img"
+	case atom.Header:
+		return scopedLandmark(n, "banner")
+	case atom.Footer:
+		return scopedLandmark(n, "contentinfo")
+	case atom.Section:
+		if hasAttr(n, "aria-label") || hasAttr(n, "aria-labelledby") || hasAttr(n, "title") {
+			return "region"
+		}
+		return ""
+	case atom.Fieldset, atom.Details, atom.Optgroup:
+		return "group"
+	case atom.P:
+		return "paragraph"
+	case atom.Output:
+		return "status"
+	case atom.Meter:
+		return "meter"
+	case atom.Caption:
+		return "caption"
+	case atom.Dd:
+		return "definition"
+	case atom.Dt, atom.Dfn:
+		return "term"
+	case atom.Blockquote:
+		return "blockquote"
+	case atom.Code:
+		return "code"
+	case atom.Em:
+		return "emphasis"
+	case atom.Strong:
+		return "strong"
+	case atom.Del:
+		return "deletion"
+	case atom.Ins:
+		return "insertion"
+	case atom.Mark:
+		return "mark"
+	case atom.Sub:
+		return "subscript"
+	case atom.Sup:
+		return "superscript"
+	case atom.Time:
+		return "time"
+	case atom.Math:
+		return "math"
+	case atom.Html:
+		return "document"
 	case atom.Nav:
 		return "navigation"
 	case atom.Main:
@@ -83,9 +215,20 @@ func implicitRole(n *html.Node) string {
 	case atom.Tr:
 		return "row"
 	case atom.Td:
-		return "cell"
+		switch tableRoleOf(n) {
+		case "grid", "treegrid":
+			return "gridcell"
+		case "table":
+			return "cell"
+		}
+		return ""
 	case atom.Th:
-		if strings.EqualFold(attr(n, "scope"), "row") {
+		switch tableRoleOf(n) {
+		case "table", "grid", "treegrid":
+		default:
+			return ""
+		}
+		if s := strings.ToLower(attr(n, "scope")); s == "row" || s == "rowgroup" {
 			return "rowheader"
 		}
 		return "columnheader"
@@ -98,7 +241,10 @@ func implicitRole(n *html.Node) string {
 	case atom.Dialog:
 		return "dialog"
 	case atom.Form:
-		return "form"
+		if hasAttr(n, "aria-label") || hasAttr(n, "aria-labelledby") || hasAttr(n, "title") {
+			return "form"
+		}
+		return ""
 	case atom.Article:
 		return "article"
 	case atom.Figure:
@@ -107,6 +253,9 @@ func implicitRole(n *html.Node) string {
 		return "progressbar"
 	case atom.Hr:
 		return "separator"
+	}
+	if n.Data == "search" {
+		return "search"
 	}
 	if isContentEditable(n) {
 		return "textbox"
@@ -133,8 +282,10 @@ func inputRole(n *html.Node) string {
 			return "combobox"
 		}
 		return "searchbox"
-	case "hidden", "file", "color", "date", "datetime-local", "month", "time", "week":
+	case "hidden":
 		return ""
+	case "file", "color", "date", "datetime-local", "month", "time", "week":
+		return "" // no ARIA role; not a text editor
 	case "", "text", "email", "tel", "url", "password":
 		if hasList && typ != "password" {
 			return "combobox"

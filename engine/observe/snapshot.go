@@ -1,7 +1,6 @@
 package observe
 
 import (
-	"fmt"
 	"sort"
 	"strconv"
 	"strings"
@@ -10,52 +9,75 @@ import (
 	"golang.org/x/net/html/atom"
 )
 
-// Limits bound what one observation returns. Every limit that bites sets
-// its own truncation flag and keeps the true total (OBS-3). Per-frame limits
-// apply to each frame; merged limits to all frames together.
+// Limits bound what one view returns. Each limit that bites sets its own
+// truncation flag and keeps the true total (OBS-3). Per-frame limits apply
+// to each frame; merged limits to all frames together (OBS-9). A zero field
+// means zero: start from DefaultLimits or PageLimits and change fields.
 type Limits struct {
-	ElementsMax  int // candidates per frame
-	TextCharsMax int // characters of text per frame
-	TablesMax    int // tables per frame
-	TableRowsMax int // rows per table
-	TableColsMax int // columns per table
-	HeadingsMax  int // headings per frame
+	ElementsMax       int // candidates per frame
+	TextCharsMax      int // characters of visible text per frame
+	TablesMax         int // tables per frame
+	TableRowsMax      int // rows per table
+	TableColsMax      int // columns (cells) per row
+	TableCellCharsMax int // characters per cell
+	HeadingsMax       int // headings per frame
 
-	MergedElementsMax  int
-	MergedTextCharsMax int
-	MergedTablesMax    int
-	MergedHeadingsMax  int
+	MergedElementsMax  int // candidates across frames
+	MergedTextCharsMax int // characters across frames
+	MergedTablesMax    int // tables across frames
+	MergedHeadingsMax  int // headings across frames
+
+	SnippetsMax     int // snippets one text search returns
+	SnippetCharsMax int // characters of one snippet, the match included
 }
 
-// DefaultLimits is the full view (SPEC OBS-3).
+// DefaultLimits is the full view (SPEC OBS-3). The merged element limit is
+// not in the spec; it is the per-frame one, so merging frames never widens
+// the list.
 var DefaultLimits = Limits{
-	ElementsMax:  60,
-	TextCharsMax: 4000,
-	TablesMax:    4,
-	TableRowsMax: 20,
-	TableColsMax: 8,
-	HeadingsMax:  30,
+	ElementsMax:       60,
+	TextCharsMax:      4000,
+	TablesMax:         4,
+	TableRowsMax:      20,
+	TableColsMax:      8,
+	TableCellCharsMax: 200,
+	HeadingsMax:       30,
 
 	MergedElementsMax:  60,
 	MergedTextCharsMax: 8000,
 	MergedTablesMax:    6,
 	MergedHeadingsMax:  40,
+
+	SnippetsMax:     10,
+	SnippetCharsMax: 160,
 }
 
-// PageLimits is the shorter view the page API's snapshot returns (OBS-4).
+// PageLimits is the shorter view the page API's snapshot returns (OBS-4):
+// 30 elements and 1,500 characters, per frame and merged; the rest as in
+// DefaultLimits.
 var PageLimits = Limits{
-	ElementsMax:  30,
-	TextCharsMax: 1500,
-	TablesMax:    4,
-	TableRowsMax: 20,
-	TableColsMax: 8,
-	HeadingsMax:  30,
+	ElementsMax:       30,
+	TextCharsMax:      1500,
+	TablesMax:         4,
+	TableRowsMax:      20,
+	TableColsMax:      8,
+	TableCellCharsMax: 200,
+	HeadingsMax:       30,
 
 	MergedElementsMax:  30,
 	MergedTextCharsMax: 1500,
 	MergedTablesMax:    6,
 	MergedHeadingsMax:  40,
+
+	SnippetsMax:     10,
+	SnippetCharsMax: 160,
 }
+
+// DefaultFindLimit and MaxFindLimit bound one page of find results.
+const (
+	DefaultFindLimit = 20
+	MaxFindLimit     = 100
+)
 
 // Views name the two bounded views; a snapshot always says which it is.
 const (
@@ -99,11 +121,36 @@ type Count struct {
 	Truncated bool `json:"truncated"`
 }
 
+func (c *Count) add(took bool) {
+	c.Total++
+	if took {
+		c.Returned++
+	}
+	c.Truncated = c.Returned < c.Total
+}
+
 // Heading is one heading of the page.
 type Heading struct {
 	Level int    `json:"level"`
 	Text  string `json:"text"`
 	Frame string `json:"frame"`
+}
+
+// Table is one table (<table> or role table, grid or treegrid) with the
+// rows and cells it owns: a nested table's rows belong to the nested table
+// only. Rows and Cols say whether the row and column limits bit; Complete
+// is false when any did, and no total is ever computed from a partial
+// table.
+type Table struct {
+	Index    int        `json:"index"` // position among the frame's tables, from 1
+	Frame    string     `json:"frame"`
+	Role     string     `json:"role"`
+	Name     string     `json:"name,omitempty"`
+	Parent   int        `json:"parent,omitempty"` // Index of the enclosing table, 0 for none
+	Rows     [][]string `json:"rows"`
+	RowCount Count      `json:"rowCount"`
+	ColCount Count      `json:"colCount"`
+	Complete bool       `json:"complete"`
 }
 
 // Options are the inputs of an observation that do not come from the
@@ -114,15 +161,18 @@ type Options struct {
 }
 
 // Observation is everything the engine made of one capture: the full,
-// prioritised candidate list with snapshot-scoped refs. Views and finds are
-// bounded reads of it.
+// prioritised candidate list with snapshot-scoped refs, the headings,
+// tables and visible text of every frame. Views, finds and text searches
+// are bounded reads of it.
 type Observation struct {
-	ID       int
-	URL      string
-	Title    string
-	Doc      *Document
-	All      []Element // every candidate, in priority order
+	ID    int
+	URL   string
+	Title string
+	Doc   *Document
+	All   []Element // every candidate, in priority order
+
 	headings []Heading
+	tables   []obsTable
 	texts    []frameText
 }
 
@@ -131,6 +181,29 @@ type frameText struct {
 	text  string
 }
 
+type obsTable struct {
+	frame  string
+	role   string
+	name   string
+	parent int // index into tables + 1, 0 for none
+	rows   [][]string
+}
+
+// Priority classes (OBS-2): editors, then selectable inputs, then other
+// controls, then controls inside navigation and complementary landmarks,
+// so neither a long sidebar nor a footer can push the composer or its send
+// button out of a bounded view.
+const (
+	classEditor = iota
+	classInput
+	classControl
+	classNav
+)
+
+// cellCharsCap bounds the cell text an observation keeps; views cut it
+// further to Limits.TableCellCharsMax.
+const cellCharsCap = 1000
+
 // Observe builds the observation with snapshot id id. Refs are "s<id>e<n>"
 // so a ref names the snapshot it came from (ID-1).
 func Observe(doc *Document, id int, opts Options) *Observation {
@@ -138,33 +211,19 @@ func Observe(doc *Document, id int, opts Options) *Observation {
 	type cand struct {
 		el    Element
 		class int
-		order int
 	}
 	var cands []cand
-	order := 0
 	for _, f := range doc.Frames {
-		walk(f.Root, func(n *html.Node) bool {
-			if n.Type != html.ElementNode {
-				return true
-			}
-			if hiddenFromRender(n) || ariaHidden(n) {
-				return false // hidden subtrees hold no candidates
-			}
-			role := Role(n)
-			if role == "heading" {
-				o.headings = append(o.headings, Heading{Level: headingLevel(n), Text: doc.Name(n), Frame: f.ID})
-			}
-			if !candidateRoles[role] || (role == "option" && insideSelect(n)) {
-				return true
-			}
+		ob := frameObserver{doc: doc, o: o, f: f}
+		ob.run(func(n *html.Node, role string, nav bool) {
 			el := Element{Role: role, Name: doc.Name(n), Frame: f.ID, Node: doc.NodeID(n), node: n}
 			if role == "link" {
-				el.Href = attr(n, "href")
+				el.Href = truncRunes(attr(n, "href"), 2048)
 			}
 			if editorRoles[role] {
 				el.value = Value(n)
 				el.Sensitive = sensitive(n)
-				el.Value = el.value
+				el.Value = truncRunes(el.value, 2048)
 				if el.Sensitive && el.Value != "" {
 					el.Value = "********"
 				}
@@ -176,35 +235,189 @@ func Observe(doc *Document, id int, opts Options) *Observation {
 			if opts.GroupOf != nil {
 				el.Group = opts.GroupOf(n)
 			}
-			class := 2
+			class := classControl
 			switch {
 			case editorRoles[role]:
-				class = 0
+				class = classEditor
 			case inputRoles[role]:
-				class = 1
+				class = classInput
+			case nav:
+				class = classNav
 			}
-			order++
-			cands = append(cands, cand{el: el, class: class, order: order})
-			// A contenteditable editor is one candidate, not one per child.
-			return !isContentEditable(n)
+			cands = append(cands, cand{el: el, class: class})
 		})
-		o.texts = append(o.texts, frameText{frame: f.ID, text: visibleText(f.Root)})
+		o.texts = append(o.texts, frameText{frame: f.ID, text: ob.text()})
 	}
-	sort.SliceStable(cands, func(i, j int) bool {
-		if cands[i].class != cands[j].class {
-			return cands[i].class < cands[j].class
-		}
-		return cands[i].order < cands[j].order
-	})
+	sort.SliceStable(cands, func(i, j int) bool { return cands[i].class < cands[j].class })
+	o.All = make([]Element, len(cands))
+	prefix := "s" + strconv.Itoa(id) + "e"
 	for i, c := range cands {
-		c.el.Ref = "s" + strconv.Itoa(id) + "e" + strconv.Itoa(i+1)
-		o.All = append(o.All, c.el)
+		c.el.Ref = prefix + strconv.Itoa(i+1)
+		o.All[i] = c.el
 	}
 	return o
 }
 
+// frameObserver walks one frame once, iteratively.
+type frameObserver struct {
+	doc   *Document
+	o     *Observation
+	f     *Frame
+	lines []string
+	cur   strings.Builder
+}
+
+type walkCtx struct {
+	nav    bool // inside a navigation or complementary landmark
+	table  int  // index into o.tables + 1, 0 for none
+	row    int  // index into the table's rows + 1, 0 for none
+	inCell bool // inside a cell already read
+	editor bool // inside a contenteditable editor: no candidates of its own
+}
+
+func (ob *frameObserver) flush() {
+	if ob.cur.Len() == 0 {
+		return
+	}
+	if s := Normalize(ob.cur.String()); s != "" {
+		ob.lines = append(ob.lines, s)
+	}
+	ob.cur.Reset()
+}
+
+func (ob *frameObserver) text() string {
+	ob.flush()
+	return strings.Join(ob.lines, "\n")
+}
+
+func (ob *frameObserver) run(candidate func(n *html.Node, role string, nav bool)) {
+	type item struct {
+		n    *html.Node
+		ctx  walkCtx
+		exit bool // leaving a block element: end its line
+	}
+	d := ob.doc
+	stack := []item{{n: ob.f.Root}}
+	for len(stack) > 0 {
+		it := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		n := it.n
+		if it.exit {
+			ob.flush()
+			continue
+		}
+		ctx := it.ctx
+		switch n.Type {
+		case html.TextNode:
+			if d.flags(n.Parent)&(flagDisplay|flagVisibility|flagAria|flagInert) == 0 {
+				ob.cur.WriteString(n.Data)
+			}
+			continue
+		case html.ElementNode, html.DocumentNode:
+		default:
+			continue
+		}
+		if n.Type == html.ElementNode {
+			info := d.info[n]
+			if info.flags&(flagDisplay|flagAria|flagInert) != 0 {
+				continue // hidden subtrees hold no candidates and no text
+			}
+			visible := info.flags&flagVisibility == 0
+			role := Role(n)
+			switch role {
+			case "navigation", "complementary":
+				ctx.nav = true
+			}
+			if visible {
+				if role == "heading" {
+					ob.o.headings = append(ob.o.headings, Heading{Level: headingLevel(n), Text: d.Name(n), Frame: ob.f.ID})
+				}
+				if candidateRoles[role] && !ctx.editor && !(role == "option" && insideSelect(n)) {
+					candidate(n, role, ctx.nav)
+				}
+			}
+			ctx = ob.tableContext(n, role, ctx)
+			if n.DataAtom == atom.Textarea || n.DataAtom == atom.Select || n.DataAtom == atom.Iframe {
+				continue // their text is a value or another frame, not page text
+			}
+			if isContentEditable(n) {
+				ctx.editor = true // one candidate; its text is still page text
+			}
+			if blockish[n.DataAtom] {
+				ob.flush()
+				stack = append(stack, item{n: n, exit: true})
+			}
+		}
+		for c := n.LastChild; c != nil; c = c.PrevSibling {
+			stack = append(stack, item{n: c, ctx: ctx})
+		}
+	}
+}
+
+// tableContext opens tables, rows and cells: rows and cells belong to the
+// nearest enclosing table (OBS-8).
+func (ob *frameObserver) tableContext(n *html.Node, role string, ctx walkCtx) walkCtx {
+	o := ob.o
+	switch role {
+	case "table", "grid", "treegrid":
+		o.tables = append(o.tables, obsTable{frame: ob.f.ID, role: role, name: ob.doc.Name(n), parent: ctx.table})
+		ctx.table = len(o.tables)
+		ctx.row = 0
+		ctx.inCell = false
+	case "row":
+		if ctx.table > 0 && !ctx.inCell {
+			t := &o.tables[ctx.table-1]
+			t.rows = append(t.rows, []string{})
+			ctx.row = len(t.rows)
+		}
+	case "cell", "gridcell", "columnheader", "rowheader":
+		if ctx.table > 0 && ctx.row > 0 && !ctx.inCell {
+			t := &o.tables[ctx.table-1]
+			t.rows[ctx.row-1] = append(t.rows[ctx.row-1], ob.cellText(n))
+			ctx.inCell = true
+		}
+	}
+	return ctx
+}
+
+// cellText is the visible text of a cell without the text of tables nested
+// in it, bounded.
+func (ob *frameObserver) cellText(cell *html.Node) string {
+	var b strings.Builder
+	d := ob.doc
+	walk(cell, func(n *html.Node) bool {
+		if b.Len() > 4*cellCharsCap {
+			return false
+		}
+		switch n.Type {
+		case html.TextNode:
+			if d.flags(n.Parent)&(flagDisplay|flagVisibility|flagAria|flagInert) == 0 {
+				b.WriteString(n.Data)
+			}
+		case html.ElementNode:
+			if n == cell {
+				return true
+			}
+			if d.info[n].flags&(flagDisplay|flagAria|flagInert) != 0 {
+				return false
+			}
+			switch Role(n) {
+			case "table", "grid", "treegrid":
+				return false
+			}
+			if blockish[n.DataAtom] {
+				b.WriteByte(' ')
+			}
+		}
+		return true
+	})
+	return truncRunes(Normalize(b.String()), cellCharsCap)
+}
+
 func insideSelect(n *html.Node) bool {
-	for p := n.Parent; p != nil; p = p.Parent {
+	steps := 0
+	for p := n.Parent; p != nil && steps < maxAncestors; p = p.Parent {
+		steps++
 		if p.Type == html.ElementNode && (p.DataAtom == atom.Select || p.DataAtom == atom.Datalist) {
 			return true
 		}
@@ -213,6 +426,9 @@ func insideSelect(n *html.Node) bool {
 }
 
 func headingLevel(n *html.Node) int {
+	if l, err := strconv.Atoi(attr(n, "aria-level")); err == nil && l > 0 {
+		return l
+	}
 	switch n.DataAtom {
 	case atom.H1:
 		return 1
@@ -226,9 +442,6 @@ func headingLevel(n *html.Node) int {
 		return 5
 	case atom.H6:
 		return 6
-	}
-	if l, err := strconv.Atoi(attr(n, "aria-level")); err == nil && l > 0 {
-		return l
 	}
 	return 2
 }
@@ -248,120 +461,182 @@ func sensitive(n *html.Node) bool {
 	return false
 }
 
-// visibleText is the visible text of a frame, one line per block,
-// whitespace collapsed within lines.
-func visibleText(root *html.Node) string {
-	var lines []string
-	var cur strings.Builder
-	flush := func() {
-		if s := Normalize(cur.String()); s != "" {
-			lines = append(lines, s)
-		}
-		cur.Reset()
-	}
-	var rec func(n *html.Node)
-	rec = func(n *html.Node) {
-		for c := n.FirstChild; c != nil; c = c.NextSibling {
-			switch c.Type {
-			case html.TextNode:
-				cur.WriteString(c.Data)
-			case html.ElementNode:
-				if hiddenFromRender(c) || ariaHidden(c) {
-					continue
-				}
-				block := blockish[c.DataAtom]
-				if block {
-					flush()
-				}
-				if c.DataAtom == atom.Textarea || c.DataAtom == atom.Select {
-					continue // their text is a value, not page text
-				}
-				rec(c)
-				if block {
-					flush()
-				}
-			}
-		}
-	}
-	rec(root)
-	flush()
-	return strings.Join(lines, "\n")
-}
-
-// Snapshot is a bounded view of an observation.
+// Snapshot is a bounded view of an observation. It always says which view
+// it is; Complete is true only when no limit bit and every frame was read,
+// so one view is never presented as the whole page (OBS-4, OBS-7).
 type Snapshot struct {
-	ID       int       `json:"snapshot"`
-	View     string    `json:"view"`
-	URL      string    `json:"url"`
-	Title    string    `json:"title,omitempty"`
-	Complete bool      `json:"complete"`
-	Elements []Element `json:"elements"`
-	Text     string    `json:"text"`
-	Headings []Heading `json:"headings"`
-	Counts   Counts    `json:"counts"`
+	ID       int           `json:"snapshot"`
+	View     string        `json:"view"`
+	URL      string        `json:"url"`
+	Title    string        `json:"title,omitempty"`
+	Complete bool          `json:"complete"`
+	Elements []Element     `json:"elements"`
+	Text     string        `json:"text"`
+	Headings []Heading     `json:"headings"`
+	Tables   []Table       `json:"tables"`
+	Counts   Counts        `json:"counts"`
+	Frames   []FrameFacts  `json:"frames"`
+	Unread   []UnreadFrame `json:"unreadFrames,omitempty"`
 }
 
-// Counts are the truncation facts of every limit in a view.
+// Counts are the truncation facts of every limit in a view, merged across
+// frames.
 type Counts struct {
 	Elements Count `json:"elements"`
 	Text     Count `json:"text"`
 	Headings Count `json:"headings"`
+	Tables   Count `json:"tables"`
 	Frames   int   `json:"frames"`
+	// FramesUnread counts iframes whose document the capture does not hold.
+	FramesUnread int `json:"framesUnread"`
 }
 
-// View returns the bounded view with the given limits. The view is complete
-// only when no limit bit; otherwise Complete is false and each Count says
-// which limit bit and what the true total was.
-func (o *Observation) View(view string, lim Limits) *Snapshot {
-	s := &Snapshot{ID: o.ID, View: view, URL: o.URL, Title: o.Title, Elements: []Element{}, Headings: []Heading{}}
-	s.Counts.Frames = len(o.Doc.Frames)
+// FrameFacts are one frame's own counts, before merging.
+type FrameFacts struct {
+	ID       string `json:"id"`
+	Parent   string `json:"parent,omitempty"`
+	URL      string `json:"url"`
+	Elements Count  `json:"elements"`
+	Text     Count  `json:"text"`
+	Headings Count  `json:"headings"`
+	Tables   Count  `json:"tables"`
+	Repaired string `json:"repaired,omitempty"`
+}
 
-	perFrame := map[string]int{}
-	for _, e := range o.All {
-		s.Counts.Elements.Total++
-		if perFrame[e.Frame] >= lim.ElementsMax || len(s.Elements) >= lim.MergedElementsMax {
-			continue
-		}
-		perFrame[e.Frame]++
-		s.Elements = append(s.Elements, e)
+// Whole reports whether every frame was read whole: no unread iframe and
+// no frame cut while parsing.
+func (o *Observation) Whole() bool {
+	if len(o.Doc.Unread) > 0 {
+		return false
 	}
-	s.Counts.Elements.Returned = len(s.Elements)
-	s.Counts.Elements.Truncated = s.Counts.Elements.Returned < s.Counts.Elements.Total
+	for _, f := range o.Doc.Frames {
+		if f.Repaired != "" {
+			return false
+		}
+	}
+	return true
+}
+
+// View returns the bounded view with the given limits: each frame is cut to
+// the per-frame limits, then the frames are merged under the merged limits
+// in priority order.
+func (o *Observation) View(view string, lim Limits) *Snapshot {
+	s := &Snapshot{ID: o.ID, View: view, URL: o.URL, Title: o.Title,
+		Elements: []Element{}, Headings: []Heading{}, Tables: []Table{}, Frames: []FrameFacts{}, Unread: o.Doc.Unread}
+	s.Counts.Frames = len(o.Doc.Frames)
+	s.Counts.FramesUnread = len(o.Doc.Unread)
+	facts := map[string]*FrameFacts{}
+	for _, f := range o.Doc.Frames {
+		s.Frames = append(s.Frames, FrameFacts{ID: f.ID, Parent: f.Parent, URL: f.URL, Repaired: f.Repaired})
+	}
+	for i := range s.Frames {
+		facts[s.Frames[i].ID] = &s.Frames[i]
+	}
+
+	for _, e := range o.All {
+		ff := facts[e.Frame]
+		took := ff.Elements.Returned < lim.ElementsMax
+		ff.Elements.add(took)
+		took = took && len(s.Elements) < lim.MergedElementsMax
+		s.Counts.Elements.add(took)
+		if took {
+			s.Elements = append(s.Elements, e)
+		}
+	}
 
 	var texts []string
 	used := 0
 	for _, ft := range o.texts {
-		total := len([]rune(ft.text))
-		s.Counts.Text.Total += total
-		take := min(total, lim.TextCharsMax, max(lim.MergedTextCharsMax-used, 0))
+		total := runeCount(ft.text)
+		ff := facts[ft.frame]
+		frameTake := min(total, max(lim.TextCharsMax, 0))
+		take := min(frameTake, max(lim.MergedTextCharsMax-used, 0))
+		ff.Text = Count{Returned: frameTake, Total: total, Truncated: frameTake < total}
 		if take > 0 {
-			texts = append(texts, string([]rune(ft.text)[:take]))
+			texts = append(texts, truncRunes(ft.text, take))
 		}
 		used += take
+		s.Counts.Text.Total += total
 	}
 	s.Text = strings.Join(texts, "\n")
 	s.Counts.Text.Returned = used
 	s.Counts.Text.Truncated = used < s.Counts.Text.Total
 
-	hFrame := map[string]int{}
 	for _, h := range o.headings {
-		s.Counts.Headings.Total++
-		if hFrame[h.Frame] >= lim.HeadingsMax || len(s.Headings) >= lim.MergedHeadingsMax {
+		ff := facts[h.Frame]
+		took := ff.Headings.Returned < lim.HeadingsMax
+		ff.Headings.add(took)
+		took = took && len(s.Headings) < lim.MergedHeadingsMax
+		s.Counts.Headings.add(took)
+		if took {
+			s.Headings = append(s.Headings, h)
+		}
+	}
+
+	tablesComplete := true
+	perFrameIndex := map[string]int{}
+	globalToLocal := make([]int, len(o.tables))
+	for i, t := range o.tables {
+		perFrameIndex[t.frame]++
+		globalToLocal[i] = perFrameIndex[t.frame]
+		ff := facts[t.frame]
+		took := ff.Tables.Returned < lim.TablesMax
+		ff.Tables.add(took)
+		took = took && len(s.Tables) < lim.MergedTablesMax
+		s.Counts.Tables.add(took)
+		if !took {
 			continue
 		}
-		hFrame[h.Frame]++
-		s.Headings = append(s.Headings, h)
+		tv := Table{Index: globalToLocal[i], Frame: t.frame, Role: t.role, Name: t.name, Rows: [][]string{}}
+		if t.parent > 0 {
+			tv.Parent = globalToLocal[t.parent-1]
+		}
+		cols := 0
+		for _, r := range t.rows {
+			cols = max(cols, len(r))
+		}
+		tv.RowCount.Total = len(t.rows)
+		tv.ColCount.Total = cols
+		for ri, r := range t.rows {
+			if ri >= lim.TableRowsMax {
+				break
+			}
+			row := make([]string, 0, min(len(r), max(lim.TableColsMax, 0)))
+			for ci, cell := range r {
+				if ci >= lim.TableColsMax {
+					break
+				}
+				row = append(row, truncRunes(cell, max(lim.TableCellCharsMax, 0)))
+			}
+			tv.Rows = append(tv.Rows, row)
+			tv.ColCount.Returned = max(tv.ColCount.Returned, len(row))
+		}
+		tv.RowCount.Returned = len(tv.Rows)
+		tv.RowCount.Truncated = tv.RowCount.Returned < tv.RowCount.Total
+		tv.ColCount.Truncated = tv.ColCount.Returned < tv.ColCount.Total
+		tv.Complete = !tv.RowCount.Truncated && !tv.ColCount.Truncated
+		if !tv.Complete {
+			tablesComplete = false
+		}
+		s.Tables = append(s.Tables, tv)
 	}
-	s.Counts.Headings.Returned = len(s.Headings)
-	s.Counts.Headings.Truncated = s.Counts.Headings.Returned < s.Counts.Headings.Total
 
-	s.Complete = !s.Counts.Elements.Truncated && !s.Counts.Text.Truncated && !s.Counts.Headings.Truncated
+	s.Complete = !s.Counts.Elements.Truncated && !s.Counts.Text.Truncated && !s.Counts.Headings.Truncated &&
+		!s.Counts.Tables.Truncated && tablesComplete && o.Whole()
 	return s
+}
+
+func runeCount(s string) int {
+	n := 0
+	for range s {
+		n++
+	}
+	return n
 }
 
 // Query is a find: every field is optional; Name matches exactly after
 // whitespace normalisation, Text matches a case-insensitive substring of
-// the name or value, Href matches exactly.
+// the name or (non-sensitive) value, Href matches exactly.
 type Query struct {
 	Role   string `json:"role,omitempty"`
 	Name   string `json:"name,omitempty"`
@@ -370,12 +645,6 @@ type Query struct {
 	Offset int    `json:"offset"`
 	Limit  int    `json:"limit"`
 }
-
-// DefaultFindLimit and MaxFindLimit bound one page of find results.
-const (
-	DefaultFindLimit = 20
-	MaxFindLimit     = 100
-)
 
 // Selection are the facts of a find (OBS-5): total candidates in scope,
 // how many matched, the page returned and whether more matches follow.
@@ -391,25 +660,31 @@ type Selection struct {
 type FindResult struct {
 	Selection Selection `json:"selection"`
 	Items     []Element `json:"items"`
-	// Complete is false when a frame could not be read, so an empty result
-	// does not prove absence (OBS-7).
+	// Complete is false when a frame could not be read (or was cut), so an
+	// empty result does not prove absence (OBS-7).
 	Complete bool `json:"complete"`
 }
 
-// Find runs q over every candidate of the observation.
+// ErrFindLimit and ErrFindOffset report bad find arguments.
+type findError string
+
+func (e findError) Error() string { return string(e) }
+
+// Find runs q over every candidate of the observation. The scope is the
+// whole candidate list, never a bounded view of it.
 func (o *Observation) Find(q Query) (FindResult, error) {
 	if q.Offset < 0 {
-		return FindResult{}, fmt.Errorf("observe: find offset %d is negative", q.Offset)
+		return FindResult{}, findError("observe: find offset " + strconv.Itoa(q.Offset) + " is negative")
 	}
 	if q.Limit == 0 {
 		q.Limit = DefaultFindLimit
 	}
 	if q.Limit < 0 || q.Limit > MaxFindLimit {
-		return FindResult{}, fmt.Errorf("observe: find limit %d outside 1..%d", q.Limit, MaxFindLimit)
+		return FindResult{}, findError("observe: find limit " + strconv.Itoa(q.Limit) + " outside 1.." + strconv.Itoa(MaxFindLimit))
 	}
 	name := Normalize(q.Name)
 	text := strings.ToLower(Normalize(q.Text))
-	r := FindResult{Items: []Element{}, Complete: true}
+	r := FindResult{Items: []Element{}, Complete: o.Whole()}
 	r.Selection.Total = len(o.All)
 	r.Selection.Offset = q.Offset
 	r.Selection.Limit = q.Limit
@@ -423,7 +698,7 @@ func (o *Observation) Find(q Query) (FindResult, error) {
 		if q.Href != "" && e.Href != q.Href {
 			continue
 		}
-		if text != "" && !strings.Contains(strings.ToLower(e.Name), text) && !(strings.Contains(strings.ToLower(e.Value), text) && !e.Sensitive) {
+		if text != "" && !strings.Contains(strings.ToLower(e.Name), text) && (e.Sensitive || !strings.Contains(strings.ToLower(e.Value), text)) {
 			continue
 		}
 		r.Selection.Matched++
@@ -437,12 +712,15 @@ func (o *Observation) Find(q Query) (FindResult, error) {
 
 // ByRef returns the element a ref names in this observation.
 func (o *Observation) ByRef(ref string) (Element, bool) {
-	for _, e := range o.All {
-		if e.Ref == ref {
-			return e, true
-		}
+	if RefSnapshot(ref) != o.ID {
+		return Element{}, false
 	}
-	return Element{}, false
+	rest := ref[strings.IndexByte(ref, 'e')+1:]
+	i, err := strconv.Atoi(rest)
+	if err != nil || i < 1 || i > len(o.All) || o.All[i-1].Ref != ref {
+		return Element{}, false
+	}
+	return o.All[i-1], true
 }
 
 // RefSnapshot returns the snapshot id a ref was issued by, or -1 when the
@@ -452,12 +730,15 @@ func RefSnapshot(ref string) int {
 	if !ok {
 		return -1
 	}
-	sid, _, ok := strings.Cut(rest, "e")
+	sid, n, ok := strings.Cut(rest, "e")
 	if !ok {
 		return -1
 	}
 	id, err := strconv.Atoi(sid)
-	if err != nil {
+	if err != nil || id < 0 {
+		return -1
+	}
+	if k, err := strconv.Atoi(n); err != nil || k < 1 {
 		return -1
 	}
 	return id

@@ -1,0 +1,505 @@
+package observe
+
+import (
+	"strings"
+
+	"golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
+)
+
+// styleSheet is the small part of author CSS a plain HTML file needs for
+// observation: display, visibility and ::before/::after content, from its
+// <style> elements. Live captures do not use it: the browser computed those
+// styles already. Supported selectors: type, #id, .class, [attr], [attr=v],
+// :dir(ltr|rtl), descendant and child combinators, ::before/::after; a rule
+// with anything else is skipped.
+type styleSheet struct {
+	rules []cssRule
+}
+
+type cssRule struct {
+	sel   []cssCompound // right-most last
+	comb  []byte        // comb[i] joins sel[i] and sel[i+1]: ' ' or '>'
+	pseudo string       // "", "before" or "after"
+	spec  int
+	order int
+	decl  map[string]string
+}
+
+type cssCompound struct {
+	tag     string
+	id      string
+	classes []string
+	attrs   [][2]string // name, value ("\x00" for presence)
+	dir     string
+}
+
+// maxStyleBytes bounds the CSS read per frame.
+const maxStyleBytes = 256 << 10
+
+func collectStyles(root *html.Node) *styleSheet {
+	var b strings.Builder
+	walk(root, func(n *html.Node) bool {
+		if n.Type == html.ElementNode && n.DataAtom == atom.Style {
+			for c := n.FirstChild; c != nil; c = c.NextSibling {
+				if c.Type == html.TextNode && b.Len() < maxStyleBytes {
+					b.WriteString(c.Data)
+					b.WriteByte('\n')
+				}
+			}
+			return false
+		}
+		return true
+	})
+	if b.Len() == 0 {
+		return nil
+	}
+	s := parseCSS(b.String())
+	if len(s.rules) == 0 {
+		return nil
+	}
+	return s
+}
+
+func parseCSS(src string) *styleSheet {
+	// strip comments
+	var clean strings.Builder
+	for {
+		i := strings.Index(src, "/*")
+		if i < 0 {
+			clean.WriteString(src)
+			break
+		}
+		clean.WriteString(src[:i])
+		j := strings.Index(src[i+2:], "*/")
+		if j < 0 {
+			break
+		}
+		src = src[i+2+j+2:]
+	}
+	s := &styleSheet{}
+	rest := clean.String()
+	order := 0
+	for {
+		open := strings.IndexByte(rest, '{')
+		if open < 0 {
+			break
+		}
+		prelude := strings.TrimSpace(rest[:open])
+		// find the matching close brace
+		depth, end := 0, -1
+		for i := open; i < len(rest); i++ {
+			if rest[i] == '{' {
+				depth++
+			} else if rest[i] == '}' {
+				depth--
+				if depth == 0 {
+					end = i
+					break
+				}
+			}
+		}
+		if end < 0 {
+			break
+		}
+		body := rest[open+1 : end]
+		rest = rest[end+1:]
+		if strings.HasPrefix(prelude, "@") {
+			continue // media queries and the like are not modelled
+		}
+		decl := parseDecls(body)
+		if len(decl) == 0 {
+			continue
+		}
+		for _, sel := range strings.Split(prelude, ",") {
+			if r, ok := parseSelector(strings.TrimSpace(sel)); ok {
+				order++
+				r.order = order
+				r.decl = decl
+				s.rules = append(s.rules, r)
+			}
+		}
+	}
+	return s
+}
+
+func parseDecls(body string) map[string]string {
+	m := map[string]string{}
+	for _, d := range splitDecls(body) {
+		k, v, ok := strings.Cut(d, ":")
+		if !ok {
+			continue
+		}
+		k = strings.ToLower(strings.TrimSpace(k))
+		v = strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "!important"))
+		switch k {
+		case "display", "visibility":
+			m[k] = strings.ToLower(v)
+		case "content":
+			m[k] = v // the last declaration wins, as in a browser that parses both
+		}
+	}
+	return m
+}
+
+// splitDecls splits on semicolons outside quotes.
+func splitDecls(s string) []string {
+	var out []string
+	var quote byte
+	start := 0
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case quote != 0:
+			if c == '\\' {
+				i++
+			} else if c == quote {
+				quote = 0
+			}
+		case c == '"' || c == '\'':
+			quote = c
+		case c == ';':
+			out = append(out, s[start:i])
+			start = i + 1
+		}
+	}
+	return append(out, s[start:])
+}
+
+func parseSelector(sel string) (cssRule, bool) {
+	var r cssRule
+	if sel == "" {
+		return r, false
+	}
+	for _, pe := range []string{"::before", ":before"} {
+		if s, ok := strings.CutSuffix(sel, pe); ok {
+			sel, r.pseudo = s, "before"
+		}
+	}
+	for _, pe := range []string{"::after", ":after"} {
+		if s, ok := strings.CutSuffix(sel, pe); ok {
+			sel, r.pseudo = s, "after"
+		}
+	}
+	sel = strings.ReplaceAll(sel, ">", " > ")
+	pendingComb := byte(0)
+	for _, tok := range strings.Fields(sel) {
+		if tok == ">" {
+			pendingComb = '>'
+			continue
+		}
+		c, spec, ok := parseCompound(tok)
+		if !ok {
+			return r, false
+		}
+		if len(r.sel) > 0 {
+			if pendingComb == 0 {
+				pendingComb = ' '
+			}
+			r.comb = append(r.comb, pendingComb)
+		}
+		pendingComb = 0
+		r.sel = append(r.sel, c)
+		r.spec += spec
+	}
+	return r, len(r.sel) > 0 && pendingComb == 0
+}
+
+func parseCompound(tok string) (cssCompound, int, bool) {
+	var c cssCompound
+	spec := 0
+	i := 0
+	readIdent := func() string {
+		j := i
+		for j < len(tok) && (isIdentByte(tok[j])) {
+			j++
+		}
+		s := tok[i:j]
+		i = j
+		return s
+	}
+	if i < len(tok) && tok[i] == '*' {
+		i++
+	} else if i < len(tok) && isIdentByte(tok[i]) {
+		c.tag = strings.ToLower(readIdent())
+		spec++
+	}
+	for i < len(tok) {
+		switch tok[i] {
+		case '#':
+			i++
+			c.id = readIdent()
+			spec += 10000
+		case '.':
+			i++
+			c.classes = append(c.classes, readIdent())
+			spec += 100
+		case '[':
+			j := strings.IndexByte(tok[i:], ']')
+			if j < 0 {
+				return c, 0, false
+			}
+			inner := tok[i+1 : i+j]
+			i += j + 1
+			k, v, ok := strings.Cut(inner, "=")
+			if !ok {
+				v = "\x00"
+			} else {
+				v = strings.Trim(v, `"'`)
+			}
+			c.attrs = append(c.attrs, [2]string{strings.ToLower(strings.TrimSpace(k)), v})
+			spec += 100
+		case ':':
+			rest := tok[i:]
+			switch {
+			case strings.HasPrefix(rest, ":dir(rtl)"):
+				c.dir = "rtl"
+				i += len(":dir(rtl)")
+			case strings.HasPrefix(rest, ":dir(ltr)"):
+				c.dir = "ltr"
+				i += len(":dir(ltr)")
+			default:
+				return c, 0, false
+			}
+			spec += 100
+		default:
+			return c, 0, false
+		}
+	}
+	return c, spec, true
+}
+
+func isIdentByte(b byte) bool {
+	return b == '-' || b == '_' || b >= '0' && b <= '9' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= 0x80
+}
+
+func (c *cssCompound) matches(n *html.Node) bool {
+	if n == nil || n.Type != html.ElementNode {
+		return false
+	}
+	if c.tag != "" && n.Data != c.tag {
+		return false
+	}
+	if c.id != "" && attr(n, "id") != c.id {
+		return false
+	}
+	if len(c.classes) > 0 {
+		have := strings.Fields(attr(n, "class"))
+		for _, want := range c.classes {
+			found := false
+			for _, h := range have {
+				if h == want {
+					found = true
+					break
+				}
+			}
+			if !found {
+				return false
+			}
+		}
+	}
+	for _, a := range c.attrs {
+		if a[1] == "\x00" {
+			if !hasAttr(n, a[0]) {
+				return false
+			}
+		} else if attr(n, a[0]) != a[1] {
+			return false
+		}
+	}
+	if c.dir != "" && dirOf(n) != c.dir {
+		return false
+	}
+	return true
+}
+
+// dirOf is the element's directionality from dir attributes (auto is
+// treated as ltr).
+func dirOf(n *html.Node) string {
+	for p := n; p != nil; p = p.Parent {
+		if p.Type == html.ElementNode {
+			switch strings.ToLower(attr(p, "dir")) {
+			case "rtl":
+				return "rtl"
+			case "ltr":
+				return "ltr"
+			}
+		}
+	}
+	return "ltr"
+}
+
+// matchRule matches a rule's selector chain against n, right to left, with
+// a bounded number of ancestors examined.
+func (r *cssRule) matchRule(n *html.Node) bool {
+	i := len(r.sel) - 1
+	if !r.sel[i].matches(n) {
+		return false
+	}
+	return matchFrom(r, i-1, n.Parent, 0)
+}
+
+func matchFrom(r *cssRule, i int, n *html.Node, steps int) bool {
+	if i < 0 {
+		return true
+	}
+	comb := r.comb[i]
+	for p := n; p != nil && steps < 64; p = p.Parent {
+		steps++
+		if r.sel[i].matches(p) {
+			if matchFrom(r, i-1, p.Parent, steps) {
+				return true
+			}
+		}
+		if comb == '>' {
+			return false
+		}
+	}
+	return false
+}
+
+// lookup returns the winning value of prop for n (pseudo "" for the element
+// itself).
+func (s *styleSheet) lookup(n *html.Node, pseudo, prop string) (string, bool) {
+	bestSpec, bestOrder := -1, -1
+	val := ""
+	for i := range s.rules {
+		r := &s.rules[i]
+		if r.pseudo != pseudo {
+			continue
+		}
+		v, ok := r.decl[prop]
+		if !ok {
+			continue
+		}
+		if r.spec < bestSpec || (r.spec == bestSpec && r.order < bestOrder) {
+			continue
+		}
+		if !r.matchRule(n) {
+			continue
+		}
+		bestSpec, bestOrder, val = r.spec, r.order, v
+	}
+	return val, bestSpec >= 0
+}
+
+func (s *styleSheet) displayVisibility(n *html.Node) (display, visibility string) {
+	display, _ = s.lookup(n, "", "display")
+	visibility, _ = s.lookup(n, "", "visibility")
+	return display, visibility
+}
+
+// pseudoContent is the text a ::before or ::after rule adds, with its
+// alternative text ("content: 'x' / 'alt'") preferred, as accname asks.
+func (s *styleSheet) pseudoContent(n *html.Node, pseudo string) (string, bool) {
+	if s == nil {
+		return "", false
+	}
+	v, ok := s.lookup(n, pseudo, "content")
+	if !ok {
+		return "", false
+	}
+	if d, _ := s.lookup(n, pseudo, "display"); d == "none" {
+		return "", false
+	}
+	text, ok := cssContentText(n, v)
+	if !ok {
+		return "", false
+	}
+	if d, _ := s.lookup(n, pseudo, "display"); d != "" && d != "inline" {
+		text = " " + text + " "
+	}
+	return text, true
+}
+
+// cssContentText evaluates a content value: strings, attr() and url()
+// (nothing), with the part after "/" as alternative text.
+func cssContentText(n *html.Node, v string) (string, bool) {
+	v = strings.TrimSpace(v)
+	if v == "" || v == "none" || v == "normal" {
+		return "", false
+	}
+	parts := splitTop(v, '/')
+	src := parts[0]
+	if len(parts) > 1 {
+		src = parts[1]
+	}
+	var b strings.Builder
+	for i := 0; i < len(src); {
+		c := src[i]
+		switch {
+		case c == '"' || c == '\'':
+			j := i + 1
+			for j < len(src) && src[j] != c {
+				if src[j] == '\\' {
+					j++
+				}
+				j++
+			}
+			if j > len(src) {
+				j = len(src)
+			}
+			b.WriteString(src[i+1 : min(j, len(src))])
+			i = j + 1
+		case strings.HasPrefix(src[i:], "attr("):
+			j := strings.IndexByte(src[i:], ')')
+			if j < 0 {
+				return b.String(), true
+			}
+			b.WriteString(attr(n, strings.TrimSpace(src[i+5:i+j])))
+			i += j + 1
+		case strings.HasPrefix(src[i:], "url("):
+			j := strings.IndexByte(src[i:], ')')
+			if j < 0 {
+				return b.String(), true
+			}
+			i += j + 1
+		default:
+			i++
+		}
+	}
+	return b.String(), true
+}
+
+// splitTop splits s on sep outside quotes and parentheses.
+func splitTop(s string, sep byte) []string {
+	var out []string
+	var quote byte
+	depth, start := 0, 0
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case quote != 0:
+			if c == '\\' {
+				i++
+			} else if c == quote {
+				quote = 0
+			}
+		case c == '"' || c == '\'':
+			quote = c
+		case c == '(':
+			depth++
+		case c == ')':
+			depth--
+		case c == sep && depth == 0:
+			out = append(out, s[start:i])
+			start = i + 1
+		}
+	}
+	return append(out, s[start:])
+}
+
+// styleProp returns one property of an inline style attribute, lower-case.
+func styleProp(style, prop string) string {
+	val := ""
+	for _, decl := range strings.Split(style, ";") {
+		k, v, ok := strings.Cut(decl, ":")
+		if !ok {
+			continue
+		}
+		if strings.EqualFold(strings.TrimSpace(k), prop) {
+			val = strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(strings.ToLower(v)), "!important"))
+		}
+	}
+	return val
+}
