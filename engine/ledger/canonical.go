@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math/big"
 	"sort"
 	"strconv"
 	"strings"
@@ -17,9 +16,17 @@ import (
 
 // Canonical JSON limits.
 const (
-	CanonicalDepthMax       = 64   // nesting of arrays/objects
-	CanonicalExponentAbsMax = 1000 // |exponent| of a number literal
+	CanonicalDepthMax       = 64      // nesting of arrays/objects
+	CanonicalExponentAbsMax = 1000    // |exponent| of a number literal
+	CanonicalNumberBytesMax = 4 << 20 // all numbers, written without exponent
 )
+
+// canonState is one canonicalisation: the token stream and what is left of
+// the budget for numbers written out in full.
+type canonState struct {
+	dec             *json.Decoder
+	numberBytesLeft int
+}
 
 // CanonicalJSON returns the canonical form of one JSON value: object keys
 // sorted by their UTF-8 bytes, no insignificant whitespace, strings
@@ -35,10 +42,11 @@ func CanonicalJSON(raw []byte) ([]byte, error) {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
 	var buf bytes.Buffer
-	if err := canonValue(dec, &buf, 0); err != nil {
+	c := &canonState{dec: dec, numberBytesLeft: CanonicalNumberBytesMax}
+	if err := canonValue(c, &buf, 0); err != nil {
 		return nil, fmt.Errorf("ledger: canonical json: %w", err)
 	}
-	if _, err := dec.Token(); err != io.EOF {
+	if _, err := c.dec.Token(); err != io.EOF {
 		return nil, errors.New("ledger: canonical json: trailing data after the value")
 	}
 	return buf.Bytes(), nil
@@ -58,15 +66,15 @@ func sha256Hex(b []byte) string {
 	return hex.EncodeToString(s[:])
 }
 
-func canonValue(dec *json.Decoder, buf *bytes.Buffer, depth int) error {
-	tok, err := dec.Token()
+func canonValue(c *canonState, buf *bytes.Buffer, depth int) error {
+	tok, err := c.dec.Token()
 	if err != nil {
 		return err
 	}
-	return canonToken(dec, tok, buf, depth)
+	return canonToken(c, tok, buf, depth)
 }
 
-func canonToken(dec *json.Decoder, tok json.Token, buf *bytes.Buffer, depth int) error {
+func canonToken(c *canonState, tok json.Token, buf *bytes.Buffer, depth int) error {
 	switch t := tok.(type) {
 	case json.Delim:
 		if depth >= CanonicalDepthMax {
@@ -74,18 +82,18 @@ func canonToken(dec *json.Decoder, tok json.Token, buf *bytes.Buffer, depth int)
 		}
 		switch t {
 		case '{':
-			return canonObject(dec, buf, depth+1)
+			return canonObject(c, buf, depth+1)
 		case '[':
 			buf.WriteByte('[')
-			for i := 0; dec.More(); i++ {
+			for i := 0; c.dec.More(); i++ {
 				if i > 0 {
 					buf.WriteByte(',')
 				}
-				if err := canonValue(dec, buf, depth+1); err != nil {
+				if err := canonValue(c, buf, depth+1); err != nil {
 					return err
 				}
 			}
-			if _, err := dec.Token(); err != nil { // ']'
+			if _, err := c.dec.Token(); err != nil { // ']'
 				return err
 			}
 			buf.WriteByte(']')
@@ -99,6 +107,9 @@ func canonToken(dec *json.Decoder, tok json.Token, buf *bytes.Buffer, depth int)
 		s, err := canonNumber(string(t))
 		if err != nil {
 			return err
+		}
+		if c.numberBytesLeft -= len(s); c.numberBytesLeft < 0 {
+			return fmt.Errorf("numbers expand beyond %d bytes", CanonicalNumberBytesMax)
 		}
 		buf.WriteString(s)
 		return nil
@@ -117,15 +128,15 @@ func canonToken(dec *json.Decoder, tok json.Token, buf *bytes.Buffer, depth int)
 	}
 }
 
-func canonObject(dec *json.Decoder, buf *bytes.Buffer, depth int) error {
+func canonObject(c *canonState, buf *bytes.Buffer, depth int) error {
 	type member struct {
 		key string
 		val []byte
 	}
 	var members []member
 	seen := map[string]bool{}
-	for dec.More() {
-		kt, err := dec.Token()
+	for c.dec.More() {
+		kt, err := c.dec.Token()
 		if err != nil {
 			return err
 		}
@@ -138,12 +149,12 @@ func canonObject(dec *json.Decoder, buf *bytes.Buffer, depth int) error {
 		}
 		seen[key] = true
 		var vb bytes.Buffer
-		if err := canonValue(dec, &vb, depth); err != nil {
+		if err := canonValue(c, &vb, depth); err != nil {
 			return err
 		}
 		members = append(members, member{key, vb.Bytes()})
 	}
-	if _, err := dec.Token(); err != nil { // '}'
+	if _, err := c.dec.Token(); err != nil { // '}'
 		return err
 	}
 	sort.Slice(members, func(i, j int) bool { return members[i].key < members[j].key })
@@ -172,60 +183,53 @@ func writeString(buf *bytes.Buffer, s string) error {
 	return nil
 }
 
-// canonNumber writes a JSON number literal in its one canonical form.
+// canonNumber writes a JSON number literal in its one canonical form:
+// plain decimal notation, no exponent, no leading zeros, no trailing
+// fraction zeros, "-" only on non-zero values. It works on the digits
+// (linear time, exact); the exponent is bounded so the output is too.
 func canonNumber(lit string) (string, error) {
-	mant, exp := lit, ""
-	if i := strings.IndexAny(lit, "eE"); i >= 0 {
-		mant, exp = lit[:i], lit[i+1:]
+	neg := strings.HasPrefix(lit, "-")
+	body := strings.TrimPrefix(lit, "-")
+	mant, exp := body, 0
+	if i := strings.IndexAny(body, "eE"); i >= 0 {
+		mant = body[:i]
+		e := strings.TrimPrefix(body[i+1:], "+")
+		n, err := strconv.Atoi(e)
+		if err != nil || n > CanonicalExponentAbsMax || n < -CanonicalExponentAbsMax {
+			return "", fmt.Errorf("number %q: exponent beyond ±%d", lit, CanonicalExponentAbsMax)
+		}
+		exp = n
 	}
-	if exp != "" {
-		e := strings.TrimLeft(strings.TrimLeft(exp, "+-"), "0")
-		if len(e) > 4 {
-			return "", fmt.Errorf("number %q: exponent too large", lit)
-		}
-		n := 0
-		if e != "" {
-			n, _ = strconv.Atoi(e) // digits only, at most 4 of them
-		}
-		if n > CanonicalExponentAbsMax {
-			return "", fmt.Errorf("number %q: exponent too large", lit)
-		}
-	}
-	if exp == "" && !strings.Contains(mant, ".") {
-		var z big.Int
-		if _, ok := z.SetString(mant, 10); !ok {
-			return "", fmt.Errorf("bad number %q", lit)
-		}
-		return z.String(), nil // "-0" becomes "0"
-	}
-	var r big.Rat
-	if _, ok := r.SetString(lit); !ok {
+	intPart, frac, _ := strings.Cut(mant, ".")
+	digits := intPart + frac
+	exp -= len(frac) // value = digits × 10^exp
+	if digits == "" || strings.Trim(digits, "0123456789") != "" {
 		return "", fmt.Errorf("bad number %q", lit)
 	}
-	if r.IsInt() {
-		return r.Num().String(), nil
+	digits = strings.TrimLeft(digits, "0")
+	if digits == "" {
+		return "0", nil
 	}
-	// The denominator of a decimal literal is 2^a * 5^b: max(a, b) fraction
-	// digits are exact.
-	d := new(big.Int).Set(r.Denom())
-	two, five := 0, 0
-	var m big.Int
-	for {
-		if m.Mod(d, big.NewInt(2)).Sign() != 0 {
-			break
-		}
-		d.Quo(d, big.NewInt(2))
-		two++
+	for len(digits) > 1 && digits[len(digits)-1] == '0' {
+		digits = digits[:len(digits)-1]
+		exp++
 	}
-	for {
-		if m.Mod(d, big.NewInt(5)).Sign() != 0 {
-			break
-		}
-		d.Quo(d, big.NewInt(5))
-		five++
+	var b strings.Builder
+	if neg {
+		b.WriteByte('-')
 	}
-	s := r.FloatString(max(two, five))
-	s = strings.TrimRight(s, "0")
-	s = strings.TrimSuffix(s, ".")
-	return s, nil
+	switch {
+	case exp >= 0:
+		b.WriteString(digits)
+		b.WriteString(strings.Repeat("0", exp))
+	case len(digits) > -exp:
+		b.WriteString(digits[:len(digits)+exp])
+		b.WriteByte('.')
+		b.WriteString(digits[len(digits)+exp:])
+	default:
+		b.WriteString("0.")
+		b.WriteString(strings.Repeat("0", -exp-len(digits)))
+		b.WriteString(digits)
+	}
+	return b.String(), nil
 }
