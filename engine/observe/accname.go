@@ -2,7 +2,6 @@ package observe
 
 import (
 	"strings"
-	"unicode/utf8"
 
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
@@ -59,7 +58,7 @@ func (d *Document) AccessibleName(n *html.Node) string {
 		"presentation", "strong", "subscript", "suggestion", "superscript", "time":
 		return "" // roles that prohibit naming
 	}
-	c := nameComputation{d: d, visited: map[*html.Node]bool{}, budget: nameNodesMax}
+	c := nameComputation{d: d, budget: nameNodesMax}
 	s := c.text(n, opts{target: targetSelf})
 	out := flatString(s, NameCharsMax)
 	if !c.ownLabel {
@@ -70,12 +69,50 @@ func (d *Document) AccessibleName(n *html.Node) string {
 
 type nameComputation struct {
 	d       *Document
-	visited map[*html.Node]bool
+	visited visitedSet
 	budget  int
 	depth   int
 	// ownLabel: the name is the target's own aria-label, whose no-break
 	// spaces at the ends are kept (text content's are trimmed).
 	ownLabel bool
+}
+
+// visitedSet is the set of nodes a name computation has read: a short
+// slice, turned into a map when it grows.
+type visitedSet struct {
+	few  []*html.Node
+	many map[*html.Node]bool
+}
+
+func (v *visitedSet) has(n *html.Node) bool {
+	if v.many != nil {
+		return v.many[n]
+	}
+	for _, x := range v.few {
+		if x == n {
+			return true
+		}
+	}
+	return false
+}
+
+func (v *visitedSet) add(n *html.Node) {
+	if v.many != nil {
+		v.many[n] = true
+		return
+	}
+	if v.has(n) {
+		return
+	}
+	if len(v.few) < 16 {
+		v.few = append(v.few, n)
+		return
+	}
+	v.many = make(map[*html.Node]bool, 64)
+	for _, x := range v.few {
+		v.many[x] = true
+	}
+	v.many[n] = true
 }
 
 const (
@@ -87,12 +124,12 @@ const (
 // opts mirror the traversal state of accname: which kind of reference
 // traversal we are inside and whether its root was hidden.
 type opts struct {
-	target                     int
-	inLabelledBy, inLabel      bool
-	inNative                   bool
-	hiddenRef                  bool // the traversal's root was hidden
-	labelledByRoot, labelRoot  *html.Node
-	nativeRoot                 *html.Node
+	target                    int
+	inLabelledBy, inLabel     bool
+	inNative                  bool
+	hiddenRef                 bool // the traversal's root was hidden
+	labelledByRoot, labelRoot *html.Node
+	nativeRoot                *html.Node
 }
 
 // hiddenForName reports a node accname step 2A skips.
@@ -116,7 +153,7 @@ func (c *nameComputation) hiddenForName(n *html.Node) bool {
 }
 
 func (c *nameComputation) text(n *html.Node, o opts) string {
-	if c.visited[n] || c.budget <= 0 || c.depth > nameDepthMax {
+	if c.visited.has(n) || c.budget <= 0 || c.depth > nameDepthMax {
 		return ""
 	}
 	c.budget--
@@ -128,10 +165,10 @@ func (c *nameComputation) text(n *html.Node, o opts) string {
 		if c.d.flags(n) == flagVisibility && n.FirstChild != nil && o.target != targetSelf {
 			// visibility:hidden hides the element, not descendants that
 			// are made visible again
-			c.visited[n] = true
+			c.visited.add(n)
 			return c.visibleDescendants(n, o)
 		}
-		c.visited[n] = true
+		c.visited.add(n)
 		return ""
 	}
 	if n.DataAtom == atom.Script || n.DataAtom == atom.Style || n.DataAtom == atom.Template || n.DataAtom == atom.Noscript {
@@ -146,7 +183,7 @@ func (c *nameComputation) text(n *html.Node, o opts) string {
 			parts = append(parts, s)
 		}
 		if s := strings.Join(parts, " "); strings.TrimSpace(s) != "" {
-			c.visited[n] = true
+			c.visited.add(n)
 			return s
 		}
 	}
@@ -163,16 +200,16 @@ func (c *nameComputation) text(n *html.Node, o opts) string {
 		if !isOwnLabel && !isOwnLabelledBy {
 			switch role {
 			case "textbox", "searchbox":
-				c.visited[n] = true
+				c.visited.add(n)
 				if n.DataAtom == atom.Input || n.DataAtom == atom.Textarea {
 					return Value(n)
 				}
 				return textOf(n)
 			case "combobox", "listbox":
-				c.visited[n] = true
+				c.visited.add(n)
 				return c.selectedOptions(n, o)
 			case "progressbar", "scrollbar", "slider", "spinbutton", "meter":
-				c.visited[n] = true
+				c.visited.add(n)
 				if hasAttr(n, "aria-valuetext") {
 					return attr(n, "aria-valuetext")
 				}
@@ -181,14 +218,14 @@ func (c *nameComputation) text(n *html.Node, o opts) string {
 				}
 				return Value(n)
 			case "menu":
-				c.visited[n] = true
+				c.visited.add(n)
 				return ""
 			}
 		}
 	}
 	// 2D
 	if label := attr(n, "aria-label"); strings.TrimSpace(flatString(label, NameCharsMax)) != "" {
-		c.visited[n] = true
+		c.visited.add(n)
 		c.ownLabel = o.target == targetSelf
 		return label
 	}
@@ -196,14 +233,14 @@ func (c *nameComputation) text(n *html.Node, o opts) string {
 	// 2E
 	if !presentational {
 		if s, done := c.hostLanguage(n, o, len(labelledBy) > 0); done {
-			c.visited[n] = true
+			c.visited.add(n)
 			return s
 		}
 	}
 	// 2F, 2H
 	if allowsNameFromContent(role, o.target == targetDescendant) || (n.DataAtom == atom.Summary && !presentational) ||
 		o.inLabelledBy || o.inLabel || o.inNative {
-		c.visited[n] = true
+		c.visited.add(n)
 		s := c.content(n, o)
 		trimmed := s
 		if o.target == targetSelf {
@@ -215,12 +252,12 @@ func (c *nameComputation) text(n *html.Node, o opts) string {
 	}
 	// 2I
 	if !presentational || n.DataAtom == atom.Iframe {
-		c.visited[n] = true
+		c.visited.add(n)
 		if t := attr(n, "title"); strings.TrimSpace(t) != "" {
 			return t
 		}
 	}
-	c.visited[n] = true
+	c.visited.add(n)
 	return ""
 }
 
@@ -590,6 +627,9 @@ var blockish = map[atom.Atom]bool{
 // trimmed (U+00A0 kept, as the WPT cases expect), and the result is
 // cut at max characters.
 func flatString(s string, max int) string {
+	if len(s) <= max && isFlat(s) {
+		return s
+	}
 	var b strings.Builder
 	b.Grow(min(len(s), 4*max))
 	space := false
@@ -615,6 +655,32 @@ func flatString(s string, max int) string {
 	}
 	out := b.String()
 	return strings.TrimFunc(out, func(r rune) bool { return r != 0xa0 && isJSSpace(r) })
+}
+
+// isFlat reports ASCII text that flatString would not change.
+func isFlat(s string) bool {
+	if s == "" {
+		return true
+	}
+	if s[0] == ' ' || s[len(s)-1] == ' ' {
+		return false
+	}
+	prevSpace := false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 0x80 || c < 0x20 && c != 0 {
+			return false
+		}
+		if c == ' ' {
+			if prevSpace {
+				return false
+			}
+			prevSpace = true
+		} else {
+			prevSpace = false
+		}
+	}
+	return true
 }
 
 // isJSSpace is ECMAScript's white space and line terminators (\s).
@@ -693,5 +759,3 @@ func selectedText(n *html.Node) string {
 	}
 	return strings.Join(chosen, " ")
 }
-
-var _ = utf8.RuneLen

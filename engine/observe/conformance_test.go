@@ -14,7 +14,7 @@ import (
 // pass, each with the reason. The test fails when a case not listed here
 // fails, and when a listed case passes, so the list stays true.
 var knownFailures = map[string]string{
-	"comp_name_from_content.html: heading with link referencing image using aria-labelledby, that in turn references text element via aria-labelledby": "spec edge case: the link's aria-labelledby names a missing id (nested_image_label3), so the link takes its name from content in document order and the img then finds its labelledby target already visited; the expected order (image before link) needs the inverse traversal the test's comment describes, which accname 1.2 does not define (w3c/accname#205 area)",
+	"comp_name_from_content.html: heading with link referencing image using aria-labelledby, that in turn references text element via aria-labelledby":               "spec edge case: the link's aria-labelledby names a missing id (nested_image_label3), so the link takes its name from content in document order and the img then finds its labelledby target already visited; the expected order (image before link) needs the inverse traversal the test's comment describes, which accname 1.2 does not define (w3c/accname#205 area)",
 	"comp_name_from_content.html: heading with link referencing image using aria-labelledby, that in turn references itself and another element via aria-labelledby": "spec edge case: as above, the link's aria-labelledby names a missing id; the span it contains is read (and marked visited) as the link's content, so the img's labelledby finds only itself; the expected result re-reads an already visited node",
 }
 

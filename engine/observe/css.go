@@ -15,15 +15,18 @@ import (
 // with anything else is skipped.
 type styleSheet struct {
 	rules []cssRule
+	// byProp lists, per property of the element itself (no pseudo), the
+	// indexes of the rules that set it.
+	byProp map[string][]int
 }
 
 type cssRule struct {
-	sel   []cssCompound // right-most last
-	comb  []byte        // comb[i] joins sel[i] and sel[i+1]: ' ' or '>'
-	pseudo string       // "", "before" or "after"
-	spec  int
-	order int
-	decl  map[string]string
+	sel    []cssCompound // right-most last
+	comb   []byte        // comb[i] joins sel[i] and sel[i+1]: ' ' or '>'
+	pseudo string        // "", "before" or "after"
+	spec   int
+	order  int
+	decl   map[string]string
 }
 
 type cssCompound struct {
@@ -118,6 +121,15 @@ func parseCSS(src string) *styleSheet {
 				r.decl = decl
 				s.rules = append(s.rules, r)
 			}
+		}
+	}
+	s.byProp = map[string][]int{}
+	for i, r := range s.rules {
+		if r.pseudo != "" {
+			continue
+		}
+		for k := range r.decl {
+			s.byProp[k] = append(s.byProp[k], i)
 		}
 	}
 	return s
@@ -284,16 +296,9 @@ func (c *cssCompound) matches(n *html.Node) bool {
 		return false
 	}
 	if len(c.classes) > 0 {
-		have := strings.Fields(attr(n, "class"))
+		have := attr(n, "class")
 		for _, want := range c.classes {
-			found := false
-			for _, h := range have {
-				if h == want {
-					found = true
-					break
-				}
-			}
-			if !found {
+			if !hasToken(have, want) {
 				return false
 			}
 		}
@@ -311,6 +316,24 @@ func (c *cssCompound) matches(n *html.Node) bool {
 		return false
 	}
 	return true
+}
+
+// hasToken reports whether the space-separated list holds tok, without
+// allocating.
+func hasToken(list, tok string) bool {
+	for len(list) > 0 {
+		i := strings.IndexAny(list, " \t\n\f\r")
+		word := list
+		if i >= 0 {
+			word, list = list[:i], list[i+1:]
+		} else {
+			list = ""
+		}
+		if word == tok {
+			return true
+		}
+	}
+	return false
 }
 
 // dirOf is the element's directionality from dir attributes (auto is
@@ -384,9 +407,27 @@ func (s *styleSheet) lookup(n *html.Node, pseudo, prop string) (string, bool) {
 }
 
 func (s *styleSheet) displayVisibility(n *html.Node) (display, visibility string) {
-	display, _ = s.lookup(n, "", "display")
-	visibility, _ = s.lookup(n, "", "visibility")
+	display = s.lookupElement(n, "display")
+	visibility = s.lookupElement(n, "visibility")
 	return display, visibility
+}
+
+// lookupElement is lookup for the element itself, over the rules that set
+// prop only.
+func (s *styleSheet) lookupElement(n *html.Node, prop string) string {
+	bestSpec, bestOrder := -1, -1
+	val := ""
+	for _, i := range s.byProp[prop] {
+		r := &s.rules[i]
+		if r.spec < bestSpec || (r.spec == bestSpec && r.order < bestOrder) {
+			continue
+		}
+		if !r.matchRule(n) {
+			continue
+		}
+		bestSpec, bestOrder, val = r.spec, r.order, r.decl[prop]
+	}
+	return val
 }
 
 // pseudoContent is the text a ::before or ::after rule adds, with its

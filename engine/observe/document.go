@@ -76,6 +76,7 @@ type Frame struct {
 
 	index int
 	owner *html.Node // the iframe element, nil for the main frame
+	raw   *frameRaw
 }
 
 // UnreadFrame is an iframe whose document is not in the capture.
@@ -114,7 +115,13 @@ func Parse(c *capture.Capture) (*Document, error) {
 	if len(c.Frames) == 0 {
 		return nil, fmt.Errorf("observe: capture of %s has no frames: %w", c.URL, capture.ErrMalformed)
 	}
-	d := &Document{URL: c.URL, Title: c.Title, info: map[*html.Node]nodeInfo{}}
+	size := 0
+	for _, f := range c.Frames {
+		size += len(f.HTML)
+	}
+	// about one element per 40 bytes of markup: sizing the index up front
+	// saves its rehashing
+	d := &Document{URL: c.URL, Title: c.Title, info: make(map[*html.Node]nodeInfo, min(size/40, 1<<22))}
 	byFrameID := map[string]*Frame{}
 	inCapture := map[string]bool{}
 	for _, f := range c.Frames {
@@ -253,98 +260,6 @@ func (d *Document) ownerIn(parent, child *Frame) *html.Node {
 	return found
 }
 
-// index walks one frame once: node order, hidden flags, id and label maps,
-// unread iframes. It returns the srcdoc iframes of a plain file, which
-// become frames of their own.
-func (d *Document) index(f *Frame, inherited uint8, inCapture map[string]bool) (srcdocs []*html.Node) {
-	ids := map[string]*html.Node{}
-	labels := map[string][]*html.Node{}
-	d.byID = append(d.byID, ids)
-	d.labelOf = append(d.labelOf, labels)
-	fi := int32(f.index)
-	// Live frames carry data-rl-node on their root element.
-	for c := f.Root.FirstChild; c != nil; c = c.NextSibling {
-		if c.Type == html.ElementNode {
-			f.Live = hasAttr(c, capture.AttrNode)
-			break
-		}
-	}
-	var sheet *styleSheet
-	if !f.Live {
-		sheet = collectStyles(f.Root)
-	}
-	d.sheets = append(d.sheets, sheet)
-	type item struct {
-		n     *html.Node
-		flags uint8
-	}
-	stack := []item{{f.Root, inherited}}
-	var seq int32
-	for len(stack) > 0 {
-		it := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
-		n := it.n
-		flags := it.flags
-		if n.Type == html.ElementNode {
-			seq++
-			flags = d.ownFlags(f, sheet, n, flags)
-			d.info[n] = nodeInfo{seq: seq, frame: fi, flags: flags}
-			if id := attr(n, "id"); id != "" {
-				if _, dup := ids[id]; !dup {
-					ids[id] = n
-				}
-			}
-			switch n.DataAtom {
-			case atom.Label:
-				if forID := attr(n, "for"); forID != "" {
-					labels[forID] = append(labels[forID], n)
-				}
-			case atom.Title:
-				if d.Title == "" && f.index == 0 {
-					d.Title = strings.TrimSpace(textOf(n))
-				}
-			case atom.Iframe, atom.Frame:
-				if name := attr(n, capture.AttrFrame); name != "" && inCapture[name] {
-					break
-				}
-				if !f.Live && hasAttr(n, "srcdoc") {
-					srcdocs = append(srcdocs, n)
-					break
-				}
-				if flags&(flagDisplay|flagAria|flagInert) != 0 {
-					break // a hidden iframe shows nothing
-				}
-				src := attr(n, "src")
-				reason := "the capture holds no document for this iframe (cross-origin or not loaded)"
-				if !f.Live {
-					if src == "" || src == "about:blank" {
-						break // an empty plain iframe holds nothing
-					}
-					reason = "an iframe with src in a plain HTML file is not loaded"
-				}
-				d.Unread = append(d.Unread, UnreadFrame{Frame: f.ID, Node: d.NodeID(n), Src: truncRunes(src, 200), Reason: reason})
-			}
-			if n.DataAtom == atom.Details && !hasAttr(n, "open") && !f.Live {
-				// closed details: only the first summary is rendered
-				summary := firstSummary(n)
-				for c := n.LastChild; c != nil; c = c.PrevSibling {
-					cf := flags
-					if c.Type == html.ElementNode && c != summary {
-						cf |= flagDisplay
-					}
-					stack = append(stack, item{c, cf})
-				}
-				continue
-			}
-		}
-		// push children in reverse so they pop in document order
-		for c := n.LastChild; c != nil; c = c.PrevSibling {
-			stack = append(stack, item{c, flags})
-		}
-	}
-	return srcdocs
-}
-
 func firstSummary(n *html.Node) *html.Node {
 	for c := n.FirstChild; c != nil; c = c.NextSibling {
 		if c.Type == html.ElementNode && c.DataAtom == atom.Summary {
@@ -354,20 +269,35 @@ func firstSummary(n *html.Node) *html.Node {
 	return nil
 }
 
-// ownFlags computes an element's hidden flags from its parent's.
-func (d *Document) ownFlags(f *Frame, sheet *styleSheet, n *html.Node, parent uint8) uint8 {
+// ownFlags computes an element's hidden flags from its parent's, reading
+// its attributes once.
+func ownFlags(f *Frame, sheet *styleSheet, n *html.Node, parent uint8) uint8 {
 	flags := parent
 	switch n.DataAtom {
 	case atom.Head, atom.Script, atom.Style, atom.Template, atom.Noscript, atom.Title, atom.Meta, atom.Link, atom.Base:
 		flags |= flagDisplay
 	}
-	if strings.EqualFold(strings.TrimSpace(attr(n, "aria-hidden")), "true") {
-		flags |= flagAria
+	var style, rlHidden string
+	hiddenAttr, hiddenInput := false, false
+	for _, a := range n.Attr {
+		switch a.Key {
+		case "aria-hidden":
+			if strings.EqualFold(strings.TrimSpace(a.Val), "true") {
+				flags |= flagAria
+			}
+		case "inert":
+			flags |= flagInert
+		case capture.AttrHidden:
+			rlHidden = a.Val
+		case "hidden":
+			hiddenAttr = !strings.EqualFold(a.Val, "until-found")
+		case "style":
+			style = a.Val
+		case "type":
+			hiddenInput = n.DataAtom == atom.Input && strings.EqualFold(a.Val, "hidden")
+		}
 	}
-	if hasAttr(n, "inert") {
-		flags |= flagInert
-	}
-	switch attr(n, capture.AttrHidden) {
+	switch rlHidden {
 	case "display":
 		flags |= flagDisplay
 	case "visibility":
@@ -376,26 +306,23 @@ func (d *Document) ownFlags(f *Frame, sheet *styleSheet, n *html.Node, parent ui
 	if f.Live {
 		// The browser computed visibility per element: a child without the
 		// attribute is visible even under a hidden parent.
-		if attr(n, capture.AttrHidden) != "visibility" {
+		if rlHidden != "visibility" {
 			flags &^= flagVisibility
 		}
 		return flags
 	}
-	if hasAttr(n, "hidden") && !strings.EqualFold(attr(n, "hidden"), "until-found") {
-		flags |= flagDisplay
-	}
-	if n.DataAtom == atom.Input && strings.EqualFold(attr(n, "type"), "hidden") {
+	if hiddenAttr || hiddenInput {
 		flags |= flagDisplay
 	}
 	display, visibility := "", ""
 	if sheet != nil {
 		display, visibility = sheet.displayVisibility(n)
 	}
-	if s := attr(n, "style"); s != "" {
-		if v := styleProp(s, "display"); v != "" {
+	if style != "" {
+		if v := styleProp(style, "display"); v != "" {
 			display = v
 		}
-		if v := styleProp(s, "visibility"); v != "" {
+		if v := styleProp(style, "visibility"); v != "" {
 			visibility = v
 		}
 	}
@@ -554,6 +481,9 @@ func textOf(n *html.Node) string {
 // Normalize collapses runs of white space to one space and trims the ends,
 // the normalisation accessible names and locators compare under.
 func Normalize(s string) string {
+	if isFlat(s) {
+		return s
+	}
 	return strings.Join(strings.Fields(s), " ")
 }
 

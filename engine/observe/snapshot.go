@@ -1,7 +1,6 @@
 package observe
 
 import (
-	"sort"
 	"strconv"
 	"strings"
 
@@ -208,210 +207,81 @@ const cellCharsCap = 1000
 // so a ref names the snapshot it came from (ID-1).
 func Observe(doc *Document, id int, opts Options) *Observation {
 	o := &Observation{ID: id, URL: doc.URL, Title: doc.Title, Doc: doc}
-	type cand struct {
-		el    Element
-		class int
-	}
-	var cands []cand
+	total := 0
 	for _, f := range doc.Frames {
-		ob := frameObserver{doc: doc, o: o, f: f}
-		ob.run(func(n *html.Node, role string, nav bool) {
-			el := Element{Role: role, Name: doc.Name(n), Frame: f.ID, Node: doc.NodeID(n), node: n}
-			if role == "link" {
-				el.Href = truncRunes(attr(n, "href"), 2048)
+		o.texts = append(o.texts, frameText{frame: f.ID, text: f.raw.text})
+		total += len(f.raw.cands)
+		for _, h := range f.raw.headings {
+			o.headings = append(o.headings, Heading{Level: headingLevel(h), Text: doc.Name(h), Frame: f.ID})
+		}
+		base := len(o.tables)
+		for _, t := range f.raw.tables {
+			ot := obsTable{frame: f.ID, role: t.role, name: doc.Name(t.node), rows: make([][]string, len(t.rows))}
+			if t.parent > 0 {
+				ot.parent = base + t.parent
 			}
-			if editorRoles[role] {
-				el.value = Value(n)
-				el.Sensitive = sensitive(n)
-				el.Value = truncRunes(el.value, 2048)
-				if el.Sensitive && el.Value != "" {
-					el.Value = "********"
+			for i, r := range t.rows {
+				ot.rows[i] = make([]string, len(r))
+				for k, cell := range r {
+					ot.rows[i][k] = doc.cellText(cell)
 				}
 			}
-			if c, ok := Checked(n); ok {
-				el.Checked = &c
-			}
-			el.Disabled = hasAttr(n, "disabled") || attr(n, "aria-disabled") == "true"
-			if opts.GroupOf != nil {
-				el.Group = opts.GroupOf(n)
-			}
-			class := classControl
-			switch {
-			case editorRoles[role]:
-				class = classEditor
-			case inputRoles[role]:
-				class = classInput
-			case nav:
-				class = classNav
-			}
-			cands = append(cands, cand{el: el, class: class})
-		})
-		o.texts = append(o.texts, frameText{frame: f.ID, text: ob.text()})
+			o.tables = append(o.tables, ot)
+		}
 	}
-	sort.SliceStable(cands, func(i, j int) bool { return cands[i].class < cands[j].class })
-	o.All = make([]Element, len(cands))
+	// Priority order (OBS-2) by a counting sort over the four classes,
+	// stable in document order, building each element once in place.
+	o.All = make([]Element, 0, total)
 	prefix := "s" + strconv.Itoa(id) + "e"
-	for i, c := range cands {
-		c.el.Ref = prefix + strconv.Itoa(i+1)
-		o.All[i] = c.el
+	for class := classEditor; class <= classNav; class++ {
+		for _, f := range doc.Frames {
+			for _, rc := range f.raw.cands {
+				if candClass(rc) != class {
+					continue
+				}
+				o.All = append(o.All, Element{})
+				el := &o.All[len(o.All)-1]
+				fillElement(el, doc, f, rc, opts)
+				el.Ref = prefix + strconv.Itoa(len(o.All))
+			}
+		}
 	}
 	return o
 }
 
-// frameObserver walks one frame once, iteratively.
-type frameObserver struct {
-	doc   *Document
-	o     *Observation
-	f     *Frame
-	lines []string
-	cur   strings.Builder
-}
-
-type walkCtx struct {
-	nav    bool // inside a navigation or complementary landmark
-	table  int  // index into o.tables + 1, 0 for none
-	row    int  // index into the table's rows + 1, 0 for none
-	inCell bool // inside a cell already read
-	editor bool // inside a contenteditable editor: no candidates of its own
-}
-
-func (ob *frameObserver) flush() {
-	if ob.cur.Len() == 0 {
-		return
+func candClass(rc rawCand) int {
+	switch {
+	case editorRoles[rc.role]:
+		return classEditor
+	case inputRoles[rc.role]:
+		return classInput
+	case rc.nav:
+		return classNav
 	}
-	if s := Normalize(ob.cur.String()); s != "" {
-		ob.lines = append(ob.lines, s)
-	}
-	ob.cur.Reset()
+	return classControl
 }
 
-func (ob *frameObserver) text() string {
-	ob.flush()
-	return strings.Join(ob.lines, "\n")
-}
-
-func (ob *frameObserver) run(candidate func(n *html.Node, role string, nav bool)) {
-	type item struct {
-		n    *html.Node
-		ctx  walkCtx
-		exit bool // leaving a block element: end its line
+func fillElement(el *Element, doc *Document, f *Frame, rc rawCand, opts Options) {
+	n, role := rc.n, rc.role
+	*el = Element{Role: role, Name: doc.Name(n), Frame: f.ID, Node: doc.NodeID(n), node: n}
+	if role == "link" {
+		el.Href = truncRunes(attr(n, "href"), 2048)
 	}
-	d := ob.doc
-	stack := []item{{n: ob.f.Root}}
-	for len(stack) > 0 {
-		it := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
-		n := it.n
-		if it.exit {
-			ob.flush()
-			continue
-		}
-		ctx := it.ctx
-		switch n.Type {
-		case html.TextNode:
-			if d.flags(n.Parent)&(flagDisplay|flagVisibility|flagAria|flagInert) == 0 {
-				ob.cur.WriteString(n.Data)
-			}
-			continue
-		case html.ElementNode, html.DocumentNode:
-		default:
-			continue
-		}
-		if n.Type == html.ElementNode {
-			info := d.info[n]
-			if info.flags&(flagDisplay|flagAria|flagInert) != 0 {
-				continue // hidden subtrees hold no candidates and no text
-			}
-			visible := info.flags&flagVisibility == 0
-			role := Role(n)
-			switch role {
-			case "navigation", "complementary":
-				ctx.nav = true
-			}
-			if visible {
-				if role == "heading" {
-					ob.o.headings = append(ob.o.headings, Heading{Level: headingLevel(n), Text: d.Name(n), Frame: ob.f.ID})
-				}
-				if candidateRoles[role] && !ctx.editor && !(role == "option" && insideSelect(n)) {
-					candidate(n, role, ctx.nav)
-				}
-			}
-			ctx = ob.tableContext(n, role, ctx)
-			if n.DataAtom == atom.Textarea || n.DataAtom == atom.Select || n.DataAtom == atom.Iframe {
-				continue // their text is a value or another frame, not page text
-			}
-			if isContentEditable(n) {
-				ctx.editor = true // one candidate; its text is still page text
-			}
-			if blockish[n.DataAtom] {
-				ob.flush()
-				stack = append(stack, item{n: n, exit: true})
-			}
-		}
-		for c := n.LastChild; c != nil; c = c.PrevSibling {
-			stack = append(stack, item{n: c, ctx: ctx})
+	if editorRoles[role] {
+		el.value = Value(n)
+		el.Sensitive = sensitive(n)
+		el.Value = truncRunes(el.value, 2048)
+		if el.Sensitive && el.Value != "" {
+			el.Value = "********"
 		}
 	}
-}
-
-// tableContext opens tables, rows and cells: rows and cells belong to the
-// nearest enclosing table (OBS-8).
-func (ob *frameObserver) tableContext(n *html.Node, role string, ctx walkCtx) walkCtx {
-	o := ob.o
-	switch role {
-	case "table", "grid", "treegrid":
-		o.tables = append(o.tables, obsTable{frame: ob.f.ID, role: role, name: ob.doc.Name(n), parent: ctx.table})
-		ctx.table = len(o.tables)
-		ctx.row = 0
-		ctx.inCell = false
-	case "row":
-		if ctx.table > 0 && !ctx.inCell {
-			t := &o.tables[ctx.table-1]
-			t.rows = append(t.rows, []string{})
-			ctx.row = len(t.rows)
-		}
-	case "cell", "gridcell", "columnheader", "rowheader":
-		if ctx.table > 0 && ctx.row > 0 && !ctx.inCell {
-			t := &o.tables[ctx.table-1]
-			t.rows[ctx.row-1] = append(t.rows[ctx.row-1], ob.cellText(n))
-			ctx.inCell = true
-		}
+	if c, ok := Checked(n); ok {
+		el.Checked = &c
 	}
-	return ctx
-}
-
-// cellText is the visible text of a cell without the text of tables nested
-// in it, bounded.
-func (ob *frameObserver) cellText(cell *html.Node) string {
-	var b strings.Builder
-	d := ob.doc
-	walk(cell, func(n *html.Node) bool {
-		if b.Len() > 4*cellCharsCap {
-			return false
-		}
-		switch n.Type {
-		case html.TextNode:
-			if d.flags(n.Parent)&(flagDisplay|flagVisibility|flagAria|flagInert) == 0 {
-				b.WriteString(n.Data)
-			}
-		case html.ElementNode:
-			if n == cell {
-				return true
-			}
-			if d.info[n].flags&(flagDisplay|flagAria|flagInert) != 0 {
-				return false
-			}
-			switch Role(n) {
-			case "table", "grid", "treegrid":
-				return false
-			}
-			if blockish[n.DataAtom] {
-				b.WriteByte(' ')
-			}
-		}
-		return true
-	})
-	return truncRunes(Normalize(b.String()), cellCharsCap)
+	el.Disabled = hasAttr(n, "disabled") || attr(n, "aria-disabled") == "true"
+	if opts.GroupOf != nil {
+		el.Group = opts.GroupOf(n)
+	}
 }
 
 func insideSelect(n *html.Node) bool {

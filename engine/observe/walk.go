@@ -1,0 +1,309 @@
+package observe
+
+import (
+	"strings"
+	"unicode/utf8"
+
+	"golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
+
+	"github.com/replaylab/replaylab/engine/capture"
+)
+
+// frameRaw is what the one walk over a frame collects for observation, in
+// document order: candidates, headings, tables with their cells, and the
+// visible text. Names and cell texts are computed later, once the hidden
+// flags of the whole frame are known.
+type frameRaw struct {
+	cands    []rawCand
+	headings []*html.Node
+	tables   []rawTable
+	text     string
+}
+
+type rawCand struct {
+	n    *html.Node
+	role string
+	nav  bool
+}
+
+type rawTable struct {
+	node   *html.Node
+	role   string
+	parent int // index into tables + 1, 0 for none
+	rows   [][]*html.Node
+}
+
+// walkCtx is what a node inherits from its ancestors during the walk.
+type walkCtx struct {
+	flags  uint8
+	nav    bool // inside a navigation or complementary landmark
+	table  int  // index into the frame's tables + 1, 0 for none
+	row    int  // index into that table's rows + 1, 0 for none
+	inCell bool // inside a cell of that table
+	editor bool // inside a contenteditable editor: no candidates of its own
+}
+
+const hideMask = flagDisplay | flagAria | flagInert
+
+// index walks one frame once, without recursion: document order, hidden
+// flags, id and label maps, unread iframes, and the raw observation. It
+// returns the srcdoc iframes of a plain file, which become frames of their
+// own.
+func (d *Document) index(f *Frame, inherited uint8, inCapture map[string]bool) (srcdocs []*html.Node) {
+	ids := map[string]*html.Node{}
+	labels := map[string][]*html.Node{}
+	d.byID = append(d.byID, ids)
+	d.labelOf = append(d.labelOf, labels)
+	fi := int32(f.index)
+	for c := f.Root.FirstChild; c != nil; c = c.NextSibling {
+		if c.Type == html.ElementNode {
+			f.Live = hasAttr(c, capture.AttrNode) // live frames mark their root
+			break
+		}
+	}
+	var sheet *styleSheet
+	if !f.Live {
+		sheet = collectStyles(f.Root)
+	}
+	d.sheets = append(d.sheets, sheet)
+
+	raw := &frameRaw{}
+	f.raw = raw
+	var text textLines
+	type item struct {
+		n    *html.Node
+		ctx  walkCtx
+		exit bool // leaving a block element: end its line
+	}
+	stack := make([]item, 0, 64)
+	stack = append(stack, item{n: f.Root, ctx: walkCtx{flags: inherited}})
+	var seq int32
+	for len(stack) > 0 {
+		it := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if it.exit {
+			text.flush()
+			continue
+		}
+		n, ctx := it.n, it.ctx
+		switch n.Type {
+		case html.TextNode:
+			if ctx.flags&(hideMask|flagVisibility) == 0 {
+				text.write(n.Data)
+			}
+			continue
+		case html.ElementNode, html.DocumentNode:
+		default:
+			continue
+		}
+		pushKids := true
+		closedDetails := false
+		if n.Type == html.ElementNode {
+			seq++
+			ctx.flags = ownFlags(f, sheet, n, ctx.flags)
+			d.info[n] = nodeInfo{seq: seq, frame: fi, flags: ctx.flags}
+			if id := attr(n, "id"); id != "" {
+				if _, dup := ids[id]; !dup {
+					ids[id] = n
+				}
+			}
+			switch n.DataAtom {
+			case atom.Label:
+				if forID := attr(n, "for"); forID != "" {
+					labels[forID] = append(labels[forID], n)
+				}
+			case atom.Title:
+				if d.Title == "" && f.index == 0 {
+					d.Title = strings.TrimSpace(textOf(n))
+				}
+			case atom.Iframe, atom.Frame:
+				if sd := d.iframe(f, n, ctx.flags, inCapture); sd != nil {
+					srcdocs = append(srcdocs, sd)
+				}
+				pushKids = false // its content is another frame
+			case atom.Details:
+				closedDetails = !f.Live && !hasAttr(n, "open")
+			}
+			if ctx.flags&hideMask == 0 {
+				ctx = d.observeElement(raw, n, ctx)
+				switch n.DataAtom {
+				case atom.Textarea, atom.Select:
+					// their text is a value, not page text; the rest of the
+					// walk still indexes them
+					ctx.flags |= flagVisibility
+				}
+				if blockish[n.DataAtom] && pushKids {
+					text.flush()
+					stack = append(stack, item{n: n, exit: true})
+				}
+			}
+		}
+		if !pushKids {
+			continue
+		}
+		summary := (*html.Node)(nil)
+		if closedDetails {
+			summary = firstSummary(n)
+		}
+		for c := n.LastChild; c != nil; c = c.PrevSibling {
+			cctx := ctx
+			if closedDetails && c.Type == html.ElementNode && c != summary {
+				cctx.flags |= flagDisplay // closed details show their summary only
+			}
+			stack = append(stack, item{n: c, ctx: cctx})
+		}
+	}
+	raw.text = text.String()
+	return srcdocs
+}
+
+// observeElement records a visible element's part in the observation and
+// returns the context its children inherit.
+func (d *Document) observeElement(raw *frameRaw, n *html.Node, ctx walkCtx) walkCtx {
+	role := Role(n)
+	visible := ctx.flags&flagVisibility == 0
+	switch role {
+	case "navigation", "complementary":
+		ctx.nav = true
+	case "heading":
+		if visible {
+			raw.headings = append(raw.headings, n)
+		}
+	case "table", "grid", "treegrid":
+		raw.tables = append(raw.tables, rawTable{node: n, role: role, parent: ctx.table})
+		ctx.table, ctx.row, ctx.inCell = len(raw.tables), 0, false
+	case "row":
+		if ctx.table > 0 && !ctx.inCell {
+			t := &raw.tables[ctx.table-1]
+			t.rows = append(t.rows, nil)
+			ctx.row = len(t.rows)
+		}
+	case "cell", "gridcell", "columnheader", "rowheader":
+		if ctx.table > 0 && ctx.row > 0 && !ctx.inCell {
+			t := &raw.tables[ctx.table-1]
+			t.rows[ctx.row-1] = append(t.rows[ctx.row-1], n)
+			ctx.inCell = true
+		}
+	}
+	if visible && candidateRoles[role] && !ctx.editor && !(role == "option" && insideSelect(n)) {
+		raw.cands = append(raw.cands, rawCand{n: n, role: role, nav: ctx.nav})
+	}
+	if isContentEditable(n) {
+		ctx.editor = true // one candidate; its text is still page text
+	}
+	return ctx
+}
+
+// iframe notes an iframe whose document is not in the capture, and returns
+// it when it is a plain file's srcdoc iframe (parsed as a frame of its own).
+func (d *Document) iframe(f *Frame, n *html.Node, flags uint8, inCapture map[string]bool) *html.Node {
+	if name := attr(n, capture.AttrFrame); name != "" && inCapture[name] {
+		return nil
+	}
+	if !f.Live && hasAttr(n, "srcdoc") {
+		return n
+	}
+	if flags&hideMask != 0 {
+		return nil // a hidden iframe shows nothing
+	}
+	src := attr(n, "src")
+	reason := "the capture holds no document for this iframe (cross-origin or not loaded)"
+	if !f.Live {
+		if src == "" || src == "about:blank" {
+			return nil // an empty plain iframe holds nothing
+		}
+		reason = "an iframe with src in a plain HTML file is not loaded"
+	}
+	d.Unread = append(d.Unread, UnreadFrame{Frame: f.ID, Node: d.NodeID(n), Src: truncRunes(src, 200), Reason: reason})
+	return nil
+}
+
+// cellText is the visible text of a cell without the text of tables nested
+// in it, bounded.
+func (d *Document) cellText(cell *html.Node) string {
+	var b strings.Builder
+	walk(cell, func(n *html.Node) bool {
+		if b.Len() > 4*cellCharsCap {
+			return false
+		}
+		switch n.Type {
+		case html.TextNode:
+			if d.flags(n.Parent)&(hideMask|flagVisibility) == 0 {
+				b.WriteString(n.Data)
+			}
+		case html.ElementNode:
+			if n == cell {
+				return true
+			}
+			if d.info[n].flags&hideMask != 0 {
+				return false
+			}
+			switch n.DataAtom {
+			case atom.Textarea, atom.Select:
+				return false
+			}
+			switch Role(n) {
+			case "table", "grid", "treegrid":
+				return false
+			}
+			if blockish[n.DataAtom] {
+				b.WriteByte(' ')
+			}
+		}
+		return true
+	})
+	return truncRunes(Normalize(b.String()), cellCharsCap)
+}
+
+// textLines accumulates visible text one line per block, white space
+// collapsed within lines, without a second pass.
+type textLines struct {
+	b       strings.Builder
+	line    int  // bytes of the current line
+	pending bool // a space is owed before the next word
+}
+
+func (t *textLines) write(s string) {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c == ' ' || c == '\n' || c == '\t' || c == '\r' || c == '\f' {
+			t.pending = t.line > 0
+			continue
+		}
+		if c >= 0x80 {
+			// multi-byte: copy the rune; treat Unicode spaces as spaces
+			r, size := utf8.DecodeRuneInString(s[i:])
+			if isJSSpace(r) && r != 0xa0 || r == 0x85 {
+				t.pending = t.line > 0
+				i += size - 1
+				continue
+			}
+			t.word()
+			t.b.WriteString(s[i : i+size])
+			t.line += size
+			i += size - 1
+			continue
+		}
+		t.word()
+		t.b.WriteByte(c)
+		t.line++
+	}
+}
+
+func (t *textLines) word() {
+	if t.line == 0 && t.b.Len() > 0 {
+		t.b.WriteByte('\n')
+	} else if t.pending {
+		t.b.WriteByte(' ')
+		t.line++
+	}
+	t.pending = false
+}
+
+func (t *textLines) flush() {
+	t.line = 0
+	t.pending = false
+}
+
+func (t *textLines) String() string { return t.b.String() }
