@@ -77,10 +77,12 @@ func (l Locator) String() string {
 }
 
 // ResolveLimit is the page size of the fresh find a resolve runs; more
-// matches than this report TARGET_QUERY_TRUNCATED.
-const ResolveLimit = 20
+// matches than this report TARGET_QUERY_TRUNCATED (it is the find's
+// default page size).
+const ResolveLimit = observe.DefaultFindLimit
 
-// Resolve runs a fresh find for l on o and returns the one match.
+// Resolve runs a fresh find for l on o and returns the one match. The
+// engine hands it a fresh observation on every call (LOC-1).
 func Resolve(o *observe.Observation, l Locator) (observe.Element, error) {
 	if strings.TrimSpace(l.Role) == "" {
 		return observe.Element{}, &Error{Code: InvalidLocator, Locator: l, Detail: "a locator needs a role"}
@@ -92,23 +94,49 @@ func Resolve(o *observe.Observation, l Locator) (observe.Element, error) {
 	return Verdict(l, r)
 }
 
-// Verdict turns a find result into the resolve verdict.
+// describeMax bounds how many candidates an error describes, and
+// describeNameMax the characters of each name.
+const (
+	describeMax     = 5
+	describeNameMax = 40
+)
+
+// Describe is the short description of a candidate an error carries: role,
+// name (cut), frame and ref. It never holds a typed value.
+func Describe(e observe.Element) string {
+	name := e.Name
+	if r := []rune(name); len(r) > describeNameMax {
+		name = string(r[:describeNameMax]) + "…"
+	}
+	return fmt.Sprintf("%s %q frame=%s ref=%s", e.Role, name, e.Frame, e.Ref)
+}
+
+// Verdict turns a find result into the resolve verdict, in this order:
+// more matches than the page returned (TARGET_QUERY_TRUNCATED, even when
+// one match is visible), more than one match (TARGET_AMBIGUOUS), none in a
+// scope not read whole (TARGET_QUERY_TRUNCATED: absence is not proven,
+// OBS-7), none (TARGET_NOT_FOUND). It never falls back to a similar
+// element.
 func Verdict(l Locator, r observe.FindResult) (observe.Element, error) {
 	describe := func() []string {
 		var out []string
-		for _, e := range r.Items {
-			out = append(out, fmt.Sprintf("%s %q frame=%s ref=%s", e.Role, e.Name, e.Frame, e.Ref))
+		for i, e := range r.Items {
+			if i == describeMax {
+				out = append(out, fmt.Sprintf("… %d more", r.Selection.Matched-describeMax))
+				break
+			}
+			out = append(out, Describe(e))
 		}
 		return out
 	}
 	switch {
 	case r.Selection.HasMore:
 		return observe.Element{}, &Error{Code: TargetQueryTruncated, Locator: l, Count: r.Selection.Matched, Candidates: describe(),
-			Detail: "the find returned one page of matches and more follow"}
+			Detail: fmt.Sprintf("the find returned %d of %d matches; narrow the locator (name, href)", len(r.Items), r.Selection.Matched)}
 	case len(r.Items) > 1:
-		return observe.Element{}, &Error{Code: TargetAmbiguous, Locator: l, Count: len(r.Items), Candidates: describe()}
+		return observe.Element{}, &Error{Code: TargetAmbiguous, Locator: l, Count: r.Selection.Matched, Candidates: describe()}
 	case len(r.Items) == 0 && !r.Complete:
-		return observe.Element{}, &Error{Code: TargetQueryTruncated, Locator: l, Detail: "no match in a scope that was not read whole"}
+		return observe.Element{}, &Error{Code: TargetQueryTruncated, Locator: l, Detail: "no match, but part of the page (a frame) was not read, so absence is not proven"}
 	case len(r.Items) == 0:
 		return observe.Element{}, &Error{Code: TargetNotFound, Locator: l}
 	}

@@ -2,6 +2,7 @@ package observe
 
 import (
 	"strings"
+	"unicode/utf8"
 
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
@@ -21,7 +22,7 @@ func (d *Document) Name(n *html.Node) string {
 const (
 	NameCharsMax = 1000
 	nameNodesMax = 20000
-	nameDepthMax = 256
+	nameDepthMax = 64
 )
 
 // AccessibleName computes the accessible name of n following W3C accname
@@ -527,7 +528,7 @@ func (c *nameComputation) content(n *html.Node, o opts) string {
 		switch ch.Type {
 		case html.TextNode:
 			c.budget--
-			b.WriteString(ch.Data)
+			b.WriteString(truncBytes(ch.Data, 4*NameCharsMax))
 		case html.ElementNode:
 			s := c.text(ch, child)
 			if c.isBlock(ch, sheet) {
@@ -542,7 +543,7 @@ func (c *nameComputation) content(n *html.Node, o opts) string {
 			b.WriteString(s)
 		}
 	}
-	return b.String()
+	return truncBytes(b.String(), 4*NameCharsMax)
 }
 
 func (c *nameComputation) sheet(n *html.Node) *styleSheet {
@@ -758,4 +759,15 @@ func selectedText(n *html.Node) string {
 		chosen = first
 	}
 	return strings.Join(chosen, " ")
+}
+
+// truncBytes cuts s to at most max bytes on a rune boundary.
+func truncBytes(s string, max int) string {
+	if len(s) <= max {
+		return s
+	}
+	for max > 0 && !utf8.RuneStart(s[max]) {
+		max--
+	}
+	return s[:max]
 }

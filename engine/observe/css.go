@@ -16,9 +16,14 @@ import (
 type styleSheet struct {
 	rules []cssRule
 	// byProp lists, per property of the element itself (no pseudo), the
-	// indexes of the rules that set it.
-	byProp map[string][]int
+	// indexes of the rules that set it; byPseudo the rules of ::before and
+	// ::after.
+	byProp   map[string][]int
+	byPseudo map[string][]int
 }
+
+// maxStyleRules bounds the rules kept per frame.
+const maxStyleRules = 500
 
 type cssRule struct {
 	sel    []cssCompound // right-most last
@@ -123,9 +128,14 @@ func parseCSS(src string) *styleSheet {
 			}
 		}
 	}
+	if len(s.rules) > maxStyleRules {
+		s.rules = s.rules[:maxStyleRules]
+	}
 	s.byProp = map[string][]int{}
+	s.byPseudo = map[string][]int{}
 	for i, r := range s.rules {
 		if r.pseudo != "" {
+			s.byPseudo[r.pseudo] = append(s.byPseudo[r.pseudo], i)
 			continue
 		}
 		for k := range r.decl {
@@ -352,33 +362,34 @@ func dirOf(n *html.Node) string {
 	return "ltr"
 }
 
-// matchRule matches a rule's selector chain against n, right to left, with
-// a bounded number of ancestors examined.
+// matchRule matches a rule's selector chain against n, right to left. It
+// does not backtrack (a descendant compound takes the nearest matching
+// ancestor) and examines a bounded number of ancestors, so a rule costs
+// linear time at most.
 func (r *cssRule) matchRule(n *html.Node) bool {
 	i := len(r.sel) - 1
 	if !r.sel[i].matches(n) {
 		return false
 	}
-	return matchFrom(r, i-1, n.Parent, 0)
-}
-
-func matchFrom(r *cssRule, i int, n *html.Node, steps int) bool {
-	if i < 0 {
-		return true
-	}
-	comb := r.comb[i]
-	for p := n; p != nil && steps < 64; p = p.Parent {
-		steps++
-		if r.sel[i].matches(p) {
-			if matchFrom(r, i-1, p.Parent, steps) {
-				return true
+	p := n.Parent
+	steps := 0
+	for i--; i >= 0; i-- {
+		if r.comb[i] == '>' {
+			if !r.sel[i].matches(p) {
+				return false
 			}
+			p = p.Parent
+			continue
 		}
-		if comb == '>' {
+		for ; p != nil && steps < 256 && !r.sel[i].matches(p); p = p.Parent {
+			steps++
+		}
+		if p == nil || steps >= 256 {
 			return false
 		}
+		p = p.Parent
 	}
-	return false
+	return true
 }
 
 // lookup returns the winning value of prop for n (pseudo "" for the element
@@ -386,7 +397,11 @@ func matchFrom(r *cssRule, i int, n *html.Node, steps int) bool {
 func (s *styleSheet) lookup(n *html.Node, pseudo, prop string) (string, bool) {
 	bestSpec, bestOrder := -1, -1
 	val := ""
-	for i := range s.rules {
+	list := s.byProp[prop]
+	if pseudo != "" {
+		list = s.byPseudo[pseudo]
+	}
+	for _, i := range list {
 		r := &s.rules[i]
 		if r.pseudo != pseudo {
 			continue

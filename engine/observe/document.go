@@ -102,6 +102,10 @@ const (
 	flagInert                        // inside an inert subtree
 )
 
+// maxFrames bounds the frames one document reads (srcdoc frames beyond it
+// are unread).
+const maxFrames = 64
+
 // maxDepth is the nesting kept when a frame is too deep for the parser.
 const maxDepth = 400
 
@@ -154,6 +158,11 @@ func Parse(c *capture.Capture) (*Document, error) {
 		byFrameID[fr.ID] = fr
 		srcdocs := d.index(fr, inherited, inCapture)
 		for i, sd := range srcdocs {
+			if len(queue) >= maxFrames {
+				d.Unread = append(d.Unread, UnreadFrame{Frame: fr.ID, Node: d.NodeID(sd), Src: "about:srcdoc",
+					Reason: "more than " + strconv.Itoa(maxFrames) + " frames: not read"})
+				continue
+			}
 			id := fr.ID + ".srcdoc" + strconv.Itoa(i+1)
 			inCapture[id] = true
 			queue = append(queue, pending{f: capture.Frame{ID: id, Parent: fr.ID, Owner: d.NodeID(sd), URL: "about:srcdoc"}, src: attr(sd, "srcdoc")})
