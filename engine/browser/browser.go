@@ -247,7 +247,9 @@ func (p *Page) Click(ctx context.Context, node string) error {
 	}))
 }
 
-// Type focuses the node and inserts text once.
+// Type focuses the node, selects its content and inserts text once, so the
+// field ends up holding text (fill semantics, as a user who selects all and
+// types).
 func (p *Page) Type(ctx context.Context, node, text string) error {
 	id, err := nodeID(node)
 	if err != nil {
@@ -256,6 +258,15 @@ func (p *Page) Type(ctx context.Context, node, text string) error {
 	return p.run(ctx, chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
 		if _, err := cdp.Call(ctx, t, dom.Focus, dom.FocusParams{BackendNodeID: id}); err != nil {
 			return fmt.Errorf("browser: focus node %s: %w", node, err)
+		}
+		for _, typ := range []input.DispatchKeyEventType{input.DispatchKeyEventTypeRawKeyDown, input.DispatchKeyEventTypeKeyUp} {
+			ev := input.DispatchKeyEventParams{Type: typ, Key: "a", Code: "KeyA", WindowsVirtualKeyCode: 65, Modifiers: 2}
+			if typ == input.DispatchKeyEventTypeRawKeyDown {
+				ev.Commands = []string{"selectAll"}
+			}
+			if _, err := cdp.Call(ctx, t, input.DispatchKeyEvent, ev); err != nil {
+				return fmt.Errorf("browser: select the content of node %s: %w", node, err)
+			}
 		}
 		if _, err := cdp.Call(ctx, t, input.InsertText, input.InsertTextParams{Text: text}); err != nil {
 			return fmt.Errorf("browser: type into node %s: %w", node, err)

@@ -1,0 +1,111 @@
+package sim_test
+
+import (
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/replaylab/replaylab/sim"
+)
+
+func start(t *testing.T) *sim.Server {
+	t.Helper()
+	s, err := sim.NewServer(sim.Options{Seed: 7})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := s.Close(); err != nil {
+			t.Errorf("close: %v", err)
+		}
+	})
+	return s
+}
+
+func get(t *testing.T, url string) (int, string) {
+	t.Helper()
+	res, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	body, _ := io.ReadAll(res.Body)
+	return res.StatusCode, string(body)
+}
+
+func TestIndexListsEveryPage(t *testing.T) {
+	s := start(t)
+	code, body := get(t, s.URL+"/")
+	if code != http.StatusOK {
+		t.Fatalf("index: %d", code)
+	}
+	for _, p := range sim.Pages {
+		if !strings.Contains(body, `href="`+p.Path+`"`) {
+			t.Errorf("index does not link %s", p.Path)
+		}
+		if code, _ := get(t, s.URL+p.Path); code != http.StatusOK {
+			t.Errorf("%s: %d", p.Path, code)
+		}
+	}
+	if code, body := get(t, s.URL+"/no-such-page"); code != http.StatusNotFound || !strings.Contains(body, "see / for the index") {
+		t.Fatalf("unknown page: %d %q", code, body)
+	}
+}
+
+func TestLoopbackOnly(t *testing.T) {
+	for _, addr := range []string{"0.0.0.0:0", "10.1.2.3:0", ":0"} {
+		if _, err := sim.NewServer(sim.Options{Addr: addr}); !errors.Is(err, sim.ErrNotLoopback) {
+			t.Errorf("%s: got %v, want ErrNotLoopback", addr, err)
+		}
+	}
+}
+
+func TestChatIsDeterministicForASeed(t *testing.T) {
+	a := sim.Chat{Style: sim.StyleMarker, History: 6, Seed: 3, LongLastAnswer: 500}
+	b := a
+	if sim.RenderChat(a, a.HistoryTurns()) != sim.RenderChat(b, b.HistoryTurns()) {
+		t.Fatal("same seed rendered two pages")
+	}
+	b.Seed = 4
+	if sim.RenderChat(a, a.HistoryTurns()) == sim.RenderChat(b, b.HistoryTurns()) {
+		t.Fatal("different seeds rendered the same page")
+	}
+	turns := a.HistoryTurns()
+	if len(turns) != 6 || turns[0].Author != "user" || turns[5].Author != "assistant" || len(turns[5].Text) != 500 {
+		t.Fatalf("history: %+v", turns)
+	}
+}
+
+func TestSendFollowsTheScript(t *testing.T) {
+	s := start(t)
+	s.SetChat(sim.Chat{Style: sim.StyleMarker, History: 2, Answers: []sim.Answer{{Partial: "P", Final: "F"}}})
+	post := func(body string) (int, map[string]any) {
+		t.Helper()
+		res, err := http.Post(s.URL+"/sim/chat/send", "application/json", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		var m map[string]any
+		_ = json.NewDecoder(res.Body).Decode(&m)
+		return res.StatusCode, m
+	}
+	code, m := post(`{"text":"hello"}`)
+	if code != 200 || m["assistantId"] != "msg-0004" || m["final"] != "F" || m["partial"] != "P" {
+		t.Fatalf("send: %d %v", code, m)
+	}
+	if code, _ := post(`not json`); code != http.StatusBadRequest {
+		t.Fatalf("bad body: %d", code)
+	}
+	if got := s.Received(); len(got) != 1 || got[0] != "hello" {
+		t.Fatalf("received: %v", got)
+	}
+	// the page now shows the sent turns after the history
+	_, body := get(t, s.URL+"/chat")
+	if !strings.Contains(body, `data-message-id="msg-0004"`) {
+		t.Fatal("reloaded chat lacks the answered turn")
+	}
+}
