@@ -1,0 +1,117 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func runCLI(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := run(context.Background(), args, &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+func TestBadInputExitsTwo(t *testing.T) {
+	dir := t.TempDir()
+	badVersion := filepath.Join(dir, "v9.json")
+	if err := os.WriteFile(badVersion, []byte(`{"version":9,"url":"u","frames":[]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		args []string
+		want string // in stderr
+	}{
+		{"no command", nil, "usage"},
+		{"unknown command", []string{"frobnicate"}, `unknown command "frobnicate"`},
+		{"unknown flag", []string{"run", "--bogus"}, "flag provided but not defined"},
+		{"bad driver", []string{"run", "--driver", "firefox"}, "--driver must be replay or browser"},
+		{"bad format", []string{"run", "--format", "xml"}, `unknown formatter "xml"`},
+		{"bad concurrency", []string{"run", "--concurrency", "0"}, "--concurrency"},
+		{"missing feature path", []string{"run", "--root", "../..", "features/nope.feature"}, "features/nope.feature"},
+		{"observe missing file", []string{"observe", "/no/such/page.html"}, "/no/such/page.html"},
+		{"observe capture of another version", []string{"observe", badVersion}, "version 9"},
+		{"observe bad view", []string{"observe", "--view", "huge", badVersion}, "--view"},
+		{"observe two sources", []string{"observe", "a.html", "b.html"}, "exactly one SOURCE"},
+		{"observe unknown adapter", []string{"observe", "--adapter", "nope", "a.html"}, "--adapter"},
+		{"find without role", []string{"find", "page.html"}, "--role is required"},
+		{"find bad limit", []string{"find", "--role", "link", "--limit", "0", "page.html"}, "--limit"},
+		{"sim off loopback", []string{"sim", "--addr", "0.0.0.0:0"}, "loopback"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, _, stderr := runCLI(t, tt.args...)
+			if code != exitBadInput {
+				t.Fatalf("exit %d, want %d; stderr: %s", code, exitBadInput, stderr)
+			}
+			if !strings.Contains(stderr, tt.want) {
+				t.Fatalf("stderr %q does not mention %q", stderr, tt.want)
+			}
+		})
+	}
+}
+
+func TestObserveAndFindJSON(t *testing.T) {
+	page := filepath.Join(t.TempDir(), "page.html")
+	html := `<nav><a href="/a">Docs</a><a href="/b">Docs</a></nav>
+<div data-message-author-role="assistant" data-message-id="m1"><p>Hello</p><button>Copy</button></div>
+<textarea aria-label="Message"></textarea><button>Send</button><p>unclosed <b>markup`
+	if err := os.WriteFile(page, []byte(html), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, stderr := runCLI(t, "observe", "--json", page)
+	if code != exitOK {
+		t.Fatalf("observe: exit %d: %s", code, stderr)
+	}
+	var obs struct {
+		View     string `json:"view"`
+		Complete bool   `json:"complete"`
+		Elements []struct {
+			Ref, Role, Name, Group string
+		} `json:"elements"`
+		Groups []struct{ ID, Rule, State, Text string } `json:"groups"`
+	}
+	if err := json.Unmarshal([]byte(out), &obs); err != nil {
+		t.Fatalf("observe --json is not JSON: %v\n%s", err, out)
+	}
+	if obs.View != "full" || len(obs.Groups) != 1 || obs.Groups[0].ID != "m1" || obs.Groups[0].Text != "Hello" || obs.Elements[0].Role != "textbox" {
+		t.Fatalf("observe: %+v", obs)
+	}
+	code, out, _ = runCLI(t, "find", "--role", "link", "--name", "Docs", "--json", page)
+	if code != exitOK {
+		t.Fatalf("find: exit %d", code)
+	}
+	var f struct {
+		Selection struct{ Total, Matched int }
+		Resolve   struct {
+			Status string
+			Count  int
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &f); err != nil {
+		t.Fatal(err)
+	}
+	if f.Selection.Matched != 2 || f.Resolve.Status != "TARGET_AMBIGUOUS" || f.Resolve.Count != 2 {
+		t.Fatalf("find: %+v", f)
+	}
+}
+
+func TestStepsPrintsTheCatalogue(t *testing.T) {
+	code, out, _ := runCLI(t, "steps")
+	if code != exitOK || !strings.Contains(out, "Example: `") || !strings.Contains(out, "I wait for the answer") {
+		t.Fatalf("steps: exit %d\n%s", code, out)
+	}
+}
+
+func TestRunReplaysTheFeatures(t *testing.T) {
+	code, out, stderr := runCLI(t, "run", "--root", "../..", "--format", "progress")
+	if code != exitOK {
+		t.Fatalf("run: exit %d\n%s\n%s", code, out, stderr)
+	}
+}
