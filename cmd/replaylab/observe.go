@@ -19,9 +19,9 @@ import (
 // loadSource turns SOURCE into a capture: an http(s) URL is opened in the
 // browser driver; a file holding a capture (JSON with a version) is loaded;
 // any other file is read as HTML. Malformed HTML is not bad input.
-func loadSource(ctx context.Context, src string) (*capture.Capture, error) {
+func loadSource(ctx context.Context, src, cdpURL string) (*capture.Capture, error) {
 	if strings.HasPrefix(src, "http://") || strings.HasPrefix(src, "https://") {
-		b, err := browser.Start(ctx, browser.Options{})
+		b, err := browser.Start(ctx, browser.Options{RemoteURL: cdpURL})
 		if err != nil {
 			return nil, err
 		}
@@ -78,6 +78,7 @@ func cmdObserve(ctx context.Context, args []string, stdout, stderr io.Writer) (i
 	adapterName := fs.String("adapter", "marker", "marker, auto or an adapter file")
 	view := fs.String("view", observe.ViewFull, "full (the bounded full view) or page (the page API's shorter view)")
 	asJSON := fs.Bool("json", false, "print JSON")
+	cdpURL := fs.String("cdp", "", "for an http(s) SOURCE: attach to a running Chromium at this CDP websocket URL")
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		return exitBadInput, err
@@ -97,7 +98,7 @@ func cmdObserve(ctx context.Context, args []string, stdout, stderr io.Writer) (i
 	if err != nil {
 		return exitBadInput, err
 	}
-	c, err := loadSource(ctx, pos[0])
+	c, err := loadSource(ctx, pos[0], *cdpURL)
 	if err != nil {
 		return exitBadInput, err
 	}
@@ -187,7 +188,7 @@ func cmdFind(ctx context.Context, args []string, stdout, stderr io.Writer) (int,
 	if *offset < 0 || *limit < 1 || *limit > observe.MaxFindLimit {
 		return exitBadInput, badInput("--offset must be ≥ 0 and --limit within 1..%d", observe.MaxFindLimit)
 	}
-	c, err := loadSource(ctx, pos[0])
+	c, err := loadSource(ctx, pos[0], "")
 	if err != nil {
 		return exitBadInput, err
 	}

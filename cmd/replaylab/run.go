@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/replaylab/replaylab"
+	"github.com/replaylab/replaylab/engine/browser"
 	"github.com/replaylab/replaylab/steps"
 )
 
@@ -21,6 +22,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 	update := fs.Bool("update", false, "rewrite golden traces (with --driver browser also re-record sessions)")
 	seed := fs.Int64("seed", 0, "seed of every generated text and fault plan")
 	conc := fs.Int("concurrency", 1, "scenarios run at once")
+	cdpURL := fs.String("cdp", "", "with --driver browser: attach to a running Chromium at this CDP websocket URL instead of starting one")
 	root := fs.String("root", "", "directory holding features/ and recordings/ (default: the current directory, else the embedded copy)")
 	paths, err := parseInterleaved(fs, args)
 	if err != nil {
@@ -67,7 +69,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 		}
 	}
 	s, err := steps.NewSuite(steps.Options{Root: dir, Paths: paths, Driver: *driver, Tags: *tags, Format: *format,
-		Update: *update, Seed: *seed, Concurrency: *conc, Output: stdout})
+		Update: *update, Seed: *seed, Concurrency: *conc, Output: stdout, Browser: browser.Options{RemoteURL: *cdpURL}})
 	if err != nil {
 		return exitBadInput, badInput("%v", err)
 	}

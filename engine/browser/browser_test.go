@@ -7,9 +7,11 @@ import (
 	"net/http/httptest"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/replaylab/replaylab/engine/browser"
 	"github.com/replaylab/replaylab/engine/capture"
@@ -187,5 +189,70 @@ func TestActOnNodes(t *testing.T) {
 	}
 	if err := p.Click(ctx, "not-a-node"); err == nil {
 		t.Fatal("a node id that is not a backend id was accepted")
+	}
+}
+
+// TestRemoteBrowser attaches to a Chromium that is already running, over
+// its CDP websocket URL.
+func TestRemoteBrowser(t *testing.T) {
+	path, err := browser.FindChromium()
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("CI=true and %v", err)
+		}
+		t.Skipf("SKIPPING browser test: %v", err)
+	}
+	dir, err := os.MkdirTemp("", browser.TempDirPrefix+"remote-*")
+	if err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"--headless", "--remote-debugging-address=127.0.0.1", "--remote-debugging-port=0", "--user-data-dir=" + dir}
+	for k := range browser.Flags {
+		args = append(args, "--"+k)
+	}
+	cmd := exec.Command(path, append(args, "about:blank")...)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+		_ = os.RemoveAll(dir)
+	})
+	var ws string
+	for range 100 {
+		if data, err := os.ReadFile(filepath.Join(dir, "DevToolsActivePort")); err == nil {
+			lines := strings.Split(strings.TrimSpace(string(data)), "\n")
+			if len(lines) == 2 {
+				ws = "ws://127.0.0.1:" + lines[0] + lines[1]
+				break
+			}
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if ws == "" {
+		t.Fatal("the remote Chromium never wrote DevToolsActivePort")
+	}
+	ctx := context.Background()
+	b, err := browser.Start(ctx, browser.Options{RemoteURL: ws})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	p, err := b.NewPage(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	srv := serve(t, map[string]string{"/": `<button>Remote</button>`})
+	if err := p.Navigate(ctx, srv.URL+"/"); err != nil {
+		t.Fatal(err)
+	}
+	c, err := p.Capture(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(c.Frames[0].HTML, "Remote") {
+		t.Fatalf("capture over the remote connection: %s", c.Frames[0].HTML)
 	}
 }
