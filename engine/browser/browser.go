@@ -15,7 +15,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/chromedp/cdproto/cdp"
@@ -106,6 +108,9 @@ func Start(ctx context.Context, opt Options) (*Browser, error) {
 			return nil, fmt.Errorf("browser: %w", err)
 		}
 		b.dir = dir
+		started.Lock()
+		started.dirs = append(started.dirs, dir)
+		started.Unlock()
 		opts := append([]chromedp.ExecAllocatorOption{}, chromedp.DefaultExecAllocatorOptions[:]...)
 		opts = append(opts, chromedp.ExecPath(path), chromedp.UserDataDir(dir))
 		for k, v := range Flags {
@@ -117,12 +122,16 @@ func Start(ctx context.Context, opt Options) (*Browser, error) {
 		allocCtx, b.allocCancel = chromedp.NewExecAllocator(context.WithoutCancel(ctx), opts...)
 	}
 	b.ctx, b.cancel = chromedp.NewContext(allocCtx)
-	startCtx, cancel := context.WithTimeout(b.ctx, 30*time.Second)
-	defer cancel()
-	_ = startCtx
 	if err := chromedp.Do(b.ctx); err != nil { // starts the browser, no timeout bound to it
 		b.Close()
 		return nil, fmt.Errorf("browser: start: %w", err)
+	}
+	if c := chromedp.FromContext(b.ctx); c != nil && c.Browser != nil {
+		if p := c.Browser.Process(); p != nil {
+			started.Lock()
+			started.procs = append(started.procs, p)
+			started.Unlock()
+		}
 	}
 	return b, nil
 }
@@ -156,11 +165,36 @@ func (b *Browser) Close() error {
 	return err
 }
 
-// Leaks lists user-data dirs of this package left in the temp dir, for
-// TestMain leak checks.
+// started remembers what this process started, so Leaks reports only its
+// own leftovers even when other test binaries run browsers at the same time.
+var started struct {
+	sync.Mutex
+	dirs  []string
+	procs []*os.Process
+}
+
+// Leaks lists what browsers started by this process left behind: user-data
+// dirs that still exist and processes that are still running. TestMain
+// functions call it after the tests.
 func Leaks() []string {
-	m, _ := filepath.Glob(filepath.Join(os.TempDir(), TempDirPrefix+"*"))
-	return m
+	started.Lock()
+	defer started.Unlock()
+	var out []string
+	for _, d := range started.dirs {
+		if _, err := os.Stat(d); err == nil {
+			out = append(out, "dir "+d)
+		}
+	}
+	for _, p := range started.procs {
+		// signal 0 checks existence; a zombie is reaped by the allocator
+		if err := p.Signal(syscall.Signal(0)); err == nil {
+			if data, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(p.Pid), "stat")); err == nil && strings.Contains(string(data), ") Z ") {
+				continue
+			}
+			out = append(out, "process "+strconv.Itoa(p.Pid))
+		}
+	}
+	return out
 }
 
 // Page is one tab in its own browser context. It implements engine.Driver.
