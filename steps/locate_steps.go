@@ -197,4 +197,3 @@ func typeInto(ctx context.Context, text, role, name string) error {
 	}
 	return p.Fill(ctx, engine.ByRole(role, name), text)
 }
-

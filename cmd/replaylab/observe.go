@@ -70,7 +70,6 @@ type observation struct {
 	Adapter string          `json:"adapter"`
 	Note    string          `json:"adapterNote,omitempty"`
 	Groups  []adapter.Group `json:"groups"`
-	Tables  []any           `json:"tables"`
 }
 
 func cmdObserve(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
@@ -108,7 +107,7 @@ func cmdObserve(ctx context.Context, args []string, stdout, stderr io.Writer) (i
 	}
 	groups := ad.Groups(doc)
 	o := observe.Observe(doc, 1, observe.Options{GroupOf: groups.GroupOf()})
-	out := observation{Snapshot: o.View(*view, lim), Adapter: groups.Adapter, Note: note, Groups: groups.Groups, Tables: []any{}}
+	out := observation{Snapshot: o.View(*view, lim), Adapter: groups.Adapter, Note: note, Groups: groups.Groups}
 	if *asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
@@ -121,10 +120,19 @@ func cmdObserve(ctx context.Context, args []string, stdout, stderr io.Writer) (i
 func printObservation(w io.Writer, o observation, structure bool) {
 	s := o.Snapshot
 	fmt.Fprintf(w, "view %s of %s (complete: %v)\n", s.View, s.URL, s.Complete)
-	fmt.Fprintf(w, "elements %d/%d%s  text %d/%d chars%s  headings %d/%d%s  frames %d\n",
+	fmt.Fprintf(w, "elements %d/%d%s  text %d/%d chars%s  headings %d/%d%s  tables %d/%d%s  frames %d (unread %d)\n",
 		s.Counts.Elements.Returned, s.Counts.Elements.Total, trunc(s.Counts.Elements.Truncated),
 		s.Counts.Text.Returned, s.Counts.Text.Total, trunc(s.Counts.Text.Truncated),
-		s.Counts.Headings.Returned, s.Counts.Headings.Total, trunc(s.Counts.Headings.Truncated), s.Counts.Frames)
+		s.Counts.Headings.Returned, s.Counts.Headings.Total, trunc(s.Counts.Headings.Truncated),
+		s.Counts.Tables.Returned, s.Counts.Tables.Total, trunc(s.Counts.Tables.Truncated), s.Counts.Frames, s.Counts.FramesUnread)
+	for _, u := range s.Unread {
+		fmt.Fprintf(w, "  unread frame in %s (iframe %s %s): %s\n", u.Frame, u.Node, u.Src, u.Reason)
+	}
+	for _, f := range s.Frames {
+		if f.Repaired != "" {
+			fmt.Fprintf(w, "  frame %s: %s\n", f.ID, f.Repaired)
+		}
+	}
 	for _, e := range s.Elements {
 		line := fmt.Sprintf("  %-7s %-9s %q", e.Ref, e.Role, e.Name)
 		if e.Frame != capture.MainFrame {
@@ -140,6 +148,16 @@ func printObservation(w io.Writer, o observation, structure bool) {
 			line += " group=" + e.Group
 		}
 		fmt.Fprintln(w, line)
+	}
+	for _, h := range s.Headings {
+		fmt.Fprintf(w, "  h%d %q frame=%s\n", h.Level, h.Text, h.Frame)
+	}
+	for _, t := range s.Tables {
+		fmt.Fprintf(w, "table %d (%s %q, frame %s) rows %d/%d cols %d/%d%s\n", t.Index, t.Role, t.Name, t.Frame,
+			t.RowCount.Returned, t.RowCount.Total, t.ColCount.Returned, t.ColCount.Total, trunc(!t.Complete))
+		for _, r := range t.Rows {
+			fmt.Fprintf(w, "  | %s |\n", strings.Join(r, " | "))
+		}
 	}
 	if o.Note != "" {
 		fmt.Fprintln(w, "adapter: "+o.Note)
@@ -168,7 +186,7 @@ func trunc(b bool) string {
 
 func cmdFind(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
 	fs := newFlagSet("find", stderr)
-	role := fs.String("role", "", "role to match exactly (required)")
+	role := fs.String("role", "", "role to match exactly")
 	name := fs.String("name", "", "accessible name to match exactly (whitespace-normalised)")
 	href := fs.String("href", "", "href to match exactly")
 	text := fs.String("text", "", "case-insensitive substring of the name")
@@ -179,8 +197,9 @@ func cmdFind(ctx context.Context, args []string, stdout, stderr io.Writer) (int,
 	if err != nil {
 		return exitBadInput, err
 	}
-	if *role == "" {
-		return exitBadInput, badInput("--role is required")
+	if *role == "" && *name == "" && *text == "" {
+		fs.Usage()
+		return exitBadInput, badInput("find needs --role, or --name or --text: an unrestricted find would list every candidate")
 	}
 	if len(pos) != 1 {
 		return exitBadInput, badInput("want exactly one SOURCE, got %d", len(pos))
@@ -210,7 +229,13 @@ func cmdFind(ctx context.Context, args []string, stdout, stderr io.Writer) (int,
 		Count  int    `json:"count,omitempty"`
 	}
 	v := verdict{Status: "ok"}
-	if el, err := locate.Resolve(o, loc); err != nil {
+	// The verdict is getByRole's: a fresh find by role, name and href (the
+	// text filter is not part of a locator).
+	rr, err := o.Find(observe.Query{Role: *role, Name: *name, Href: *href, Limit: locate.ResolveLimit})
+	if err != nil {
+		return exitFailed, err
+	}
+	if el, err := locate.Verdict(loc, rr); err != nil {
 		v.Status = locate.CodeOf(err)
 		var le *locate.Error
 		if errors.As(err, &le) {

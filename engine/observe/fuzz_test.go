@@ -3,9 +3,9 @@ package observe
 import (
 	"fmt"
 	"os"
-	"time"
 	"strings"
 	"testing"
+	"time"
 )
 
 // FuzzObserve feeds arbitrary HTML through Parse, Observe, both views, Find

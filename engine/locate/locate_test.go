@@ -1,0 +1,118 @@
+package locate
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/replaylab/replaylab/engine/observe"
+)
+
+func observation(t testing.TB, id int, src string) *observe.Observation {
+	t.Helper()
+	doc, err := observe.ParseHTML("http://test/", src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return observe.Observe(doc, id, observe.Options{})
+}
+
+func TestResolve(t *testing.T) {
+	var links strings.Builder
+	for i := 0; i < 25; i++ {
+		fmt.Fprintf(&links, `<a href="/d/%d">Docs</a>`, i)
+	}
+	page := `<button>Send</button><button>Delete</button><button>Delete</button>
+		<input aria-label="Comment" data-rl-value="a secret remark"><button style="display:none">Hidden</button>
+		<a href="/a">Open</a><a href="/b">Open</a>` + links.String()
+	o := observation(t, 1, page)
+	tests := []struct {
+		name  string
+		loc   Locator
+		code  Code // "" for a match
+		count int
+		want  string // name of the match
+	}{
+		{"exact", Locator{Role: "button", Name: "Send"}, "", 0, "Send"},
+		{"whitespace normalised", Locator{Role: "button", Name: "  Send\n"}, "", 0, "Send"},
+		{"href disambiguates", Locator{Role: "link", Name: "Open", Href: "/b"}, "", 0, "Open"},
+		{"ambiguous", Locator{Role: "button", Name: "Delete"}, TargetAmbiguous, 2, ""},
+		{"truncated", Locator{Role: "link", Name: "Docs"}, TargetQueryTruncated, 25, ""},
+		{"not found, no fallback", Locator{Role: "button", Name: "Sen"}, TargetNotFound, 0, ""},
+		{"wrong role", Locator{Role: "link", Name: "Send"}, TargetNotFound, 0, ""},
+		{"hidden is absent", Locator{Role: "button", Name: "Hidden"}, TargetNotFound, 0, ""},
+		{"no role", Locator{Name: "Send"}, InvalidLocator, 0, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			el, err := Resolve(o, tt.loc)
+			if tt.code == "" {
+				if err != nil || el.Name != tt.want {
+					t.Fatalf("got %+v, %v; want %q", el, err, tt.want)
+				}
+				return
+			}
+			var le *Error
+			if !errors.As(err, &le) || !errors.Is(err, tt.code) || le.Count != tt.count {
+				t.Fatalf("got %v, want %s with count %d", err, tt.code, tt.count)
+			}
+			if CodeOf(err) != string(tt.code) {
+				t.Errorf("CodeOf = %q", CodeOf(err))
+			}
+			if strings.Contains(err.Error(), "secret") {
+				t.Errorf("error leaks a typed value: %v", err)
+			}
+		})
+	}
+}
+
+func TestVerdictTruncatedWithOneVisibleMatch(t *testing.T) {
+	o := observation(t, 1, `<a href="/1">Docs</a><a href="/2">Docs</a>`)
+	r, err := o.Find(observe.Query{Role: "link", Name: "Docs", Limit: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Items) != 1 || !r.Selection.HasMore {
+		t.Fatalf("setup: %+v", r.Selection)
+	}
+	if _, err := Verdict(Locator{Role: "link", Name: "Docs"}, r); !errors.Is(err, TargetQueryTruncated) {
+		t.Fatalf("got %v, want TARGET_QUERY_TRUNCATED", err)
+	}
+}
+
+func TestVerdictIncompleteScope(t *testing.T) {
+	o := observation(t, 1, `<button>Back</button><iframe src="https://pay.example/"></iframe>`)
+	_, err := Resolve(o, Locator{Role: "button", Name: "Pay"})
+	if !errors.Is(err, TargetQueryTruncated) {
+		t.Fatalf("no match with an unread frame: got %v, want TARGET_QUERY_TRUNCATED (absence not proven)", err)
+	}
+}
+
+func TestByRefStale(t *testing.T) {
+	src := `<button>Archive</button>`
+	old := observation(t, 1, src)
+	fresh := observation(t, 2, src) // the same page, unchanged
+	ref := old.All[0].Ref
+	if _, err := ByRef(fresh, ref); !errors.Is(err, StaleRef) {
+		t.Fatalf("ByRef(%s) on snapshot 2: %v, want STALE_REF", ref, err)
+	}
+	if el, err := ByRef(fresh, fresh.All[0].Ref); err != nil || el.Name != "Archive" {
+		t.Fatalf("fresh ref: %+v, %v", el, err)
+	}
+	if _, err := ByRef(fresh, "s2e9"); !errors.Is(err, TargetNotFound) {
+		t.Fatalf("unknown ref of the current snapshot: %v", err)
+	}
+}
+
+func ExampleResolve() {
+	doc, _ := observe.ParseHTML("http://example/", `<textarea aria-label="Message"></textarea><button>Send</button><button>Send</button>`)
+	o := observe.Observe(doc, 1, observe.Options{})
+	el, err := Resolve(o, Locator{Role: "textbox", Name: "Message"})
+	fmt.Println(el.Ref, el.Role, el.Name, err)
+	_, err = Resolve(o, Locator{Role: "button", Name: "Send"})
+	fmt.Println(CodeOf(err))
+	// Output:
+	// s1e1 textbox Message <nil>
+	// TARGET_AMBIGUOUS
+}
