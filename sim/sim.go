@@ -14,6 +14,8 @@ import (
 	"net/http"
 	"sync"
 	"time"
+
+	"github.com/replaylab/replaylab/engine/ledger"
 )
 
 // Server is a running sim.
@@ -30,6 +32,8 @@ type Server struct {
 	next     int      // index of the next scripted answer
 	turns    []Turn   // turns added by sends, after the history
 	received []string // messages that reached the server
+
+	lab *lab // the ledger behind /api/ and /patch; nil when Options.API is set
 }
 
 // Options configure a server.
@@ -42,6 +46,20 @@ type Options struct {
 	// Handler, when set, is mounted under /api/ beside the chat (the
 	// ledger's job API).
 	API http.Handler
+
+	// The job API and patch page (sim/patch.go), used when API is nil.
+	// DB is the ledger's database: a SQLite file path or a postgres:// URL;
+	// "" is a new SQLite file in a temp dir removed on Close.
+	DB string
+	// Tokens map bearer tokens to principals; nil is ledger.DefaultTokens().
+	Tokens map[string]ledger.Principal
+	// IDs makes job and attempt ids; nil is ledger.SequentialIDs() for the
+	// temp database ("job_0001", "att_0001", …, stable traces and pages)
+	// and ledger.RandomIDs for a given DB, whose earlier rows would collide.
+	IDs ledger.IDGenerator
+	// Faults is the simulated providers' seeded fault schedule for
+	// attempts no scenario scripted.
+	Faults Faults
 }
 
 // ErrNotLoopback is returned for listen addresses off the loopback.
@@ -59,11 +77,18 @@ func NewServer(opts Options) (*Server, error) {
 	if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
 		return nil, fmt.Errorf("%w: %s", ErrNotLoopback, opts.Addr)
 	}
+	var l *lab
+	if opts.API == nil {
+		if l, err = openLab(opts); err != nil {
+			return nil, err
+		}
+		opts.API = l.api
+	}
 	ln, err := net.Listen("tcp", opts.Addr)
 	if err != nil {
-		return nil, fmt.Errorf("sim: %w", err)
+		return nil, errors.Join(fmt.Errorf("sim: %w", err), l.close())
 	}
-	s := &Server{URL: "http://" + ln.Addr().String(), ln: ln, chat: DefaultChat()}
+	s := &Server{URL: "http://" + ln.Addr().String(), ln: ln, chat: DefaultChat(), lab: l}
 	s.chat.Seed = opts.Seed
 	mux := http.NewServeMux()
 	s.routes(mux, opts.API)
@@ -82,7 +107,7 @@ func (s *Server) Close() error {
 	defer cancel()
 	err := s.srv.Shutdown(ctx)
 	s.wg.Wait()
-	return err
+	return errors.Join(err, s.lab.close())
 }
 
 // SetChat replaces the chat the server shows and resets what was sent.

@@ -4,14 +4,56 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net/url"
+	"slices"
+	"strings"
 
+	"github.com/replaylab/replaylab/engine/ledger"
 	"github.com/replaylab/replaylab/sim"
 )
+
+// tokenFlags is the repeatable --token TOKEN=NAME:ROLE flag. Given at least
+// once, it replaces the demo tokens.
+type tokenFlags map[string]ledger.Principal
+
+func (t tokenFlags) String() string {
+	var out []string
+	for tok, p := range t {
+		out = append(out, fmt.Sprintf("%s=%s:%s", tok, p.Name, p.Role))
+	}
+	slices.Sort(out)
+	return strings.Join(out, ",")
+}
+
+// Set parses one TOKEN=NAME:ROLE; ROLE is owner or reviewer.
+func (t tokenFlags) Set(v string) error {
+	tok, rest, ok := strings.Cut(v, "=")
+	name, role, ok2 := strings.Cut(rest, ":")
+	tok, name, role = strings.TrimSpace(tok), strings.TrimSpace(name), strings.TrimSpace(role)
+	switch {
+	case !ok || !ok2:
+		return fmt.Errorf("%q: want TOKEN=NAME:ROLE, e.g. carol-token=carol:owner", v)
+	case tok == "" || name == "":
+		return fmt.Errorf("%q: token and name must not be empty", v)
+	case strings.ContainsAny(tok, " \t") || strings.ContainsAny(name, " \t"):
+		return fmt.Errorf("%q: token and name must not contain spaces", v)
+	case ledger.Role(role) != ledger.RoleOwner && ledger.Role(role) != ledger.RoleReviewer:
+		return fmt.Errorf("%q: role %q: want %s or %s", v, role, ledger.RoleOwner, ledger.RoleReviewer)
+	}
+	if _, dup := t[tok]; dup {
+		return fmt.Errorf("%q: token %q given twice", v, tok)
+	}
+	t[tok] = ledger.Principal{Name: name, Role: ledger.Role(role)}
+	return nil
+}
 
 func cmdSim(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
 	fs := newFlagSet("sim", stderr)
 	addr := fs.String("addr", "127.0.0.1:8088", "listen address (loopback only; port 0 picks a free one)")
-	seed := fs.Int64("seed", 0, "seed of every generated text")
+	seed := fs.Int64("seed", 0, "seed of every generated text and of the providers' fault schedule")
+	db := fs.String("db", "", "ledger database: a SQLite file path or a postgres:// URL (default: a temp SQLite file removed on exit)")
+	tokens := tokenFlags{}
+	fs.Var(tokens, "token", "bearer token TOKEN=NAME:ROLE (ROLE owner or reviewer); repeatable; replaces the demo tokens alice-token, bob-token, rita-token")
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		return exitBadInput, err
@@ -19,11 +61,23 @@ func cmdSim(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 	if len(pos) > 0 {
 		return exitBadInput, badInput("unexpected arguments %v", pos)
 	}
-	srv, err := sim.NewServer(sim.Options{Addr: *addr, Seed: *seed})
+	opts := sim.Options{Addr: *addr, Seed: *seed, DB: *db, Faults: sim.Faults{Seed: uint64(*seed)}}
+	if len(tokens) > 0 {
+		opts.Tokens = tokens
+	}
+	srv, err := sim.NewServer(opts)
 	if err != nil {
 		return exitBadInput, badInput("%v", err)
 	}
-	fmt.Fprintf(stdout, "replaylab sim: serving %s (seed %d); index at %s/ — Ctrl-C stops\n", srv.URL, *seed, srv.URL)
+	where := "a temp SQLite file"
+	if *db != "" {
+		where = *db
+		if u, err := url.Parse(*db); err == nil && u.User != nil {
+			where = u.Redacted()
+		}
+	}
+	fmt.Fprintf(stdout, "replaylab sim: serving %s (seed %d); index at %s/, job API at %s/api/, patch page at %s/patch; ledger in %s — Ctrl-C stops\n",
+		srv.URL, *seed, srv.URL, srv.URL, srv.URL, where)
 	<-ctx.Done()
 	if err := srv.Close(); err != nil {
 		return exitFailed, err

@@ -1,0 +1,326 @@
+package sim
+
+// The job API and the patch page: the sim's side of SPEC §6 and §9.
+//
+// Unless Options.API replaces it, every server opens a real ledger
+// (engine/ledger) over Options.DB — by default a new SQLite file in a temp
+// dir, removed on Close — serves its job API under /api/ with the bearer
+// tokens of Options.Tokens (default ledger.DefaultTokens: alice-token,
+// bob-token, rita-token), and dispatches every attempt to the simulated
+// providers (Providers; scripted per scenario, else the seeded Faults).
+//
+// GET /patch?token=TOKEN[&job=ID] is the patch page for the token's
+// principal. The token travels in the query string (no cookie), so a
+// page's URL says whose view it is and a refresh keeps it. Without job it
+// offers "Generate patch" with one idempotency key rendered into the page
+// per page load ("patch-0001", "patch-0002", … in load order); a click
+// POSTs /api/jobs with that key and then replaces the location with
+// /patch?token=…&job=ID, so a double click sends the same key twice and
+// lands on the one job. With job, every control is derived on this load
+// from the ledger's state for this caller (LED-6): Retry, Try another
+// provider, Cancel, Output are enabled exactly when the job's controls say
+// so, and Generate patch is disabled (the intention exists). A job of
+// another owner is a 404 page (LED-7). Without a token the page lists the
+// known tokens to sign in with (200); an unknown token gets the same list
+// with 401.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"html/template"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/replaylab/replaylab/engine/ledger"
+)
+
+// LedgerOpenTimeout bounds opening (and migrating) the ledger's database.
+const LedgerOpenTimeout = 30 * time.Second
+
+// lab is the ledger behind a server's /api/ and /patch.
+type lab struct {
+	store     ledger.Store
+	svc       *ledger.Service
+	providers *Providers
+	tokens    map[string]ledger.Principal
+	api       http.Handler
+	tmpDir    string
+	loads     atomic.Int64 // patch page loads, for per-load idempotency keys
+}
+
+func openLab(opts Options) (*lab, error) {
+	l := &lab{tokens: opts.Tokens}
+	if l.tokens == nil {
+		l.tokens = ledger.DefaultTokens()
+	}
+	dsn, ids := opts.DB, opts.IDs
+	if dsn == "" {
+		dir, err := os.MkdirTemp("", "replaylab-sim-ledger-")
+		if err != nil {
+			return nil, fmt.Errorf("sim: ledger temp dir: %w", err)
+		}
+		l.tmpDir = dir
+		dsn = filepath.Join(dir, "ledger.db")
+		if ids == nil {
+			ids = ledger.SequentialIDs()
+		}
+	}
+	if ids == nil {
+		ids = ledger.RandomIDs
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), LedgerOpenTimeout)
+	defer cancel()
+	store, err := ledger.Open(ctx, dsn)
+	if err != nil {
+		return nil, errors.Join(fmt.Errorf("sim: open ledger: %w", err), l.close())
+	}
+	l.store = store
+	l.providers = NewProviders(opts.Faults)
+	l.svc = ledger.New(store, ledger.WithIDs(ids), ledger.WithDispatcher(l.providers))
+	l.providers.Bind(l.svc)
+	l.api = ledger.NewHandler(l.svc, l.tokens)
+	return l, nil
+}
+
+// close stops the providers, closes the store and removes the temp
+// database. A nil lab closes nothing.
+func (l *lab) close() error {
+	if l == nil {
+		return nil
+	}
+	var errs []error
+	if l.providers != nil {
+		l.providers.close()
+	}
+	if l.store != nil {
+		if err := l.store.Close(); err != nil {
+			errs = append(errs, fmt.Errorf("sim: close ledger: %w", err))
+		}
+		l.store = nil
+	}
+	if l.tmpDir != "" {
+		if err := os.RemoveAll(l.tmpDir); err != nil {
+			errs = append(errs, fmt.Errorf("sim: remove ledger temp dir: %w", err))
+		}
+		l.tmpDir = ""
+	}
+	return errors.Join(errs...)
+}
+
+// ErrNoLedger is returned by ledger methods of a server started with
+// Options.API, which has no ledger of its own.
+var ErrNoLedger = errors.New("sim: this server has no ledger (Options.API was set)")
+
+// Ledger returns the ledger service behind /api/, nil when Options.API
+// replaced it.
+func (s *Server) Ledger() *ledger.Service {
+	if s.lab == nil {
+		return nil
+	}
+	return s.lab.svc
+}
+
+// Providers returns the simulated providers, nil when Options.API was set.
+func (s *Server) Providers() *Providers {
+	if s.lab == nil {
+		return nil
+	}
+	return s.lab.providers
+}
+
+// DeliverCallback delivers a provider callback for the attempt now, as a
+// late or repeated callback would arrive, and returns how the ledger
+// reconciled it.
+func (s *Server) DeliverCallback(ctx context.Context, attemptID, status, output string) (ledger.Reconciliation, error) {
+	if s.lab == nil {
+		return ledger.Reconciliation{}, ErrNoLedger
+	}
+	return s.lab.svc.Callback(ctx, attemptID, status, output)
+}
+
+func init() {
+	register(Page{Path: "/patch", What: "patch page backed by the real ledger: Generate patch (double-clickable), Retry, Try another provider, Cancel, Output; ?token=alice-token",
+		Handler: func(s *Server) http.HandlerFunc { return s.patchPage }})
+}
+
+// PatchControl is one control of the patch page.
+type PatchControl struct {
+	ID      string
+	Name    string
+	Enabled bool
+}
+
+// patchView is what the patch page template renders.
+type patchView struct {
+	Who      ledger.Principal
+	Token    string
+	Key      string
+	Job      *ledger.Job
+	Fallback string // the provider "Try another provider" asks for
+	Controls []PatchControl
+	Notice   string
+	Reviewer bool
+}
+
+// patchControls derives the page's controls from the ledger's state for
+// the caller (LED-6); job nil is a page with no intention yet.
+func patchControls(job *ledger.Job) []PatchControl {
+	var c ledger.Controls
+	if job != nil {
+		c = job.Controls
+	}
+	return []PatchControl{
+		{ID: "generate", Name: "Generate patch", Enabled: job == nil},
+		{ID: "retry", Name: "Retry", Enabled: c.Retry},
+		{ID: "fallback", Name: "Try another provider", Enabled: c.Fallback},
+		{ID: "cancel", Name: "Cancel", Enabled: c.Cancel},
+		{ID: "output", Name: "Output", Enabled: c.Output},
+	}
+}
+
+// fallbackFor names the provider "Try another provider" asks for: the first
+// known provider the job has not tried, else the first that is not the
+// last attempt's.
+func fallbackFor(names []string, job *ledger.Job) string {
+	if job == nil || len(job.Attempts) == 0 {
+		return ""
+	}
+	tried := map[string]bool{}
+	for _, a := range job.Attempts {
+		tried[a.Provider] = true
+	}
+	last := job.Attempts[len(job.Attempts)-1].Provider
+	for _, n := range names {
+		if !tried[n] {
+			return n
+		}
+	}
+	for _, n := range names {
+		if n != last {
+			return n
+		}
+	}
+	return last
+}
+
+func (s *Server) patchPage(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	if s.lab == nil {
+		http.Error(w, ErrNoLedger.Error(), http.StatusNotFound)
+		return
+	}
+	token := r.URL.Query().Get("token")
+	who, ok := s.lab.tokens[token]
+	if !ok || who.Name == "" {
+		if token != "" {
+			w.WriteHeader(http.StatusUnauthorized)
+		}
+		s.writeSignIn(w)
+		return
+	}
+	v := patchView{Who: who, Token: token, Reviewer: who.IsReviewer()}
+	if id := r.URL.Query().Get("job"); id != "" {
+		job, err := s.lab.svc.Get(r.Context(), who, id)
+		if err != nil {
+			p := ledger.ProblemFor(err)
+			w.WriteHeader(p.Status)
+			_ = patchErrorTmpl.Execute(w, p)
+			return
+		}
+		v.Job = &job
+		v.Fallback = fallbackFor(s.lab.providers.Names(), &job)
+		if job.Controls.ReviewRequired {
+			v.Notice = "Review required: an attempt is starting or its outcome is unknown; only a reviewer can supersede it."
+		}
+	} else {
+		v.Key = fmt.Sprintf("patch-%04d", s.lab.loads.Add(1))
+	}
+	v.Controls = patchControls(v.Job)
+	_ = patchTmpl.Execute(w, v)
+}
+
+func (s *Server) writeSignIn(w http.ResponseWriter) {
+	var toks []string
+	for t := range s.lab.tokens {
+		toks = append(toks, t)
+	}
+	slices.Sort(toks)
+	var b strings.Builder
+	b.WriteString(`<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Patch: sign in</title></head><body><main><h1>Sign in</h1><p>The patch page needs ?token=TOKEN.</p><ul>`)
+	for _, t := range toks {
+		p := s.lab.tokens[t]
+		fmt.Fprintf(&b, `<li><a href="/patch?token=%s">%s (%s)</a></li>`, url.QueryEscape(t), template.HTMLEscapeString(p.Name), template.HTMLEscapeString(string(p.Role)))
+	}
+	b.WriteString(`</ul></main></body></html>`)
+	_, _ = w.Write([]byte(b.String()))
+}
+
+var patchErrorTmpl = template.Must(template.New("patch-error").Parse(`<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Patch: {{.Title}}</title></head>
+<body><main><h1>{{.Title}}</h1><p role="alert">{{.Code}}: {{.Detail}}</p></main></body></html>
+`))
+
+var patchTmpl = template.Must(template.New("patch").Parse(`<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Patch</title>
+<style>body{font-family:sans-serif;margin:8px} table{border-collapse:collapse} td,th{border:1px solid #ccc;padding:2px 6px}</style>
+</head>
+<body data-token="{{.Token}}" data-key="{{.Key}}"{{with .Job}} data-job="{{.ID}}"{{end}} data-fallback="{{.Fallback}}">
+<main>
+<h1>Patch</h1>
+<p id="who">Signed in as {{.Who.Name}} ({{.Who.Role}})</p>
+{{with .Job}}<h2 id="state">Job {{.ID}} is {{.State}}</h2>
+<table aria-label="Attempts">
+<tr><th>Attempt</th><th>Provider</th><th>State</th><th>Callback</th><th>Applied</th></tr>
+{{range .Attempts}}<tr><td>{{.Number}}</td><td>{{.Provider}}</td><td>{{.State}}</td><td>{{.CallbackStatus}}</td><td>{{if .Applied}}yes{{else}}no{{end}}</td></tr>
+{{end}}</table>
+{{else}}<h2 id="state">No patch yet</h2>
+{{end}}{{with .Notice}}<p role="status" id="notice">{{.}}</p>
+{{end}}<div role="group" aria-label="Controls">
+{{range .Controls}}<button type="button" id="{{.ID}}"{{if not .Enabled}} disabled{{end}}>{{.Name}}</button>
+{{end}}{{if and .Reviewer .Job}}<label>Supersede reason <input id="reason" type="text"></label>
+{{end}}</div>
+<p role="alert" id="error"></p>
+<pre id="result"></pre>
+</main>
+<script>
+(function(){
+  const d = document.body.dataset;
+  const auth = {'Authorization': 'Bearer ' + d.token, 'Content-Type': 'application/json'};
+  const here = function(job){ return '/patch?token=' + encodeURIComponent(d.token) + '&job=' + encodeURIComponent(job); };
+  async function call(method, path, body, extra){
+    const res = await fetch(path, {method: method, headers: Object.assign({}, auth, extra || {}), body: body === undefined ? undefined : JSON.stringify(body)});
+    const data = await res.json();
+    if (!res.ok) { document.getElementById('error').textContent = data.code + ': ' + data.detail; return null; }
+    return data;
+  }
+  function on(id, fn){ const b = document.getElementById(id); if (b && !b.disabled) b.addEventListener('click', fn); }
+  on('generate', async function(){
+    const job = await call('POST', '/api/jobs', {task: 'patch'}, {'Idempotency-Key': d.key});
+    if (job) location.replace(here(job.id));
+  });
+  async function attempt(provider){
+    const body = {};
+    if (provider) body.provider = provider;
+    const r = document.getElementById('reason');
+    if (r && r.value.trim()) body.supersedeReason = r.value.trim();
+    if (await call('POST', '/api/jobs/' + d.job + '/attempts', body)) location.replace(here(d.job));
+  }
+  on('retry', function(){ attempt(''); });
+  on('fallback', function(){ attempt(d.fallback); });
+  on('cancel', async function(){ if (await call('POST', '/api/jobs/' + d.job + '/cancel')) location.replace(here(d.job)); });
+  on('output', async function(){
+    const out = await call('GET', '/api/jobs/' + d.job + '/output');
+    if (out) document.getElementById('result').textContent = out.output;
+  });
+})();
+</script>
+</body></html>
+`))

@@ -1,0 +1,420 @@
+package sim
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"math/rand/v2"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/replaylab/replaylab/engine/ledger"
+)
+
+// Behaviour is what a simulated provider does with one attempt. Every
+// behaviour first tells the ledger the request went out (MarkSent), except
+// when the job was cancelled before sending.
+type Behaviour string
+
+// Behaviours of a simulated provider.
+const (
+	// Succeed: after Latency, a success callback with Output.
+	Succeed Behaviour = "succeed"
+	// Fail: after Latency, a definite failure callback.
+	Fail Behaviour = "fail"
+	// TimeOut: after Latency the ledger is told the call timed out (the
+	// attempt becomes unknown, LED-3); the provider's result is held until
+	// the scenario releases it as a late callback (Providers.Release).
+	TimeOut Behaviour = "timeout"
+	// Hold: the result is held until the scenario releases it, so a
+	// scenario chooses the completion order across attempts.
+	Hold Behaviour = "hold"
+)
+
+// Script is one attempt's scripted behaviour.
+type Script struct {
+	Behaviour Behaviour
+	Latency   time.Duration
+	// Status of the result a Hold or TimeOut attempt releases: "succeeded"
+	// (default) or "failed".
+	Status string
+	// Output of the result; default "patch from PROVIDER (ATTEMPT)".
+	Output string
+}
+
+// Faults is the seeded fault schedule for attempts that no script covers.
+// One seed drives every random choice: each attempt draws from its own PCG
+// stream seeded by (Seed, FNV-1a of the attempt id), so the schedule of an
+// attempt does not depend on goroutine order, and a failing run is replayed
+// from its seed alone (deterministic ids make the attempt ids repeat). With
+// every probability zero, unscripted attempts succeed at once.
+type Faults struct {
+	Seed uint64
+	// Probabilities of each behaviour; Succeed takes what is left.
+	TimeoutProb float64
+	FailProb    float64
+	HoldProb    float64
+	// DuplicateProb: a success callback is delivered twice (the ledger
+	// must reconcile the second as a duplicate).
+	DuplicateProb float64
+	// LateProb: the held result of a timed-out attempt is delivered by the
+	// provider itself after another drawn latency (a late callback).
+	LateProb float64
+	// LatencyMax bounds every drawn latency (uniform in [0, LatencyMax]).
+	LatencyMax time.Duration
+}
+
+// Enabled reports whether any fault has a non-zero probability or latency.
+func (f Faults) Enabled() bool {
+	return f.TimeoutProb > 0 || f.FailProb > 0 || f.HoldProb > 0 || f.DuplicateProb > 0 || f.LateProb > 0 || f.LatencyMax > 0
+}
+
+// Bounds of the simulated providers; every queue and loop has one.
+const (
+	// InFlightMax bounds attempts whose provider work is running; a
+	// dispatch beyond it is not sent (the attempt stays starting and the
+	// journal says why).
+	InFlightMax = 256
+	// HeldMax bounds results held for release.
+	HeldMax = 1024
+	// ScriptsMax bounds the scripted attempts queued per provider.
+	ScriptsMax = 1024
+	// JournalMax bounds the provider journal (oldest entries drop first).
+	JournalMax = 4096
+	// SettlePoll is how often Settle looks at the in-flight count.
+	SettlePoll = 2 * time.Millisecond
+)
+
+// DefaultProviders are the provider names a new sim knows: the ledger's
+// default first provider and one fallback.
+var DefaultProviders = []string{ledger.DefaultProvider, "fallback"}
+
+// Errors of the simulated providers.
+var (
+	// ErrNotHeld: no result is held for that attempt (never dispatched
+	// with Hold or TimeOut, or already released).
+	ErrNotHeld = errors.New("sim: no held result for attempt")
+	// ErrBound: a fixed bound was reached.
+	ErrBound = errors.New("sim: bound reached")
+	// ErrClosed: the providers were stopped.
+	ErrClosed = errors.New("sim: providers closed")
+)
+
+// Decision is one journal entry: what a provider did with an attempt.
+type Decision struct {
+	AttemptID string
+	Provider  string
+	Behaviour Behaviour
+	Latency   time.Duration
+	Source    string // "script", "faults" or "default"
+	Note      string // e.g. "not sent: job cancelled", "duplicate callback"
+}
+
+// held is a result waiting for release; ready closes once the provider's
+// automatic part (sent, timeout) is recorded.
+type held struct {
+	status, output string
+	ready          chan struct{}
+	err            error // set before ready closes when sending failed
+}
+
+// Providers are the sim's simulated providers; they implement
+// ledger.Dispatcher. Scripts are queued per provider name and consumed one
+// per attempt; attempts without a script follow the Faults schedule.
+type Providers struct {
+	faults Faults
+	stop   chan struct{}
+	wg     sync.WaitGroup
+
+	mu       sync.Mutex
+	svc      *ledger.Service
+	names    []string
+	scripts  map[string][]Script
+	held     map[string]*held
+	inflight int
+	journal  []Decision
+	closed   bool
+}
+
+// NewProviders returns providers following f for unscripted attempts. They
+// report to the ledger service bound with Bind.
+func NewProviders(f Faults) *Providers {
+	return &Providers{faults: f, stop: make(chan struct{}), names: slices.Clone(DefaultProviders),
+		scripts: map[string][]Script{}, held: map[string]*held{}}
+}
+
+// Bind sets the service the providers report to (MarkSent, Timeout,
+// Callback). The sim binds its own ledger.
+func (p *Providers) Bind(svc *ledger.Service) {
+	p.mu.Lock()
+	p.svc = svc
+	p.mu.Unlock()
+}
+
+// Faults returns the fault schedule (print its Seed to replay a run).
+func (p *Providers) Faults() Faults { return p.faults }
+
+// Names lists the known provider names: the defaults, then every scripted
+// one, in first-use order.
+func (p *Providers) Names() []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return slices.Clone(p.names)
+}
+
+// Script queues behaviours for the provider's next attempts, one each.
+func (p *Providers) Script(provider string, s ...Script) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if len(p.scripts[provider])+len(s) > ScriptsMax {
+		return fmt.Errorf("%w: more than %d scripted attempts for provider %q", ErrBound, ScriptsMax, provider)
+	}
+	for _, sc := range s {
+		switch sc.Behaviour {
+		case Succeed, Fail, TimeOut, Hold:
+		default:
+			return fmt.Errorf("sim: provider %q: unknown behaviour %q", provider, sc.Behaviour)
+		}
+	}
+	if !slices.Contains(p.names, provider) {
+		p.names = append(p.names, provider)
+	}
+	p.scripts[provider] = append(p.scripts[provider], s...)
+	return nil
+}
+
+// Journal returns what the providers did, oldest first (at most
+// JournalMax entries).
+func (p *Providers) Journal() []Decision {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return slices.Clone(p.journal)
+}
+
+func (p *Providers) note(d Decision) {
+	if len(p.journal) >= JournalMax {
+		p.journal = slices.Delete(p.journal, 0, 1)
+	}
+	p.journal = append(p.journal, d)
+}
+
+// next picks the attempt's behaviour: the provider's next script, else a
+// draw from the fault schedule, else an immediate success.
+func (p *Providers) next(a ledger.Attempt) (Script, Decision, *rand.Rand) {
+	d := Decision{AttemptID: a.ID, Provider: a.Provider}
+	if q := p.scripts[a.Provider]; len(q) > 0 {
+		p.scripts[a.Provider] = q[1:]
+		d.Source = "script"
+		return q[0], d, nil
+	}
+	if !p.faults.Enabled() {
+		d.Source = "default"
+		return Script{Behaviour: Succeed}, d, nil
+	}
+	d.Source = "faults"
+	h := fnv.New64a()
+	_, _ = h.Write([]byte(a.ID))
+	r := rand.New(rand.NewPCG(p.faults.Seed, h.Sum64()))
+	f := p.faults
+	s := Script{Behaviour: Succeed}
+	switch u := r.Float64(); {
+	case u < f.TimeoutProb:
+		s.Behaviour = TimeOut
+	case u < f.TimeoutProb+f.FailProb:
+		s.Behaviour = Fail
+	case u < f.TimeoutProb+f.FailProb+f.HoldProb:
+		s.Behaviour = Hold
+	}
+	if f.LatencyMax > 0 {
+		s.Latency = time.Duration(r.Int64N(int64(f.LatencyMax) + 1))
+	}
+	return s, d, r
+}
+
+// Dispatch implements ledger.Dispatcher: it starts the attempt's provider
+// work on its own goroutine and returns at once.
+func (p *Providers) Dispatch(_ context.Context, _ ledger.Job, a ledger.Attempt) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	s, d, r := p.next(a)
+	d.Behaviour, d.Latency = s.Behaviour, s.Latency
+	switch {
+	case p.closed:
+		d.Note = "not sent: providers closed"
+		p.note(d)
+		return
+	case p.svc == nil:
+		d.Note = "not sent: no ledger bound"
+		p.note(d)
+		return
+	case p.inflight >= InFlightMax:
+		d.Note = fmt.Sprintf("not sent: %d attempts in flight (InFlightMax)", InFlightMax)
+		p.note(d)
+		return
+	}
+	if s.Output == "" {
+		s.Output = fmt.Sprintf("patch from %s (%s)", a.Provider, a.ID)
+	}
+	var h *held
+	if s.Behaviour == Hold || s.Behaviour == TimeOut {
+		if len(p.held) >= HeldMax {
+			d.Note = fmt.Sprintf("not sent: %d results held (HeldMax)", HeldMax)
+			p.note(d)
+			return
+		}
+		status := s.Status
+		if status == "" {
+			status = ledger.StatusSucceeded
+		}
+		h = &held{status: status, output: s.Output, ready: make(chan struct{})}
+		p.held[a.ID] = h
+	}
+	dup, late := false, time.Duration(-1)
+	if r != nil {
+		dup = s.Behaviour == Succeed && r.Float64() < p.faults.DuplicateProb
+		if s.Behaviour == TimeOut && r.Float64() < p.faults.LateProb {
+			late = time.Duration(r.Int64N(int64(p.faults.LatencyMax) + 1))
+		}
+	}
+	if dup {
+		d.Note = "duplicate callback"
+	}
+	if late >= 0 {
+		d.Note = "late callback after " + late.String()
+	}
+	p.note(d)
+	p.inflight++
+	p.wg.Add(1)
+	go p.work(p.svc, a, s, h, dup, late)
+}
+
+// sleep waits d or until the providers stop; false means stopped.
+func (p *Providers) sleep(d time.Duration) bool {
+	if d <= 0 {
+		return true
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-p.stop:
+		return false
+	}
+}
+
+func (p *Providers) work(svc *ledger.Service, a ledger.Attempt, s Script, h *held, dup bool, late time.Duration) {
+	defer p.wg.Done()
+	ctx := context.Background()
+	var err error
+	defer func() {
+		if h != nil {
+			h.err = err
+			close(h.ready)
+		}
+		p.mu.Lock()
+		p.inflight--
+		if err != nil {
+			p.note(Decision{AttemptID: a.ID, Provider: a.Provider, Behaviour: s.Behaviour, Note: err.Error()})
+		}
+		p.mu.Unlock()
+	}()
+	if _, err = svc.MarkSent(ctx, a.ID); err != nil {
+		err = fmt.Errorf("sim: provider %s did not send %s: %w", a.Provider, a.ID, err)
+		return
+	}
+	if !p.sleep(s.Latency) {
+		err = ErrClosed
+		return
+	}
+	switch s.Behaviour {
+	case Succeed:
+		if _, err = svc.Callback(ctx, a.ID, ledger.StatusSucceeded, s.Output); err == nil && dup {
+			_, err = svc.Callback(ctx, a.ID, ledger.StatusSucceeded, s.Output)
+		}
+	case Fail:
+		_, err = svc.Callback(ctx, a.ID, ledger.StatusFailed, s.Output)
+	case TimeOut:
+		if _, err = svc.Timeout(ctx, a.ID); err == nil && late >= 0 && p.sleep(late) {
+			p.mu.Lock()
+			delete(p.held, a.ID)
+			p.mu.Unlock()
+			_, err = svc.Callback(ctx, a.ID, h.status, h.output)
+		}
+	case Hold:
+	}
+}
+
+// Settle waits until no provider work is in flight: every dispatched
+// attempt was sent and its latency, timeout or callback is recorded (held
+// results stay held). Steps call it before reading state, so what they see
+// does not depend on goroutine timing.
+func (p *Providers) Settle(ctx context.Context) error {
+	t := time.NewTicker(SettlePoll)
+	defer t.Stop()
+	for {
+		p.mu.Lock()
+		n := p.inflight
+		p.mu.Unlock()
+		if n == 0 {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("sim: %d provider calls still in flight: %w", n, ctx.Err())
+		case <-t.C:
+		}
+	}
+}
+
+// Held lists the attempt ids whose results are held, sorted.
+func (p *Providers) Held() []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	ids := make([]string, 0, len(p.held))
+	for id := range p.held {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	return ids
+}
+
+// Release delivers the held result of the attempt as a provider callback,
+// once the provider's automatic part (sent, timeout) is recorded, and
+// returns how the ledger reconciled it. A result is released once.
+func (p *Providers) Release(ctx context.Context, attemptID string) (ledger.Reconciliation, error) {
+	p.mu.Lock()
+	h, ok := p.held[attemptID]
+	svc := p.svc
+	if ok {
+		delete(p.held, attemptID)
+	}
+	p.mu.Unlock()
+	if !ok {
+		return ledger.Reconciliation{}, fmt.Errorf("%w %s", ErrNotHeld, attemptID)
+	}
+	select {
+	case <-h.ready:
+	case <-ctx.Done():
+		return ledger.Reconciliation{}, fmt.Errorf("sim: release %s: %w", attemptID, ctx.Err())
+	}
+	if h.err != nil {
+		return ledger.Reconciliation{}, fmt.Errorf("sim: release %s: %w", attemptID, h.err)
+	}
+	return svc.Callback(ctx, attemptID, h.status, h.output)
+}
+
+// close stops every provider goroutine and waits for them.
+func (p *Providers) close() {
+	p.mu.Lock()
+	if p.closed {
+		p.mu.Unlock()
+		return
+	}
+	p.closed = true
+	close(p.stop)
+	p.mu.Unlock()
+	p.wg.Wait()
+}
