@@ -199,7 +199,7 @@ func cmdFind(ctx context.Context, args []string, stdout, stderr io.Writer) (int,
 	}
 	if *role == "" && *name == "" && *text == "" {
 		fs.Usage()
-		return exitBadInput, badInput("find needs --role, or --name or --text: an unrestricted find would list every candidate")
+		return exitBadInput, badInput("--role is required unless --name or --text is given: an unrestricted find would list every candidate")
 	}
 	if len(pos) != 1 {
 		return exitBadInput, badInput("want exactly one SOURCE, got %d", len(pos))

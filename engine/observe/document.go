@@ -156,7 +156,7 @@ func Parse(c *capture.Capture) (*Document, error) {
 		}
 		d.Frames = append(d.Frames, fr)
 		byFrameID[fr.ID] = fr
-		srcdocs := d.index(fr, inherited, inCapture)
+		srcdocs := d.index(fr, len(p.src), inherited, inCapture)
 		for i, sd := range srcdocs {
 			if len(queue) >= maxFrames {
 				d.Unread = append(d.Unread, UnreadFrame{Frame: fr.ID, Node: d.NodeID(sd), Src: "about:srcdoc",

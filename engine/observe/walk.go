@@ -50,7 +50,7 @@ const hideMask = flagDisplay | flagAria | flagInert
 // flags, id and label maps, unread iframes, and the raw observation. It
 // returns the srcdoc iframes of a plain file, which become frames of their
 // own.
-func (d *Document) index(f *Frame, inherited uint8, inCapture map[string]bool) (srcdocs []*html.Node) {
+func (d *Document) index(f *Frame, sizeHint int, inherited uint8, inCapture map[string]bool) (srcdocs []*html.Node) {
 	ids := map[string]*html.Node{}
 	labels := map[string][]*html.Node{}
 	d.byID = append(d.byID, ids)
@@ -71,6 +71,7 @@ func (d *Document) index(f *Frame, inherited uint8, inCapture map[string]bool) (
 	raw := &frameRaw{}
 	f.raw = raw
 	var text textLines
+	text.b.Grow(sizeHint / 4) // visible text is a fraction of the markup
 	type item struct {
 		n    *html.Node
 		ctx  walkCtx
