@@ -35,15 +35,27 @@ type Config struct {
 	PageLimits observe.Limits
 	// OutcomeTimeout bounds how long a click's expectation is awaited.
 	OutcomeTimeout time.Duration
-	// PollInterval is the longest gap between reads while waiting.
+	// PollInterval is the longest gap between reads while waiting, for
+	// drivers that cannot tell when the page changed.
 	PollInterval time.Duration
+	// ChangePollInterval is that gap for drivers that wake on page changes
+	// (ChangeNotifier): a changed page is read at once, an idle one this
+	// often.
+	ChangePollInterval time.Duration
 }
 
 // Defaults of Config.
 const (
-	DefaultOutcomeTimeout = 5 * time.Second
-	DefaultPollInterval   = 50 * time.Millisecond
+	DefaultOutcomeTimeout     = 5 * time.Second
+	DefaultPollInterval       = 50 * time.Millisecond
+	DefaultChangePollInterval = 500 * time.Millisecond
 )
+
+// ChangeNotifier is implemented by drivers whose Sleep returns early when
+// the page changes.
+type ChangeNotifier interface {
+	NotifiesChanges() bool
+}
 
 // Engine serves many tasks; tasks share nothing but configuration (ACT-6).
 type Engine struct {
@@ -72,6 +84,9 @@ func New(cfg Config) *Engine {
 	}
 	if cfg.PollInterval <= 0 {
 		cfg.PollInterval = DefaultPollInterval
+	}
+	if cfg.ChangePollInterval <= 0 {
+		cfg.ChangePollInterval = DefaultChangePollInterval
 	}
 	return &Engine{cfg: cfg}
 }
@@ -459,7 +474,7 @@ func (p *Page) awaitOutcome(ctx context.Context, x Expect) (bool, string, error)
 		if !p.d.Now().Before(deadline) {
 			return false, evidence, nil
 		}
-		if err := p.d.Sleep(ctx, min(p.task.e.cfg.PollInterval, deadline.Sub(p.d.Now()))); err != nil {
+		if err := p.d.Sleep(ctx, min(p.pollInterval(), deadline.Sub(p.d.Now()))); err != nil {
 			return false, "", err
 		}
 	}
@@ -554,7 +569,7 @@ func (p *Page) WaitAnswer(ctx context.Context, opt answer.Options) (answer.Resul
 		return answer.Result{}, &Error{Code: NoBaseline, Op: "waitAnswer", Detail: "send with a new-answer expectation first"}
 	}
 	if opt.Interval <= 0 {
-		opt.Interval = p.task.e.cfg.PollInterval
+		opt.Interval = p.pollInterval()
 	}
 	p.emit("waitAnswer", trace.A("baseline", len(p.baseline.IDs)), trace.A("media", opt.Media))
 	src := pageSource{p}
@@ -572,6 +587,14 @@ func (p *Page) WaitAnswer(ctx context.Context, opt answer.Options) (answer.Resul
 	attrs = append(attrs, trace.A("text", res.Text))
 	p.emit("answer.result", attrs...)
 	return res, nil
+}
+
+// pollInterval is the longest gap between reads while waiting.
+func (p *Page) pollInterval() time.Duration {
+	if cn, ok := p.d.(ChangeNotifier); ok && cn.NotifiesChanges() {
+		return p.task.e.cfg.ChangePollInterval
+	}
+	return p.task.e.cfg.PollInterval
 }
 
 type pageSource struct{ p *Page }

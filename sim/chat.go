@@ -11,6 +11,25 @@ import (
 const (
 	// StyleMarker: turns carry data-message-author-role and data-message-id.
 	StyleMarker = "marker"
+	// StyleHeading: no data markers; each turn opens with a screen-reader
+	// heading "You said:" or "Sim said:".
+	StyleHeading = "heading"
+)
+
+// Styles lists the markup styles the sim renders.
+var Styles = []string{StyleMarker, StyleHeading}
+
+// Answer kinds.
+const (
+	KindText    = "text"    // a normal answer
+	KindConfirm = "confirm" // asks for confirmation (Confirm / Cancel)
+	KindError   = "error"   // fails with an error and a Retry control
+)
+
+// Media kinds.
+const (
+	MediaVideo = "video"
+	MediaImage = "image"
 )
 
 // Chat is the script of one chat page.
@@ -22,6 +41,11 @@ type Chat struct {
 	// LongLastAnswer, when > 0, makes the last earlier assistant turn a
 	// complete answer of this many characters.
 	LongLastAnswer int
+	// HistoryImages puts a loaded image in every third earlier answer.
+	HistoryImages bool
+	// LastAnswerMedia puts ready media of this kind in the last earlier
+	// assistant turn (the stale video case).
+	LastAnswerMedia string
 	// Answers are the scripted replies to successive sends; a send past
 	// the end gets DefaultAnswer.
 	Answers []Answer
@@ -35,6 +59,13 @@ type Answer struct {
 	Partial  string
 	Final    string
 	Generate time.Duration
+	Kind     string // KindText (default), KindConfirm or KindError
+	// Media, when set, adds media of that kind to the final answer; its
+	// source is attached MediaDelay after completion, so it becomes ready
+	// then. NoMediaSource keeps it without a source for ever.
+	Media         string
+	MediaDelay    time.Duration
+	NoMediaSource bool
 }
 
 // DefaultAnswer is the reply to an unscripted send.
@@ -51,10 +82,27 @@ type Turn struct {
 	ID     string
 	Author string // "user" or "assistant"
 	Text   string
+	Kind   string
+	Media  string
+	// MediaSrc is the media's source; empty means no source yet.
+	MediaSrc string
 }
 
 // turnID is deterministic: the turn's position in the chat.
 func turnID(i int) string { return fmt.Sprintf("msg-%04d", i+1) }
+
+// Media sources the sim serves.
+const (
+	VideoSrc = "/sim/media/clip.wav"
+	ImageSrc = "/sim/media/pic.png"
+)
+
+func mediaSrc(kind string) string {
+	if kind == MediaImage {
+		return ImageSrc
+	}
+	return VideoSrc
+}
 
 // HistoryTurns generates the earlier turns from the seed.
 func (c Chat) HistoryTurns() []Turn {
@@ -69,19 +117,40 @@ func (c Chat) HistoryTurns() []Turn {
 		} else {
 			t.Author = "assistant"
 			t.Text = fmt.Sprintf("Answer %d: %s.", i/2+1, phrase(r, 24))
+			if c.HistoryImages && (i/2)%3 == 0 {
+				t.Media, t.MediaSrc = MediaImage, ImageSrc
+			}
 			lastAssistant = i
 		}
 		turns = append(turns, t)
 	}
-	if c.LongLastAnswer > 0 && lastAssistant >= 0 {
-		var b strings.Builder
-		b.WriteString("A long and complete earlier answer.")
-		for b.Len() < c.LongLastAnswer {
-			b.WriteString(" " + phrase(r, 12) + ".")
+	if lastAssistant >= 0 {
+		if c.LongLastAnswer > 0 {
+			var b strings.Builder
+			b.WriteString("A long and complete earlier answer.")
+			for b.Len() < c.LongLastAnswer {
+				b.WriteString(" " + phrase(r, 12) + ".")
+			}
+			turns[lastAssistant].Text = b.String()[:c.LongLastAnswer]
 		}
-		turns[lastAssistant].Text = b.String()[:c.LongLastAnswer]
+		if c.LastAnswerMedia != "" {
+			turns[lastAssistant].Media = c.LastAnswerMedia
+			turns[lastAssistant].MediaSrc = mediaSrc(c.LastAnswerMedia)
+		}
 	}
 	return turns
+}
+
+// LastAnswerText is the text of the last earlier assistant turn, "" when
+// there is none.
+func (c Chat) LastAnswerText() string {
+	turns := c.HistoryTurns()
+	for i := len(turns) - 1; i >= 0; i-- {
+		if turns[i].Author == "assistant" {
+			return turns[i].Text
+		}
+	}
+	return ""
 }
 
 var words = strings.Fields(`alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima

@@ -94,7 +94,10 @@ func TestSendFollowsTheScript(t *testing.T) {
 		return res.StatusCode, m
 	}
 	code, m := post(`{"text":"hello"}`)
-	if code != 200 || m["assistantId"] != "msg-0004" || m["final"] != "F" || m["partial"] != "P" {
+	final, _ := m["finalHtml"].(string)
+	partial, _ := m["partialHtml"].(string)
+	if code != 200 || !strings.Contains(final, `data-message-id="msg-0004"`) || !strings.Contains(final, ">F<") ||
+		!strings.Contains(partial, `aria-busy="true"`) || !strings.Contains(partial, ">P<") || strings.Contains(final, "aria-busy") {
 		t.Fatalf("send: %d %v", code, m)
 	}
 	if code, _ := post(`not json`); code != http.StatusBadRequest {
@@ -107,5 +110,48 @@ func TestSendFollowsTheScript(t *testing.T) {
 	_, body := get(t, s.URL+"/chat")
 	if !strings.Contains(body, `data-message-id="msg-0004"`) {
 		t.Fatal("reloaded chat lacks the answered turn")
+	}
+}
+
+func TestRenderStyles(t *testing.T) {
+	tests := []struct {
+		name  string
+		chat  sim.Chat
+		want  []string
+		never []string
+	}{
+		{"marker", sim.Chat{Style: sim.StyleMarker, History: 2},
+			[]string{`data-message-author-role="assistant" data-message-id="msg-0002"`}, []string{"Sim said:"}},
+		{"heading", sim.Chat{Style: sim.StyleHeading, History: 2},
+			[]string{`<h3 class="sr-only">You said:</h3>`, `<h3 class="sr-only">Sim said:</h3>`}, []string{"data-message-author-role"}},
+		{"stale video in the last earlier answer", sim.Chat{Style: sim.StyleMarker, History: 4, LastAnswerMedia: sim.MediaVideo},
+			[]string{`<video src="` + sim.VideoSrc + `"`}, nil},
+		{"history with images", sim.Chat{Style: sim.StyleHeading, History: 12, HistoryImages: true},
+			[]string{`<img src="` + sim.ImageSrc + `"`}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			page := sim.RenderChat(tt.chat, tt.chat.HistoryTurns())
+			for _, w := range tt.want {
+				if !strings.Contains(page, w) {
+					t.Errorf("page lacks %s", w)
+				}
+			}
+			for _, n := range tt.never {
+				if strings.Contains(page, n) {
+					t.Errorf("page has %s", n)
+				}
+			}
+		})
+	}
+}
+
+func TestMediaIsServed(t *testing.T) {
+	s := start(t)
+	for path, magic := range map[string]string{sim.VideoSrc: "RIFF", sim.ImageSrc: "\x89PNG"} {
+		code, body := get(t, s.URL+path)
+		if code != 200 || !strings.HasPrefix(body, magic) {
+			t.Errorf("%s: %d %q", path, code, body[:min(8, len(body))])
+		}
 	}
 }

@@ -199,8 +199,9 @@ func Leaks() []string {
 
 // Page is one tab in its own browser context. It implements engine.Driver.
 type Page struct {
-	ctx    context.Context
-	cancel context.CancelFunc
+	ctx     context.Context
+	cancel  context.CancelFunc
+	changed chan struct{}
 }
 
 // NewPage opens a tab in a fresh browser context.
@@ -210,7 +211,12 @@ func (b *Browser) NewPage(ctx context.Context) (*Page, error) {
 		cancel()
 		return nil, fmt.Errorf("browser: new page: %w", err)
 	}
-	return &Page{ctx: pctx, cancel: cancel}, nil
+	p := &Page{ctx: pctx, cancel: cancel, changed: make(chan struct{}, 1)}
+	if err := watchChanges(pctx, p.changed); err != nil {
+		cancel()
+		return nil, fmt.Errorf("browser: watch page changes: %w", err)
+	}
+	return p, nil
 }
 
 // Close closes the tab and disposes of its browser context.
@@ -349,17 +355,24 @@ func (p *Page) Press(ctx context.Context, node, key string) error {
 // Now is wall time.
 func (p *Page) Now() time.Time { return time.Now() }
 
-// Sleep waits for d.
+// Sleep waits for d, or less when the page's DOM changed meanwhile (or
+// since the last Sleep), so the caller captures right after a change.
 func (p *Page) Sleep(ctx context.Context, d time.Duration) error {
 	t := time.NewTimer(d)
 	defer t.Stop()
 	select {
 	case <-ctx.Done():
 		return ctx.Err()
+	case <-p.changed:
+		return nil
 	case <-t.C:
 		return nil
 	}
 }
+
+// NotifiesChanges tells the engine that Sleep wakes on page changes, so it
+// can wait longer between reads of an idle page.
+func (p *Page) NotifiesChanges() bool { return true }
 
 // Capture freezes the page.
 func (p *Page) Capture(ctx context.Context) (*capture.Capture, error) {

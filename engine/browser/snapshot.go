@@ -23,7 +23,30 @@ func snapshot(ctx context.Context, t *chromedp.Target) (*capture.Capture, error)
 	if err != nil {
 		return nil, err
 	}
-	return fromSnapshot(res.Documents, res.Strings), nil
+	// Media readiness is not in the DOM snapshot: a second, read-only
+	// call gets it, only for pages that have media.
+	var media []mediaState
+	if len(res.Documents) > 0 && hasMedia(res.Documents[0], res.Strings) {
+		if media, err = readMedia(ctx, t); err != nil {
+			return nil, err
+		}
+	}
+	return fromSnapshot(res.Documents, res.Strings, media), nil
+}
+
+func hasMedia(d *domsnapshot.DocumentSnapshot, strs []string) bool {
+	if d.Nodes == nil {
+		return false
+	}
+	for _, n := range d.Nodes.NodeName {
+		if int(n) >= 0 && int(n) < len(strs) {
+			switch strs[n] {
+			case "VIDEO", "AUDIO", "IMG":
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // voidElements have no end tag.
@@ -40,7 +63,7 @@ var noBox = map[string]bool{
 	"template": true, "noscript": true, "param": true, "area": true, "map": true, "col": true, "colgroup": true,
 }
 
-func fromSnapshot(docs []*domsnapshot.DocumentSnapshot, strs []string) *capture.Capture {
+func fromSnapshot(docs []*domsnapshot.DocumentSnapshot, strs []string, media []mediaState) *capture.Capture {
 	str := func(i domsnapshot.StringIndex) string {
 		if i < 0 || int(i) >= len(strs) {
 			return ""
@@ -80,7 +103,11 @@ func fromSnapshot(docs []*domsnapshot.DocumentSnapshot, strs []string) *capture.
 		} else if f.Parent == "" {
 			f.Parent = capture.MainFrame // an orphan document: keep it, under main
 		}
-		f.HTML = serialise(d, str, frameIDs)
+		var m []mediaState
+		if di == 0 {
+			m = media
+		}
+		f.HTML = serialise(d, str, frameIDs, m)
 		c.Frames = append(c.Frames, f)
 	}
 	// frames must follow their parents
@@ -103,7 +130,7 @@ func fromSnapshot(docs []*domsnapshot.DocumentSnapshot, strs []string) *capture.
 	return c
 }
 
-func serialise(d *domsnapshot.DocumentSnapshot, str func(domsnapshot.StringIndex) string, frameIDs []string) string {
+func serialise(d *domsnapshot.DocumentSnapshot, str func(domsnapshot.StringIndex) string, frameIDs []string, media []mediaState) string {
 	n := d.Nodes
 	if n == nil {
 		return ""
@@ -180,6 +207,37 @@ func serialise(d *domsnapshot.DocumentSnapshot, str func(domsnapshot.StringIndex
 		}
 	}
 	name := func(i int) string { return strings.ToLower(str(n.NodeName[i])) }
+	// media states come in document order; they are used only when the
+	// page's media elements match them one to one by tag, so a DOM change
+	// between the two calls never attaches a state to the wrong element.
+	mediaOf := map[int]mediaState{}
+	{
+		var idx []int
+		for i := 0; i < count; i++ {
+			if n.NodeType[i] == 1 {
+				if _, ps := pseudo[i]; !ps {
+					switch name(i) {
+					case "video", "audio", "img":
+						idx = append(idx, i)
+					}
+				}
+			}
+		}
+		if len(idx) == len(media) {
+			ok := true
+			for k, i := range idx {
+				if media[k].tag != name(i) {
+					ok = false
+					break
+				}
+			}
+			if ok {
+				for k, i := range idx {
+					mediaOf[i] = media[k]
+				}
+			}
+		}
+	}
 
 	var b strings.Builder
 	b.Grow(count * 32)
@@ -235,11 +293,19 @@ func serialise(d *domsnapshot.DocumentSnapshot, str func(domsnapshot.StringIndex
 		if tag == "option" {
 			writeAttr(&b, capture.AttrSelected, strconv.FormatBool(selected[i]))
 		}
-		if src, ok := currentSrc[i]; ok && (tag == "img" || tag == "video" || tag == "audio") {
-			writeAttr(&b, capture.AttrMediaSrc, src)
-		}
-		if s, ok := size[i]; ok && (tag == "img" || tag == "video") {
-			writeAttr(&b, capture.AttrSize, s)
+		if m, ok := mediaOf[i]; ok {
+			writeAttr(&b, capture.AttrMediaReady, m.ready)
+			if m.src != "" {
+				writeAttr(&b, capture.AttrMediaSrc, m.src)
+			}
+			writeAttr(&b, capture.AttrSize, m.size())
+		} else {
+			if src, ok := currentSrc[i]; ok && (tag == "img" || tag == "video" || tag == "audio") {
+				writeAttr(&b, capture.AttrMediaSrc, src)
+			}
+			if s, ok := size[i]; ok && (tag == "img" || tag == "video") {
+				writeAttr(&b, capture.AttrSize, s)
+			}
 		}
 		if inBody && !inSelect && !noBox[tag] {
 			if !boxBelow[i] {

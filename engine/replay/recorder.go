@@ -134,6 +134,12 @@ func (r *Recorder) rewrite(c *capture.Capture) *capture.Capture {
 	return out
 }
 
+// NotifiesChanges forwards the live driver's answer (engine.ChangeNotifier).
+func (r *Recorder) NotifiesChanges() bool {
+	cn, ok := r.live.(engine.ChangeNotifier)
+	return ok && cn.NotifiesChanges()
+}
+
 // Now implements engine.Driver.
 func (r *Recorder) Now() time.Time { return r.live.Now() }
 

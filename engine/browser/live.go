@@ -1,0 +1,115 @@
+package browser
+
+import (
+	"context"
+	"encoding/json"
+	"strconv"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/chromedp"
+)
+
+// The page is watched for DOM changes from an isolated world, so the
+// page's own scripts never see the observer: a MutationObserver calls a
+// CDP binding at most once per 10 ms while the DOM changes. Sleep returns
+// early on such a call, so waits capture right after a change instead of
+// polling in a tight loop, and idle pages cost one capture per wait
+// interval.
+const (
+	changeWorld   = "replaylab"
+	changeBinding = "__replaylabChanged"
+	changeScript  = `(() => {
+  let pending = false;
+  const notify = () => {
+    if (pending) return;
+    pending = true;
+    setTimeout(() => { pending = false; try { globalThis.` + changeBinding + `("1"); } catch (e) {} }, 10);
+  };
+  new MutationObserver(notify).observe(document, {subtree: true, childList: true, attributes: true, characterData: true});
+  for (const ev of ["load", "loadeddata", "canplay", "canplaythrough", "error"]) document.addEventListener(ev, notify, true);
+})();`
+)
+
+// watchChanges installs the observer on the page and every document it
+// loads later, and forwards binding calls to changed.
+func watchChanges(pctx context.Context, changed chan<- struct{}) error {
+	err := chromedp.Do(pctx, chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+		if _, err := cdp.Call(ctx, t, runtime.AddBinding, runtime.AddBindingParams{Name: changeBinding, ExecutionContextName: changeWorld}); err != nil {
+			return err
+		}
+		_, err := cdp.Call(ctx, t, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: changeScript, WorldName: changeWorld})
+		return err
+	}))
+	if err != nil {
+		return err
+	}
+	events := chromedp.Events(pctx, runtime.BindingCalled) // subscribed from here on
+	go func() {
+		for ev, err := range events {
+			if err != nil {
+				return
+			}
+			if ev.Name != changeBinding {
+				continue
+			}
+			select {
+			case changed <- struct{}{}:
+			default:
+			}
+		}
+	}()
+	return nil
+}
+
+// mediaScript reads the live state of every media element of the main
+// document, in document order: tag, readiness, current source, natural
+// size. It only reads.
+const mediaScript = `JSON.stringify(Array.from(document.querySelectorAll("video,audio,img"), el => [
+  el.tagName.toLowerCase(),
+  el.tagName === "IMG" ? (el.complete ? (el.naturalWidth > 0 ? "complete" : "broken") : "loading") : String(el.readyState),
+  el.currentSrc || el.src || "",
+  el.tagName === "IMG" ? el.naturalWidth : (el.videoWidth || 0),
+  el.tagName === "IMG" ? el.naturalHeight : (el.videoHeight || 0)
+]))`
+
+// mediaState is one media element's live state.
+type mediaState struct {
+	tag, ready, src string
+	w, h            int
+}
+
+func (m mediaState) size() string { return strconv.Itoa(m.w) + "x" + strconv.Itoa(m.h) }
+
+// readMedia returns the main document's media states in document order.
+func readMedia(ctx context.Context, t *chromedp.Target) ([]mediaState, error) {
+	res, err := cdp.Call(ctx, t, runtime.Evaluate, runtime.EvaluateParams{Expression: mediaScript, ReturnByValue: new(true), Silent: new(true)})
+	if err != nil {
+		return nil, err
+	}
+	if res.Result == nil || res.ExceptionDetails != nil {
+		return nil, nil
+	}
+	var s string
+	if err := json.Unmarshal(res.Result.Value, &s); err != nil {
+		return nil, err
+	}
+	var rows [][]any
+	if err := json.Unmarshal([]byte(s), &rows); err != nil {
+		return nil, err
+	}
+	out := make([]mediaState, 0, len(rows))
+	for _, r := range rows {
+		if len(r) != 5 {
+			return nil, nil
+		}
+		tag, _ := r[0].(string)
+		ready, _ := r[1].(string)
+		src, _ := r[2].(string)
+		w, _ := r[3].(float64)
+		h, _ := r[4].(float64)
+		out = append(out, mediaState{tag: tag, ready: ready, src: src, w: int(w), h: int(h)})
+	}
+	return out, nil
+}
