@@ -50,7 +50,7 @@ func isLocateCode(err error) bool {
 	return errors.As(err, &le)
 }
 
-func (w *world) act(err error) error {
+func (w *world) keepRefusal(err error) error {
 	st := stateOf[locateState](w)
 	st.refused = nil
 	if err != nil && isLocateCode(err) {
@@ -66,7 +66,7 @@ func clickByRole(ctx context.Context, role, name, status string) error {
 	if err != nil {
 		return err
 	}
-	return w.act(p.Click(ctx, engine.ByRole(role, name), statusExpect(status)))
+	return w.keepRefusal(p.Click(ctx, engine.ByRole(role, name), statusExpect(status)))
 }
 
 func statusExpect(status string) engine.Expect {
@@ -80,7 +80,7 @@ func clickLinkHref(ctx context.Context, name, href, status string) error {
 		return err
 	}
 	t := engine.Target{Locator: locate.Locator{Role: "link", Name: name, Href: href}}
-	return w.act(p.Click(ctx, t, statusExpect(status)))
+	return w.keepRefusal(p.Click(ctx, t, statusExpect(status)))
 }
 
 func rememberRef(ctx context.Context, role, name string) error {
@@ -108,7 +108,7 @@ func clickRef(ctx context.Context, status string) error {
 	if err != nil {
 		return err
 	}
-	return w.act(p.Click(ctx, engine.Target{Ref: ref}, statusExpect(status)))
+	return w.keepRefusal(p.Click(ctx, engine.Target{Ref: ref}, statusExpect(status)))
 }
 
 func needRefusal(ctx context.Context) (*locate.Error, error) {
