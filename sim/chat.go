@@ -24,6 +24,7 @@ const (
 	KindText    = "text"    // a normal answer
 	KindConfirm = "confirm" // asks for confirmation (Confirm / Cancel)
 	KindError   = "error"   // fails with an error and a Retry control
+	KindNone    = "none"    // the message arrives but no answer turn ever appears
 )
 
 // Media kinds.

@@ -52,8 +52,17 @@ func (s *Server) send(w http.ResponseWriter, r *http.Request) {
 	if a.Media != "" && !a.NoMediaSource {
 		stored.MediaSrc = mediaSrc(a.Media) // a reload shows the finished turn
 	}
-	s.turns = append(s.turns, user, stored)
+	if a.Kind == KindNone {
+		s.turns = append(s.turns, user)
+	} else {
+		s.turns = append(s.turns, user, stored)
+	}
 	s.mu.Unlock()
+	if a.Kind == KindNone {
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(sendReply{UserHTML: renderTurn(style, user, false), MediaDelayMS: -1})
+		return
+	}
 
 	partial := Turn{ID: final.ID, Author: "assistant", Text: a.Partial}
 	reply := sendReply{
@@ -117,7 +126,8 @@ img,video{display:block;width:64px;height:48px}
     const res = await fetch('/sim/chat/send', {method:'POST', headers:{'Content-Type':'application/json'}, body: JSON.stringify({text})});
     const r = await res.json();
     prompt.value = '';
-    thread.insertAdjacentHTML('beforeend', r.userHtml + r.partialHtml);
+    thread.insertAdjacentHTML('beforeend', r.userHtml + (r.partialHtml || ''));
+    if (!r.partialHtml) return;
     const partial = thread.lastElementChild;
     setTimeout(function(){
       partial.insertAdjacentHTML('afterend', r.finalHtml);

@@ -174,7 +174,8 @@ func mediaReady(g adapter.Group, kind string) (bool, string) {
 			continue
 		}
 		if m.Ready {
-			return true, kind + " ready in group (" + m.Evidence + ")"
+			// the exact readyState (3 or 4) depends on timing: not traced
+			return true, kind + " ready in the new group"
 		}
 		seen = append(seen, m.Evidence)
 	}
