@@ -21,6 +21,7 @@ import (
 	"github.com/replaylab/replaylab/engine/adapter"
 	"github.com/replaylab/replaylab/engine/answer"
 	"github.com/replaylab/replaylab/engine/locate"
+	"github.com/replaylab/replaylab/engine/monitor"
 	"github.com/replaylab/replaylab/engine/observe"
 	"github.com/replaylab/replaylab/engine/trace"
 )
@@ -38,6 +39,9 @@ type Config struct {
 	// PollInterval is the longest gap between reads while waiting, for
 	// drivers that cannot tell when the page changed.
 	PollInterval time.Duration
+	// Monitor configures the loop monitor of every task (zero fields take
+	// monitor.DefaultConfig's values).
+	Monitor monitor.Config
 	// ChangePollInterval is that gap for drivers that wake on page changes
 	// (ChangeNotifier): a changed page is read at once, an idle one this
 	// often.
@@ -103,6 +107,8 @@ type Task struct {
 	pages    map[string]*Page
 	blocked  *blocked
 	finished bool
+	mon      *monitor.Monitor
+	signal   *monitor.Signal
 }
 
 type blocked struct {
@@ -120,7 +126,7 @@ func (e *Engine) Begin(ctx context.Context, goal string) *Task {
 	id := "t" + strconv.Itoa(e.tasks)
 	e.mu.Unlock()
 	e.emit("task.begin", trace.A("task", id), trace.A("goal", goal))
-	return &Task{ID: id, Goal: goal, e: e, pages: map[string]*Page{}}
+	return &Task{ID: id, Goal: goal, e: e, pages: map[string]*Page{}, mon: monitor.New(e.cfg.Monitor)}
 }
 
 // Page names a tab of the task driven by d. Creating the page opens
@@ -246,6 +252,8 @@ type Page struct {
 	obs      *observe.Observation
 	groups   adapter.Result
 	baseline *answer.Baseline
+
+	prevMon, lastMon *monitor.Observation
 }
 
 func (p *Page) emit(kind string, attrs ...trace.Attr) {
@@ -274,6 +282,7 @@ func (p *Page) observe(ctx context.Context) (*observe.Observation, error) {
 	p.seq++
 	p.obs = observe.Observe(doc, p.seq, observe.Options{GroupOf: groups.GroupOf()})
 	p.groups = groups
+	p.noteObservation(p.obs, groups)
 	return p.obs, nil
 }
 
@@ -282,6 +291,8 @@ type View struct {
 	*observe.Snapshot
 	Adapter string          `json:"adapter"`
 	Groups  []adapter.Group `json:"groups"`
+	// Signal is the loop monitor's advisory signal, when one is pending.
+	Signal *monitor.Signal `json:"signal,omitempty"`
 }
 
 // Navigate opens url in the page.
@@ -290,6 +301,7 @@ func (p *Page) Navigate(ctx context.Context, u string) error {
 		return err
 	}
 	p.emit("navigate", trace.A("url", u))
+	p.noteAction("navigate", observe.Element{Role: "page", Name: u}, "", "", false)
 	if err := p.d.Navigate(ctx, u); err != nil {
 		return fmt.Errorf("engine: navigate: %w", err)
 	}
@@ -314,7 +326,8 @@ func (p *Page) Snapshot(ctx context.Context, view string) (*View, error) {
 	p.emit("snapshot", trace.A("snapshot", s.ID), trace.A("view", view), trace.A("complete", s.Complete),
 		trace.A("elements", fmt.Sprintf("%d/%d", s.Counts.Elements.Returned, s.Counts.Elements.Total)),
 		trace.A("groups", len(p.groups.Groups)))
-	return &View{Snapshot: s, Adapter: p.groups.Adapter, Groups: p.groups.Groups}, nil
+	p.takeSignal()
+	return &View{Snapshot: s, Adapter: p.groups.Adapter, Groups: p.groups.Groups, Signal: p.task.Signal()}, nil
 }
 
 // Find runs a fresh find.
@@ -371,6 +384,7 @@ func (p *Page) Fill(ctx context.Context, t Target, text string) error {
 	if err != nil {
 		return err
 	}
+	p.noteAction("fill", el, text, "", false)
 	if err := p.d.Type(ctx, el.Node, text); err != nil {
 		return fmt.Errorf("engine: fill: %w", err)
 	}
@@ -410,15 +424,15 @@ func (p *Page) Fill(ctx context.Context, t Target, text string) error {
 // Click clicks the target and waits for the expected outcome (ACT-2,
 // ACT-3).
 func (p *Page) Click(ctx context.Context, t Target, x Expect) error {
-	return p.act(ctx, "click", t, x, func(node string) error { return p.d.Click(ctx, node) })
+	return p.act(ctx, "click", t, x, "", func(node string) error { return p.d.Click(ctx, node) })
 }
 
 // Press presses key on the target and waits for the expected outcome.
 func (p *Page) Press(ctx context.Context, t Target, key string, x Expect) error {
-	return p.act(ctx, "press", t, x, func(node string) error { return p.d.Press(ctx, node, key) })
+	return p.act(ctx, "press", t, x, key, func(node string) error { return p.d.Press(ctx, node, key) })
 }
 
-func (p *Page) act(ctx context.Context, op string, t Target, x Expect, do func(node string) error) error {
+func (p *Page) act(ctx context.Context, op string, t Target, x Expect, key string, do func(node string) error) error {
 	// The expectation is checked before anything is sent.
 	if err := x.validate(); err != nil {
 		p.emit(op, trace.A("target", t), trace.A("code", CodeOf(err)))
@@ -441,6 +455,7 @@ func (p *Page) act(ctx context.Context, op string, t Target, x Expect, do func(n
 		return err
 	}
 	p.emit(op, trace.A("target", t), trace.A("expect", x))
+	p.noteAction(op, el, "", key, false)
 	if err := do(el.Node); err != nil {
 		return fmt.Errorf("engine: %s: %w", op, err)
 	}
@@ -572,6 +587,7 @@ func (p *Page) WaitAnswer(ctx context.Context, opt answer.Options) (answer.Resul
 		opt.Interval = p.pollInterval()
 	}
 	p.emit("waitAnswer", trace.A("baseline", len(p.baseline.IDs)), trace.A("media", opt.Media))
+	p.noteAction("waitFor", observe.Element{}, "", "", true)
 	src := pageSource{p}
 	res, err := answer.Wait(ctx, src, *p.baseline, opt, func(group, state, evidence string) {
 		p.emit("answer.state", trace.A("group", group), trace.A("state", state), trace.A("evidence", evidence))

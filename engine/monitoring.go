@@ -1,0 +1,101 @@
+package engine
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/replaylab/replaylab/engine/adapter"
+	"github.com/replaylab/replaylab/engine/monitor"
+	"github.com/replaylab/replaylab/engine/observe"
+	"github.com/replaylab/replaylab/engine/trace"
+)
+
+// The loop monitor watches every task (SPEC §5): each operation is an
+// action (passive ones are marked so the monitor ignores them) and each
+// observation the engine takes feeds the observation window. A signal is
+// advisory: it is traced and rides on the next result (Task.Signal, View),
+// and never fails, blocks or resends anything (MON-8).
+
+// monitorObservation maps an observation to what the monitor fingerprints:
+// tab, URL, frames, visible text lines, media, and controls keyed by their
+// stable node id (never by ref).
+func monitorObservation(tab string, o *observe.Observation, groups adapter.Result) monitor.Observation {
+	full := o.View(observe.ViewFull, observe.DefaultLimits)
+	mo := monitor.Observation{SnapshotID: strconv.Itoa(o.ID), Tab: tab, URL: o.URL}
+	var frames []string
+	for _, f := range o.Doc.Frames {
+		frames = append(frames, f.ID)
+	}
+	mo.FrameScope = strings.Join(frames, ",")
+	if full.Text != "" {
+		mo.Texts = strings.Split(full.Text, "\n")
+	}
+	for _, g := range groups.Groups {
+		for _, m := range g.Media {
+			mo.Media = append(mo.Media, monitor.Media{Kind: m.Kind, Ready: m.Ready})
+		}
+	}
+	for _, e := range o.All {
+		c := monitor.Control{Key: e.Node, Role: e.Role, Name: e.Name, Value: e.RealValue(), Disabled: e.Disabled, Sensitive: e.Sensitive}
+		if e.Checked != nil {
+			c.Checked = *e.Checked
+		}
+		mo.Controls = append(mo.Controls, c)
+	}
+	return mo
+}
+
+// noteObservation feeds the monitor and keeps the observation for change
+// summaries.
+func (p *Page) noteObservation(o *observe.Observation, groups adapter.Result) {
+	mo := monitorObservation(p.Name, o, groups)
+	p.task.mu.Lock()
+	p.task.mon.Observe(mo)
+	p.prevMon, p.lastMon = p.lastMon, &mo
+	p.task.mu.Unlock()
+}
+
+// noteAction tells the monitor what the agent did. The typed value goes
+// in only to be hashed; it never reaches a signal.
+func (p *Page) noteAction(op string, el observe.Element, value, key string, passive bool) {
+	p.task.mu.Lock()
+	p.task.mon.Act(monitor.Action{Op: op, Tab: p.Name, Role: el.Role, Name: el.Name, Value: value, Key: key, Passive: passive, Sensitive: el.Sensitive})
+	p.task.mu.Unlock()
+	p.takeSignal()
+}
+
+// takeSignal moves a pending signal to the task and the trace.
+func (p *Page) takeSignal() {
+	p.task.mu.Lock()
+	s := p.task.mon.Pending()
+	if s != nil {
+		p.task.signal = s
+	}
+	p.task.mu.Unlock()
+	if s != nil {
+		p.emit("monitor.signal", trace.A("rule", string(s.Rule)), trace.A("sameAction", s.SameAction),
+			trace.A("revisits", s.Revisits), trace.A("stagnant", s.Stagnant), trace.A("window", s.Window))
+	}
+}
+
+// Signal returns the loop signal raised since the last call, or nil, and
+// clears it: the signal rides on the next result the agent reads.
+func (t *Task) Signal() *monitor.Signal {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	s := t.signal
+	t.signal = nil
+	return s
+}
+
+// Changes summarises what changed between the page's last two
+// observations (MON-9). The summary names roles and names of controls
+// (never values, never sensitive names) and grants no ref.
+func (p *Page) Changes() (monitor.ChangeSummary, bool) {
+	p.task.mu.Lock()
+	defer p.task.mu.Unlock()
+	if p.prevMon == nil || p.lastMon == nil {
+		return monitor.ChangeSummary{}, false
+	}
+	return monitor.Summarize(*p.prevMon, *p.lastMon), true
+}
