@@ -20,7 +20,8 @@ package sim
 // from the ledger's state for this caller (LED-6): Retry, Try another
 // provider, Cancel, Output are enabled exactly when the job's controls say
 // so, and Generate patch is disabled (the intention exists). A job of
-// another owner is a 404 page (LED-7). Without a token the page lists the
+// another owner is a 404 page (LED-7); an error page carries the ledger's
+// problem code in data-code. Without a token the page lists the
 // known tokens to sign in with (200); an unknown token gets the same list
 // with 401.
 
@@ -232,7 +233,7 @@ func (s *Server) patchPage(w http.ResponseWriter, r *http.Request) {
 		if err != nil {
 			p := ledger.ProblemFor(err)
 			w.WriteHeader(p.Status)
-			_ = patchErrorTmpl.Execute(w, p)
+			_ = patchErrorTmpl.Execute(w, map[string]string{"Title": p.Title, "Code": string(p.Code), "Detail": p.Detail})
 			return
 		}
 		v.Job = &job
@@ -265,7 +266,7 @@ func (s *Server) writeSignIn(w http.ResponseWriter) {
 
 var patchErrorTmpl = template.Must(template.New("patch-error").Parse(`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Patch: {{.Title}}</title></head>
-<body><main><h1>{{.Title}}</h1><p role="alert">{{.Code}}: {{.Detail}}</p></main></body></html>
+<body><main><h1>{{.Title}}</h1><p role="alert" data-code="{{.Code}}">{{.Code}}: {{.Detail}}</p></main></body></html>
 `))
 
 var patchTmpl = template.Must(template.New("patch").Parse(`<!doctype html>
