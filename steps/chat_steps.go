@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/replaylab/replaylab/engine"
+	"github.com/replaylab/replaylab/engine/adapter"
 	"github.com/replaylab/replaylab/engine/answer"
 	"github.com/replaylab/replaylab/engine/observe"
 	"github.com/replaylab/replaylab/sim"
@@ -23,9 +24,30 @@ const answerTimeout = 10 * time.Second
 
 func init() {
 	const g = "Chat site (sim)"
-	step(g, `^a (marker)-style chat with (\d+) earlier turns$`,
-		"the sim shows a chat in that markup style with N earlier turns, alternating user and assistant",
+	step(g, `^a (marker|heading)-style chat with (\d+) earlier turns$`,
+		"the sim shows a chat in that markup style (marker: data attributes; heading: speaker headings) with N earlier turns, alternating user and assistant; the engine reads it with the adapter of the same name",
 		"Given a marker-style chat with 4 earlier turns", givenChat)
+	step(g, `^the engine reads the chat with the (marker|heading|auto) adapter$`,
+		"override the adapter the engine uses (e.g. a deliberately wrong one)",
+		"And the engine reads the chat with the marker adapter", givenAdapter)
+	step(g, `^the earlier answers include images$`, "every third earlier answer holds a loaded image",
+		"And the earlier answers include images", givenHistoryImages)
+	step(g, `^the last earlier answer has a ready (video|image)$`, "the last earlier assistant turn holds media that is ready (the stale media case)",
+		"And the last earlier answer has a ready video", givenLastAnswerMedia)
+	step(g, `^the next answer asks for confirmation after (\d+) ms$`, "the next answer ends with Confirm and Cancel controls inside the turn",
+		"And the next answer asks for confirmation after 300 ms", givenConfirm)
+	step(g, `^the next answer fails after (\d+) ms$`, "the next answer ends with an error (role=alert) and a Retry control inside the turn",
+		"And the next answer fails after 300 ms", givenError)
+	step(g, `^the next answer repeats the last earlier answer after (\d+) ms$`, "the next answer has exactly the text of the last earlier answer, under a new id",
+		"And the next answer repeats the last earlier answer after 300 ms", givenRepeat)
+	step(g, `^the next answer never comes$`, "the message reaches the sim but no answer turn appears",
+		"And the next answer never comes", givenNoAnswer)
+	step(g, `^the next answer completes as "([^"]*)" after (\d+) ms with a (video|image) that is ready (\d+) ms later$`,
+		"the answer holds media whose source is attached that long after completion",
+		`And the next answer completes as "Here it is." after 300 ms with a video that is ready 400 ms later`, givenMediaAnswer)
+	step(g, `^the next answer completes as "([^"]*)" after (\d+) ms with a (video|image) that never loads$`,
+		"the answer holds media that never gets a source",
+		`And the next answer completes as "Here it is." after 300 ms with a video that never loads`, givenMediaNeverLoads)
 	step(g, `^the last earlier answer is a long answer of (\d+) characters$`,
 		"the last earlier assistant turn is a complete answer of that many characters",
 		"And the last earlier answer is a long answer of 3000 characters", givenLongLastAnswer)
@@ -42,8 +64,16 @@ func init() {
 	step(a, `^I send "([^"]*)"$`,
 		`the engine fills the composer (textbox "Message"), verifies it, and clicks "Send" expecting a new answer group`,
 		`And I send "What is the capital of France?"`, send)
+	step(a, `^I try to send "([^"]*)"$`,
+		`like "I send", but an unmet expectation is kept for "the send ends with" instead of failing the step`,
+		`When I try to send "Anyone there?"`, trySend)
 	step(a, `^I wait for the answer$`, "the engine waits for the newest group outside the baseline to finish",
 		"And I wait for the answer", waitAnswer)
+	step(a, `^I wait up to (\d+) ms for the answer$`, "the same wait with a shorter deadline",
+		"And I wait up to 1500 ms for the answer", waitAnswerUpTo)
+	step(a, `^I wait up to (\d+) ms for the answer with a (video|image)$`,
+		"the wait also needs ready media of that kind inside the new group (ANS-6)",
+		"And I wait up to 3000 ms for the answer with a video", waitAnswerMedia)
 	step(a, `^I take a page snapshot$`, "the engine takes the page API's shorter snapshot",
 		"When I take a page snapshot", takeSnapshot)
 
@@ -62,12 +92,75 @@ func init() {
 		"And the answer group is not one of the earlier groups", answerIsNew)
 	step(c, `^the snapshot shows (\d+) answer groups$`, "the last snapshot lists that many assistant groups",
 		"Then the snapshot shows 2 answer groups", snapshotGroups)
+	step(c, `^the send ends with "([^"]*)"$`, `the code "I try to send" ended with ("ok" when the expectation was met)`,
+		`Then the send ends with "OUTCOME_UNKNOWN"`, sendEndsWith)
+	step(c, `^the last two snapshots show the same answer groups with new refs$`,
+		"two snapshots of the same page: same group ids, but every ref changed (a fresh ref is not a new answer, ID-2)",
+		"Then the last two snapshots show the same answer groups with new refs", sameGroupsNewRefs)
+	step(c, `^the answer result names its group, rule, baseline, states and evidence$`,
+		"the wait's record says what was read (ANS-8): all five are present",
+		"And the answer result names its group, rule, baseline, states and evidence", resultIsExplained)
+	step(c, `^every answer group names the adapter rule that found it$`, "each group of the last snapshot carries its rule (ID-3)",
+		"And every answer group names the adapter rule that found it", groupsHaveRules)
 }
 
 func givenChat(ctx context.Context, style string, n int) error {
 	w := worldOf(ctx)
 	w.chat.Style, w.chat.History = style, n
 	return w.applyChat()
+}
+
+func givenAdapter(ctx context.Context, name string) error {
+	ad, err := adapter.ByName(name)
+	if err != nil {
+		return err
+	}
+	worldOf(ctx).adapter = ad
+	return nil
+}
+
+func givenHistoryImages(ctx context.Context) error {
+	w := worldOf(ctx)
+	w.chat.HistoryImages = true
+	return w.applyChat()
+}
+
+func givenLastAnswerMedia(ctx context.Context, kind string) error {
+	w := worldOf(ctx)
+	w.chat.LastAnswerMedia = kind
+	return w.applyChat()
+}
+
+func (w *world) addAnswer(a sim.Answer) error {
+	w.chat.Answers = append(w.chat.Answers, a)
+	return w.applyChat()
+}
+
+func ms(n int) time.Duration { return time.Duration(n) * time.Millisecond }
+
+func givenConfirm(ctx context.Context, n int) error {
+	return worldOf(ctx).addAnswer(sim.Answer{Partial: "Checking", Final: "This will delete 3 files. Continue?", Kind: sim.KindConfirm, Generate: ms(n)})
+}
+
+func givenError(ctx context.Context, n int) error {
+	return worldOf(ctx).addAnswer(sim.Answer{Partial: "Working", Final: "", Kind: sim.KindError, Generate: ms(n)})
+}
+
+func givenRepeat(ctx context.Context, n int) error {
+	w := worldOf(ctx)
+	return w.addAnswer(sim.Answer{Partial: "Answer", Final: w.chat.LastAnswerText(), Generate: ms(n)})
+}
+
+func givenNoAnswer(ctx context.Context) error {
+	return worldOf(ctx).addAnswer(sim.Answer{Kind: sim.KindNone})
+}
+
+func givenMediaAnswer(ctx context.Context, final string, n int, kind string, delay int) error {
+	return worldOf(ctx).addAnswer(sim.Answer{Partial: "Rendering", Final: final, Generate: ms(n), Media: kind, MediaDelay: ms(delay)})
+}
+
+func givenMediaNeverLoads(ctx context.Context, final string, n int, kind string) error {
+	return worldOf(ctx).addAnswer(sim.Answer{Partial: "Rendering", Final: final, Generate: ms(n), Media: kind, NoMediaSource: true})
 }
 
 func givenLongLastAnswer(ctx context.Context, n int) error {
@@ -118,19 +211,64 @@ func send(ctx context.Context, text string) error {
 	return p.Click(ctx, sendButton, engine.Expect{NewAnswer: true, Timeout: answerTimeout})
 }
 
+type sendState struct {
+	tried bool
+	code  string
+}
+
+func trySend(ctx context.Context, text string) error {
+	w := worldOf(ctx)
+	err := send(ctx, text)
+	st := stateOf[sendState](w)
+	st.tried, st.code = true, "ok"
+	if err != nil {
+		code := engine.CodeOf(err)
+		if code == "" {
+			return err // not an engine verdict: a real failure
+		}
+		st.code = code
+	}
+	return nil
+}
+
+func sendEndsWith(ctx context.Context, want string) error {
+	st := stateOf[sendState](worldOf(ctx))
+	if !st.tried {
+		return fmt.Errorf(`no "I try to send" step ran before this check`)
+	}
+	if st.code != want {
+		return fmt.Errorf("the send ended with %q, want %q", st.code, want)
+	}
+	return nil
+}
+
 func waitAnswer(ctx context.Context) error {
+	return waitFor(ctx, answer.Options{Timeout: answerTimeout})
+}
+
+func waitAnswerUpTo(ctx context.Context, n int) error {
+	return waitFor(ctx, answer.Options{Timeout: ms(n)})
+}
+
+func waitAnswerMedia(ctx context.Context, n int, kind string) error {
+	return waitFor(ctx, answer.Options{Timeout: ms(n), Media: kind})
+}
+
+func waitFor(ctx context.Context, opt answer.Options) error {
 	w := worldOf(ctx)
 	p, err := w.ensurePage(ctx)
 	if err != nil {
 		return err
 	}
-	r, err := p.WaitAnswer(ctx, answer.Options{Timeout: answerTimeout})
+	r, err := p.WaitAnswer(ctx, opt)
 	if err != nil {
 		return err
 	}
 	w.answer = &r
 	return nil
 }
+
+type snapshots struct{ views []*engine.View }
 
 func takeSnapshot(ctx context.Context) error {
 	w := worldOf(ctx)
@@ -143,6 +281,42 @@ func takeSnapshot(ctx context.Context) error {
 		return err
 	}
 	w.lastView = v
+	st := stateOf[snapshots](w)
+	st.views = append(st.views, v)
+	return nil
+}
+
+func sameGroupsNewRefs(ctx context.Context) error {
+	st := stateOf[snapshots](worldOf(ctx))
+	if len(st.views) < 2 {
+		return fmt.Errorf("take two snapshots first (%d taken)", len(st.views))
+	}
+	a, b := st.views[len(st.views)-2], st.views[len(st.views)-1]
+	if ga, gb := strings.Join(groupIDs(a), ","), strings.Join(groupIDs(b), ","); ga != gb || ga == "" {
+		return fmt.Errorf("groups differ between snapshots: %q then %q", ga, gb)
+	}
+	refs := map[string]bool{}
+	for _, e := range a.Elements {
+		refs[e.Ref] = true
+	}
+	for _, e := range b.Elements {
+		if refs[e.Ref] {
+			return fmt.Errorf("ref %s was handed out by both snapshots", e.Ref)
+		}
+	}
+	return nil
+}
+
+func groupsHaveRules(ctx context.Context) error {
+	w := worldOf(ctx)
+	if w.lastView == nil {
+		return fmt.Errorf("no snapshot taken")
+	}
+	for _, g := range w.lastView.Groups {
+		if strings.TrimSpace(g.Rule) == "" {
+			return fmt.Errorf("group %s has no rule", g.ID)
+		}
+	}
 	return nil
 }
 
@@ -243,4 +417,31 @@ func groupIDs(v *engine.View) []string {
 		ids = append(ids, g.ID)
 	}
 	return ids
+}
+
+func resultIsExplained(ctx context.Context) error {
+	r, err := worldOf(ctx).needAnswer()
+	if err != nil {
+		return err
+	}
+	var missing []string
+	if r.GroupID == "" {
+		missing = append(missing, "group")
+	}
+	if r.Rule == "" {
+		missing = append(missing, "rule")
+	}
+	if r.BaselineSize == 0 {
+		missing = append(missing, "baseline")
+	}
+	if len(r.States) == 0 {
+		missing = append(missing, "states")
+	}
+	if r.Evidence == "" {
+		missing = append(missing, "evidence")
+	}
+	if len(missing) > 0 {
+		return fmt.Errorf("the answer result lacks %s: %+v", strings.Join(missing, ", "), *r)
+	}
+	return nil
 }

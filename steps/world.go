@@ -12,6 +12,7 @@ import (
 	"github.com/cucumber/godog"
 
 	"github.com/replaylab/replaylab/engine"
+	"github.com/replaylab/replaylab/engine/adapter"
 	"github.com/replaylab/replaylab/engine/answer"
 	"github.com/replaylab/replaylab/engine/browser"
 	"github.com/replaylab/replaylab/engine/replay"
@@ -29,17 +30,20 @@ type world struct {
 	sim  *sim.Server // browser driver only
 	base string      // the base URL the engine navigates to
 
-	log    *trace.Log
-	eng    *engine.Engine
-	task   *engine.Task
-	page   *engine.Page
-	bpage  *browser.Page
-	rec    *replay.Recorder
-	replay *replay.Driver
+	log     *trace.Log
+	adapter adapter.Adapter // the engine's adapter; default by the chat's style
+	eng     *engine.Engine
+	task    *engine.Task
+	page    *engine.Page
+	bpage   *browser.Page
+	rec     *replay.Recorder
+	replay  *replay.Driver
 
 	answer    *answer.Result
 	lastView  *engine.View
 	lastError error
+
+	cleanups []func()
 
 	// state holds the per-scenario state of step files that need their
 	// own, keyed by a type of that file (see stateOf).
@@ -89,7 +93,6 @@ func (s *Suite) InitializeScenario(sc *godog.ScenarioContext) {
 			pairs = append(pairs, w.sim.URL, TraceBase)
 		}
 		w.log.Normalize = strings.NewReplacer(pairs...).Replace
-		w.eng = engine.New(engine.Config{Tracer: w.log})
 		return context.WithValue(ctx, worldKey{}, w), nil
 	})
 	sc.After(func(ctx context.Context, p *godog.Scenario, stepErr error) (context.Context, error) {
@@ -122,21 +125,58 @@ func fingerprint(p *godog.Scenario) string {
 	return hex.EncodeToString(h.Sum(nil))[:16]
 }
 
-func (w *world) sessionPath() string {
-	return filepath.Join(w.suite.sessionsDir(), filepath.FromSlash(w.slug)+".json")
+func (w *world) sessionPath(tab string) string {
+	name := filepath.FromSlash(w.slug)
+	if tab != mainTab {
+		name += "@" + tab
+	}
+	return filepath.Join(w.suite.sessionsDir(), name+".json")
 }
 
 func (w *world) createHint() string {
 	return "go test ./steps -update (with Chromium installed), or go run ./cmd/replaylab run --driver browser --update"
 }
 
-// driver opens the page's driver on first use: the browser (recording when
-// updating) or the scenario's recorded session.
+// ensurePage returns the scenario's main tab.
 func (w *world) ensurePage(ctx context.Context) (*engine.Page, error) {
-	if w.page != nil {
-		return w.page, nil
+	return w.ensureTab(ctx, mainTab)
+}
+
+// mainTab is the name of the page every scenario starts with.
+const mainTab = "main"
+
+// tab is one page of the scenario's task with its driver.
+type tab struct {
+	page   *engine.Page
+	bpage  *browser.Page
+	rec    *replay.Recorder
+	replay *replay.Driver
+}
+
+// ensureTab opens the named tab on first use: a new browser page
+// (recording when updating) or the tab's recorded session. Each tab has its
+// own session file: <scenario>.json for the main tab, <scenario>@<tab>.json
+// for the others.
+func (w *world) ensureTab(ctx context.Context, name string) (*engine.Page, error) {
+	if t, ok := w.tabs[name]; ok {
+		return t.page, nil
 	}
+	if w.eng == nil {
+		if w.adapter == nil {
+			ad, err := adapter.ByName(w.chat.Style)
+			if err != nil {
+				return nil, err
+			}
+			w.adapter = ad
+		}
+		w.eng = engine.New(engine.Config{Tracer: w.log, Adapter: w.adapter})
+	}
+	if w.task == nil {
+		w.task = w.eng.Begin(ctx, w.slug)
+	}
+	t := &tab{}
 	var d engine.Driver
+	path := w.sessionPath(name)
 	switch w.suite.opt.Driver {
 	case DriverBrowser:
 		b, err := w.suite.sharedBrowser(ctx)
@@ -147,15 +187,15 @@ func (w *world) ensurePage(ctx context.Context) (*engine.Page, error) {
 		if err != nil {
 			return nil, err
 		}
-		w.bpage = bp
+		t.bpage = bp
 		d = bp
 		if w.suite.opt.Update {
-			w.rec = replay.NewRecorder(bp, CanonicalBase, replay.Hooks{Rewrite: replay.BaseRewriter(CanonicalBase, w.sim.URL)})
-			w.rec.SetScenario(w.scenario)
-			d = w.rec
+			t.rec = replay.NewRecorder(bp, CanonicalBase, replay.Hooks{Rewrite: replay.BaseRewriter(CanonicalBase, w.sim.URL)})
+			t.rec.SetScenario(w.scenario)
+			d = t.rec
 		}
 	default:
-		s, err := replay.Load(w.sessionPath())
+		s, err := replay.Load(path)
 		if errors.Is(err, replay.ErrNoRecording) {
 			return nil, fmt.Errorf("%w for scenario %s; record it with: %s", err, w.slug, w.createHint())
 		}
@@ -163,42 +203,57 @@ func (w *world) ensurePage(ctx context.Context) (*engine.Page, error) {
 			return nil, err
 		}
 		if s.Scenario != "" && s.Scenario != w.scenario {
-			return nil, fmt.Errorf("replay: the recording %s was made from another version of this scenario (steps changed); re-record it with: %s", w.sessionPath(), w.createHint())
+			return nil, fmt.Errorf("replay: the recording %s was made from another version of this scenario (steps changed); re-record it with: %s", path, w.createHint())
 		}
-		w.replay = replay.NewDriver(s)
-		d = w.replay
+		t.replay = replay.NewDriver(s)
+		d = t.replay
 	}
-	if w.task == nil {
-		w.task = w.eng.Begin(ctx, w.slug)
+	t.page = w.task.Page(name, d)
+	if w.tabs == nil {
+		w.tabs = map[string]*tab{}
 	}
-	w.page = w.task.Page("main", d)
-	return w.page, nil
+	w.tabs[name] = t
+	w.tabOrder = append(w.tabOrder, name)
+	return t.page, nil
 }
 
 // finish runs after the scenario: golden comparison, recording, cleanup.
 func (w *world) finish(stepErr error) error {
 	var errs []error
 	if stepErr == nil {
-		if w.replay != nil {
-			if unused := w.replay.Unused(); len(unused) > 0 {
-				errs = append(errs, fmt.Errorf("replay: %d recorded actions were never replayed: %s", len(unused), strings.Join(unused, "; ")))
+		for _, name := range w.tabOrder {
+			if t := w.tabs[name]; t.replay != nil {
+				if unused := t.replay.Unused(); len(unused) > 0 {
+					errs = append(errs, fmt.Errorf("replay: tab %s: %d recorded actions were never replayed: %s", name, len(unused), strings.Join(unused, "; ")))
+				}
 			}
 		}
 		w.suite.markUsed(w.slug)
 		if err := compareGolden(w.suite.goldenDir(), w.slug, trace.Format(w.log.Events()), w.createHint()); err != nil {
 			errs = append(errs, err)
 		}
-		if w.rec != nil {
-			if err := w.rec.Session().Save(w.sessionPath()); err != nil {
-				errs = append(errs, err)
+		for _, name := range w.tabOrder {
+			if t := w.tabs[name]; t.rec != nil {
+				if err := t.rec.Session().Save(w.sessionPath(name)); err != nil {
+					errs = append(errs, err)
+				}
 			}
 		}
 	}
-	if w.bpage != nil {
-		_ = w.bpage.Close()
+	for _, name := range w.tabOrder {
+		if t := w.tabs[name]; t.bpage != nil {
+			_ = t.bpage.Close()
+		}
+	}
+	for _, fn := range w.cleanups {
+		fn()
 	}
 	if w.sim != nil {
 		_ = w.sim.Close()
 	}
 	return errors.Join(errs...)
 }
+
+// onFinish registers fn to run when the scenario ends (step files close
+// the servers they started this way).
+func (w *world) onFinish(fn func()) { w.cleanups = append(w.cleanups, fn) }
