@@ -9,12 +9,8 @@
 package adapter
 
 import (
-	"strings"
-
 	"golang.org/x/net/html"
-	"golang.org/x/net/html/atom"
 
-	"github.com/replaylab/replaylab/engine/capture"
 	"github.com/replaylab/replaylab/engine/observe"
 )
 
@@ -38,7 +34,12 @@ type Group struct {
 	// "no generating signal", …).
 	Evidence string `json:"evidence"`
 
+	// Node is the turn's root: the element that holds the whole turn, or,
+	// for a turn made of flat siblings, the first of them.
 	Node *html.Node `json:"-"`
+	// Nodes are the turn's top-level nodes in page order when the turn is
+	// a run of flat siblings (heading style); nil when Node holds it all.
+	Nodes []*html.Node `json:"-"`
 }
 
 // Media is one image or video inside a group.
@@ -58,6 +59,9 @@ type Result struct {
 	Structure bool `json:"structure"`
 	// Turns counts every turn found, user turns included.
 	Turns int `json:"turns"`
+	// Note says how the result was reached when that is not obvious from
+	// Adapter alone (auto: which style it picked and why).
+	Note string `json:"note,omitempty"`
 }
 
 // Adapter finds answer groups in a parsed capture.
@@ -71,7 +75,12 @@ type Adapter interface {
 func (r Result) GroupOf() func(*html.Node) string {
 	roots := map[*html.Node]string{}
 	for _, g := range r.Groups {
-		roots[g.Node] = g.ID
+		if g.Node != nil {
+			roots[g.Node] = g.ID
+		}
+		for _, n := range g.Nodes {
+			roots[n] = g.ID
+		}
 	}
 	return func(n *html.Node) string {
 		for c := n; c != nil; c = c.Parent {
@@ -90,179 +99,4 @@ func (r Result) IDs() []string {
 		ids[i] = g.ID
 	}
 	return ids
-}
-
-// stopNames are controls that mean "the answer is still being generated".
-var stopNames = []string{"stop generating", "stop streaming", "stop responding", "stop response", "stop"}
-
-var confirmNames = []string{"confirm", "approve", "continue", "allow", "yes, continue", "accept"}
-
-var retryNames = []string{"retry", "try again", "regenerate"}
-
-var errorTexts = []string{"something went wrong", "an error occurred", "error generating", "network error"}
-
-// classify decides a turn's state from the markup inside it (ANS-5).
-func classify(doc *observe.Document, turn *html.Node) (state, evidence string) {
-	var generating, confirm, retry, alert string
-	walkEl(turn, func(n *html.Node) bool {
-		if observe.Hidden(n) && n != turn {
-			return false
-		}
-		if strings.EqualFold(observe.Attr(n, "aria-busy"), "true") && generating == "" {
-			generating = "aria-busy=true"
-		}
-		if strings.EqualFold(observe.Attr(n, "data-is-streaming"), "true") && generating == "" {
-			generating = "data-is-streaming=true"
-		}
-		if cls := " " + strings.ToLower(observe.Attr(n, "class")) + " "; generating == "" &&
-			(strings.Contains(cls, " typing-indicator ") || strings.Contains(cls, " result-streaming ")) {
-			generating = "typing indicator"
-		}
-		role := observe.Role(n)
-		if role == "button" {
-			name := strings.ToLower(doc.Name(n))
-			if generating == "" && matchesAny(name, stopNames) {
-				generating = "stop control " + quote(doc.Name(n))
-			}
-			if confirm == "" && matchesAny(name, confirmNames) {
-				confirm = "confirmation control " + quote(doc.Name(n))
-			}
-			if retry == "" && matchesAny(name, retryNames) {
-				retry = "retry control " + quote(doc.Name(n))
-			}
-		}
-		if role == "alert" && alert == "" {
-			alert = "role=alert"
-		}
-		return true
-	})
-	if alert == "" && retry != "" {
-		text := strings.ToLower(turnText(doc, turn))
-		for _, t := range errorTexts {
-			if strings.Contains(text, t) {
-				alert = "error text " + quote(t)
-				break
-			}
-		}
-	}
-	switch {
-	case generating != "":
-		return StateGenerating, generating
-	case alert != "":
-		if retry != "" {
-			return StateFailed, alert + " with " + retry
-		}
-		return StateFailed, alert
-	case confirm != "":
-		return StateNeedsConfirmation, confirm
-	}
-	return StateComplete, "no generating signal"
-}
-
-func matchesAny(name string, list []string) bool {
-	for _, s := range list {
-		if name == s || strings.HasPrefix(name, s+" ") {
-			return true
-		}
-	}
-	return false
-}
-
-func quote(s string) string { return `"` + s + `"` }
-
-// turnText is the visible text of a turn without its controls (buttons,
-// typing indicators), whitespace collapsed.
-func turnText(doc *observe.Document, turn *html.Node) string {
-	var b strings.Builder
-	var rec func(n *html.Node)
-	rec = func(n *html.Node) {
-		for c := n.FirstChild; c != nil; c = c.NextSibling {
-			switch c.Type {
-			case html.TextNode:
-				b.WriteString(c.Data)
-			case html.ElementNode:
-				if observe.Hidden(c) {
-					continue
-				}
-				switch observe.Role(c) {
-				case "button", "alert":
-					if observe.Role(c) == "alert" {
-						rec(c)
-					}
-					continue
-				}
-				cls := " " + strings.ToLower(observe.Attr(c, "class")) + " "
-				if strings.Contains(cls, " typing-indicator ") {
-					continue
-				}
-				b.WriteString(" ")
-				rec(c)
-				b.WriteString(" ")
-			}
-		}
-	}
-	rec(turn)
-	return observe.Normalize(b.String())
-}
-
-// media lists the images and videos inside a turn with their readiness
-// (ANS-6): a video is ready when its readyState is at least 3 (it can play)
-// and it has a source; an image when it finished loading with a non-zero
-// size. Pages without live state (plain HTML) have no ready media.
-func media(turn *html.Node) []Media {
-	var out []Media
-	walkEl(turn, func(n *html.Node) bool {
-		if observe.Hidden(n) {
-			return false
-		}
-		switch n.DataAtom {
-		case atom.Video:
-			src := observe.Attr(n, capture.AttrMediaSrc)
-			if src == "" {
-				src = observe.Attr(n, "src")
-			}
-			if src == "" {
-				walkEl(n, func(s *html.Node) bool {
-					if s.DataAtom == atom.Source && src == "" {
-						src = observe.Attr(s, "src")
-					}
-					return true
-				})
-			}
-			rs := observe.Attr(n, capture.AttrMediaReady)
-			ready := (rs == "3" || rs == "4") && src != ""
-			out = append(out, Media{Kind: "video", Ready: ready, Evidence: "readyState=" + orNone(rs) + " source=" + yesNo(src != "")})
-			return false
-		case atom.Img:
-			rs := observe.Attr(n, capture.AttrMediaReady)
-			size := observe.Attr(n, capture.AttrSize)
-			ready := rs == "complete" && size != "" && !strings.HasPrefix(size, "0x") && !strings.HasSuffix(size, "x0")
-			out = append(out, Media{Kind: "image", Ready: ready, Evidence: "load=" + orNone(rs) + " size=" + orNone(size)})
-		}
-		return true
-	})
-	return out
-}
-
-func orNone(s string) string {
-	if s == "" {
-		return "none"
-	}
-	return s
-}
-
-func yesNo(b bool) string {
-	if b {
-		return "yes"
-	}
-	return "no"
-}
-
-func walkEl(n *html.Node, fn func(*html.Node) bool) {
-	if n.Type == html.ElementNode && !fn(n) {
-		return
-	}
-	for c := n.FirstChild; c != nil; c = c.NextSibling {
-		walkEl(c, fn)
-	}
 }

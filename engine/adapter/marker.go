@@ -54,7 +54,7 @@ func (m Marker) Groups(doc *observe.Document) Result {
 				return false // turns do not nest
 			}
 			pos++
-			g := Group{Frame: f.ID, Node: n}
+			g := Group{Frame: f.ID}
 			id, idRule := m.messageID(n)
 			if id == "" {
 				id = "pos-" + strconv.Itoa(pos)
@@ -65,12 +65,7 @@ func (m Marker) Groups(doc *observe.Document) Result {
 				g.ID = f.ID + "/" + id
 			}
 			g.Rule = "marker: " + rule + "; " + idRule
-			g.State, g.Evidence = classify(doc, n)
-			g.Text = turnText(doc, n)
-			g.Media = media(n)
-			if g.Media == nil {
-				g.Media = []Media{}
-			}
+			g.read(doc, one(n), nil, nil, 3)
 			r.Groups = append(r.Groups, g)
 			return false
 		})
