@@ -3,6 +3,7 @@ package replay_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -211,5 +212,65 @@ func TestRecordReplayRoundTrip(t *testing.T) {
 	d := replay.NewDriver(s)
 	if err := d.Navigate(ctx, "http://canonical.test/chat"); err != nil {
 		t.Fatal(err)
+	}
+}
+
+func TestDeltasKeepCapturesExactAndSmall(t *testing.T) {
+	var turns strings.Builder
+	for i := range 200 {
+		fmt.Fprintf(&turns, `<div data-message-author-role="assistant" data-message-id="m%d"><p>Answer %d with some text — ünïcödé</p></div>`, i, i)
+	}
+	page := func(extra string) *capture.Capture {
+		return capture.New("http://sim.test/chat", "<html><body>"+turns.String()+extra+"<textarea></textarea></body></html>")
+	}
+	s := &replay.Session{Version: replay.FormatVersion, Captures: []*capture.Capture{page(""), page(`<p>generating…</p>`), page(`<p>done — ✓</p>`)}}
+	for i := range s.Captures {
+		s.Steps = append(s.Steps, replay.Step{AtMS: int64(i), Kind: replay.KindCapture, Capture: idx(i)})
+	}
+	path := filepath.Join(t.TempDir(), "s.json")
+	if err := s.Save(path); err != nil {
+		t.Fatal(err)
+	}
+	got, err := replay.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range s.Captures {
+		if got.Captures[i].Frames[0].HTML != s.Captures[i].Frames[0].HTML {
+			t.Fatalf("capture %d changed in the round trip", i)
+		}
+	}
+	st, _ := os.Stat(path)
+	whole := len(s.Captures[0].Frames[0].HTML)
+	if st.Size() > int64(whole)+4096 {
+		t.Fatalf("3 captures of a %d-byte page took %d bytes: deltas not used", whole, st.Size())
+	}
+	t.Logf("%d-byte page, 3 captures, file %d bytes", whole, st.Size())
+}
+
+func TestCorruptRecordingNamesThePosition(t *testing.T) {
+	s := session()
+	path := filepath.Join(t.TempDir(), "s.json")
+	if err := s.Save(path); err != nil {
+		t.Fatal(err)
+	}
+	data, _ := os.ReadFile(path)
+	tests := []struct {
+		name string
+		data []byte
+		want string
+	}{
+		{"truncated", data[:len(data)/2], "at byte"},
+		{"wrong type", []byte(strings.Replace(string(data), `"atMs": 10`, `"atMs": "ten"`, 1)), "at byte"},
+		{"trailing data", append(append([]byte{}, data...), []byte(`{"more":1}`)...), "at byte"},
+		{"bad delta", []byte(`{"version":1,"captures":[{"version":1,"url":"u","frames":[{"id":"main","url":"u","delta":{"prefix":5,"middle":"","suffix":0}}]}],"steps":[]}`), "delta"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := replay.Decode(tt.data)
+			if !errors.Is(err, replay.ErrMalformed) || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("got %v, want ErrMalformed mentioning %q", err, tt.want)
+			}
+		})
 	}
 }

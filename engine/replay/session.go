@@ -109,7 +109,7 @@ func Decode(data []byte) (*Session, error) {
 		Version *int `json:"version"`
 	}
 	if err := json.Unmarshal(data, &probe); err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrMalformed, err)
+		return nil, fmt.Errorf("%w%s: %v (truncated or corrupted?)", ErrMalformed, position(err), err)
 	}
 	if probe.Version == nil {
 		return nil, fmt.Errorf("%w: no version field", ErrMalformed)
@@ -117,16 +117,23 @@ func Decode(data []byte) (*Session, error) {
 	if *probe.Version != FormatVersion {
 		return nil, fmt.Errorf("%w: file has version %d, this build supports %d", ErrVersion, *probe.Version, FormatVersion)
 	}
-	var s Session
+	var d diskSession
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
-	if err := dec.Decode(&s); err != nil {
+	if err := dec.Decode(&d); err != nil {
+		return nil, fmt.Errorf("%w%s: %v", ErrMalformed, position(err), err)
+	}
+	if dec.More() {
+		return nil, fmt.Errorf("%w: data after the session at byte %d", ErrMalformed, dec.InputOffset())
+	}
+	s, err := fromDisk(d)
+	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrMalformed, err)
 	}
 	if err := s.Validate(); err != nil {
 		return nil, err
 	}
-	return &s, nil
+	return s, nil
 }
 
 // Validate checks every reference and capture of the session.
@@ -164,11 +171,14 @@ func (s *Session) Save(path string) error {
 	if err := s.Validate(); err != nil {
 		return err
 	}
-	data, err := json.MarshalIndent(s, "", " ")
-	if err != nil {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false) // captures are HTML: keep < and > readable and small
+	enc.SetIndent("", " ")
+	if err := enc.Encode(toDisk(s)); err != nil {
 		return fmt.Errorf("replay: %w", err)
 	}
-	return capture.WriteFileAtomic(path, append(data, '\n'))
+	return capture.WriteFileAtomic(path, buf.Bytes())
 }
 
 // captureKey identifies equal captures for deduplication.
