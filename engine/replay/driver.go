@@ -3,6 +3,7 @@ package replay
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -46,6 +47,11 @@ type Driver struct {
 	now   time.Time
 	t0    time.Time
 	fresh bool // no capture read since the start or the last action
+
+	// unscrub maps the placeholders of redacted typed steps to the text
+	// the engine typed, to put back into the captures returned.
+	unscrub []string
+	shown   map[*capture.Capture]*capture.Capture
 }
 
 // NewDriver replays s from its first step.
@@ -80,7 +86,29 @@ func (d *Driver) Capture(ctx context.Context) (*capture.Capture, error) {
 	if d.last == nil {
 		return nil, &DivergedError{Step: d.pos, Field: "kind", Want: d.describeNext(), Got: "capture", Closest: ""}
 	}
-	return d.last, nil
+	return d.unscrubbed(d.last), nil
+}
+
+// unscrubbed returns c with the placeholders of redacted typed text
+// replaced by what the engine typed in this replay.
+func (d *Driver) unscrubbed(c *capture.Capture) *capture.Capture {
+	if len(d.unscrub) == 0 {
+		return c
+	}
+	if d.shown == nil {
+		d.shown = map[*capture.Capture]*capture.Capture{}
+	}
+	if out, ok := d.shown[c]; ok {
+		return out
+	}
+	rep := strings.NewReplacer(d.unscrub...)
+	out := &capture.Capture{Version: c.Version, URL: c.URL, Title: c.Title}
+	for _, f := range c.Frames {
+		f.HTML = rep.Replace(f.HTML)
+		out.Frames = append(out.Frames, f)
+	}
+	d.shown[c] = out
+	return out
 }
 
 func (d *Driver) describeNext() string {
@@ -113,13 +141,17 @@ func (d *Driver) act(want Step) error {
 		field, w, g = "node", rec.Node, want.Node
 	case rec.URL != want.URL:
 		field, w, g = "url", rec.URL, want.URL
-	case rec.Text != want.Text:
+	case rec.Text != want.Text && !rec.Redacted:
 		field, w, g = "text", fmt.Sprintf("%q", rec.Text), fmt.Sprintf("%q", want.Text)
 	case rec.Key != want.Key:
 		field, w, g = "key", rec.Key, want.Key
 	}
 	if field != "" {
 		return &DivergedError{Step: d.pos, Field: field, Want: w, Got: g, Closest: d.closest(want)}
+	}
+	if rec.Redacted && rec.Text != "" {
+		d.unscrub = append(d.unscrub, rec.Text, want.Text)
+		d.shown = nil
 	}
 	d.pos++
 	d.advance(rec)

@@ -16,6 +16,9 @@ import (
 type Hooks struct {
 	// Rewrite maps a recorded string to its stored form.
 	Rewrite func(string) string
+	// Scrub, when set, replaces secrets in everything stored, after
+	// Rewrite; typed text into sensitive fields is registered with it.
+	Scrub *Scrubber
 }
 
 // Recorder wraps a live driver and records the session that passes
@@ -25,10 +28,11 @@ type Recorder struct {
 	hooks Hooks
 	start time.Time
 
-	mu      sync.Mutex
-	s       Session
-	index   map[[32]byte]int
-	lastCap int // index of the last recorded capture step's capture, -1 after an action
+	mu       sync.Mutex
+	s        Session
+	index    map[[32]byte]int
+	lastCap  int              // index of the last recorded capture step's capture, -1 after an action
+	lastLive *capture.Capture // the last live capture, to tell sensitive fields
 }
 
 // NewRecorder starts recording live.
@@ -74,7 +78,7 @@ func (r *Recorder) add(st Step) {
 
 // Navigate implements engine.Driver.
 func (r *Recorder) Navigate(ctx context.Context, url string) error {
-	r.add(Step{Kind: KindNavigate, URL: r.hooks.Rewrite(url)})
+	r.add(Step{Kind: KindNavigate, URL: r.store(url)})
 	return r.live.Navigate(ctx, url)
 }
 
@@ -84,10 +88,27 @@ func (r *Recorder) Click(ctx context.Context, node string) error {
 	return r.live.Click(ctx, node)
 }
 
-// Type implements engine.Driver.
+// Type implements engine.Driver. Text typed into a sensitive field is
+// stored as a placeholder.
 func (r *Recorder) Type(ctx context.Context, node, text string) error {
-	r.add(Step{Kind: KindType, Node: node, Text: r.hooks.Rewrite(text)})
+	r.mu.Lock()
+	last := r.lastLive
+	r.mu.Unlock()
+	if r.hooks.Scrub != nil && SensitiveNode(last, node) {
+		r.add(Step{Kind: KindType, Node: node, Text: r.hooks.Scrub.AddSecret(text), Redacted: true})
+	} else {
+		r.add(Step{Kind: KindType, Node: node, Text: r.store(text)})
+	}
 	return r.live.Type(ctx, node, text)
+}
+
+// store is what every recorded string goes through.
+func (r *Recorder) store(v string) string {
+	v = r.hooks.Rewrite(v)
+	if r.hooks.Scrub != nil {
+		v = r.hooks.Scrub.Scrub(v)
+	}
+	return v
 }
 
 // Press implements engine.Driver.
@@ -103,6 +124,9 @@ func (r *Recorder) Capture(ctx context.Context) (*capture.Capture, error) {
 	if err != nil {
 		return nil, err
 	}
+	r.mu.Lock()
+	r.lastLive = c
+	r.mu.Unlock()
 	stored := r.rewrite(c)
 	key := captureKey(stored)
 	r.mu.Lock()
@@ -125,10 +149,10 @@ func (r *Recorder) Capture(ctx context.Context) (*capture.Capture, error) {
 }
 
 func (r *Recorder) rewrite(c *capture.Capture) *capture.Capture {
-	out := &capture.Capture{Version: c.Version, URL: r.hooks.Rewrite(c.URL), Title: r.hooks.Rewrite(c.Title)}
+	out := &capture.Capture{Version: c.Version, URL: r.store(c.URL), Title: r.store(c.Title)}
 	for _, f := range c.Frames {
-		f.URL = r.hooks.Rewrite(f.URL)
-		f.HTML = r.hooks.Rewrite(f.HTML)
+		f.URL = r.store(f.URL)
+		f.HTML = r.store(f.HTML)
 		out.Frames = append(out.Frames, f)
 	}
 	return out

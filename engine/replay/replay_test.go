@@ -274,3 +274,84 @@ func TestCorruptRecordingNamesThePosition(t *testing.T) {
 		})
 	}
 }
+
+// TestSecretsNeverReachDiskAndReplayStillWorks records a login: the
+// password typed into a password field and an e-mail on the page are
+// scrubbed, the file holds neither, and a replay of it still verifies the
+// typed value.
+func TestSecretsNeverReachDiskAndReplayStillWorks(t *testing.T) {
+	ctx := context.Background()
+	before := capture.New("http://sim.test/login", `<p>Signed in as ada@example.com</p><input type="password" aria-label="Password" data-rl-node="7">`)
+	after := capture.New("http://sim.test/login", `<p>Signed in as ada@example.com</p><input type="password" aria-label="Password" data-rl-node="7" data-rl-value="hunter2!">`)
+	live := &replay.Session{Version: replay.FormatVersion, Captures: []*capture.Capture{before, after}, Steps: []replay.Step{
+		{AtMS: 0, Kind: replay.KindCapture, Capture: idx(0)},
+		{AtMS: 5, Kind: replay.KindType, Node: "7", Text: "hunter2!"},
+		{AtMS: 10, Kind: replay.KindCapture, Capture: idx(1)},
+	}}
+	sc := replay.NewScrubber(replay.DefaultPatterns)
+	rec := replay.NewRecorder(replay.NewDriver(live), "", replay.Hooks{Scrub: sc})
+	if _, err := rec.Capture(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := rec.Type(ctx, "7", "hunter2!"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := rec.Capture(ctx); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "login.json")
+	if err := rec.Session().SaveChecked(path, sc); err != nil {
+		t.Fatal(err)
+	}
+	data, _ := os.ReadFile(path)
+	for _, secret := range []string{"hunter2!", "ada@example.com"} {
+		if strings.Contains(string(data), secret) {
+			t.Fatalf("%q reached disk:\n%s", secret, data)
+		}
+	}
+	s, err := replay.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := replay.NewDriver(s)
+	if _, err := d.Capture(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Type(ctx, "7", "hunter2!"); err != nil {
+		t.Fatalf("replay refused the typed secret: %v", err)
+	}
+	c, err := d.Capture(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(c.Frames[0].HTML, `data-rl-value="hunter2!"`) {
+		t.Fatalf("replayed capture does not show the typed value: %s", c.Frames[0].HTML)
+	}
+}
+
+func TestCheckRefusesARecordingWithASecret(t *testing.T) {
+	sc := replay.NewScrubber(replay.DefaultPatterns, "s3cr3t-value")
+	s := &replay.Session{Version: replay.FormatVersion, Captures: []*capture.Capture{capture.New("http://x/", "<p>token s3cr3t-value</p>")},
+		Steps: []replay.Step{{Kind: replay.KindCapture, Capture: idx(0)}}}
+	path := filepath.Join(t.TempDir(), "s.json")
+	if err := s.SaveChecked(path, sc); !errors.Is(err, replay.ErrSecretInRecording) {
+		t.Fatalf("got %v, want ErrSecretInRecording", err)
+	}
+	if _, err := os.Stat(path); !errors.Is(err, os.ErrNotExist) {
+		t.Fatal("a refused recording was written")
+	}
+	tests := []struct{ name, in, want string }{
+		{"email", "mail bob.smith@corp.example.org now", "mail __rl_email_1__ now"},
+		{"token", "key sk-abcdefghijklmnopqrstuvwx end", "key __rl_token_1__ end"},
+		{"bearer", "Authorization: Bearer abcdefghijklmnopqrstuvwxyz", "Authorization: __rl_bearer_1__"},
+		{"literal", "the s3cr3t-value here", "the __rl_secret_1__ here"},
+		{"same value same placeholder", "bob.smith@corp.example.org", "__rl_email_1__"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := sc.Scrub(tt.in); got != tt.want {
+				t.Fatalf("got %q, want %q", got, tt.want)
+			}
+		})
+	}
+}

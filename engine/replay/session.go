@@ -55,6 +55,9 @@ type Step struct {
 	URL     string `json:"url,omitempty"`
 	Text    string `json:"text,omitempty"`
 	Key     string `json:"key,omitempty"`
+	// Redacted marks a typed text that was scrubbed: Text is a placeholder
+	// and a replay accepts whatever the engine types there.
+	Redacted bool `json:"redacted,omitempty"`
 }
 
 func (s Step) String() string {
@@ -167,6 +170,13 @@ func (s *Session) Validate() error {
 
 // Save writes the session atomically.
 func (s *Session) Save(path string) error {
+	return s.SaveChecked(path, nil)
+}
+
+// SaveChecked writes the session atomically after sc.Check found no secret
+// in what would be written (ErrSecretInRecording otherwise; nothing is
+// written then).
+func (s *Session) SaveChecked(path string, sc *Scrubber) error {
 	s.Version = FormatVersion
 	if err := s.Validate(); err != nil {
 		return err
@@ -177,6 +187,9 @@ func (s *Session) Save(path string) error {
 	enc.SetIndent("", " ")
 	if err := enc.Encode(toDisk(s)); err != nil {
 		return fmt.Errorf("replay: %w", err)
+	}
+	if err := sc.Check(buf.Bytes()); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
 	}
 	return capture.WriteFileAtomic(path, buf.Bytes())
 }
