@@ -5,7 +5,7 @@ package steps
 // of the PostgreSQL database at REPLAYLAB_PG_URL — under both drivers, and
 // talks HTTP to the job API and the patch page; no browser is involved, so
 // the trace is the same under --driver browser and --driver replay. The
-// sim is closed when the scenario's context ends.
+// sim is closed, and its database removed, when the scenario ends.
 //
 // The trace gets one "ledger.*" event per request and per check: HTTP
 // statuses, problem codes, job and attempt states, reconciliation
@@ -212,8 +212,8 @@ func (w *world) ledEmit(kind string, attrs ...trace.Attr) {
 	w.log.Emit(trace.E("ledger."+kind, attrs...))
 }
 
-// lab starts the scenario's sim on first use and closes it when the
-// scenario's context ends.
+// ledLab starts the scenario's sim on first use and closes it when the
+// scenario ends.
 func (w *world) ledLab(ctx context.Context) (*ledgerState, error) {
 	st := w.ledState()
 	if st.srv != nil {
@@ -241,7 +241,7 @@ func (w *world) ledLab(ctx context.Context) (*ledgerState, error) {
 		return nil, errors.Join(err, st.close())
 	}
 	st.srv = srv
-	context.AfterFunc(ctx, func() {
+	w.onFinish(func() {
 		if err := st.close(); err != nil {
 			fmt.Fprintf(os.Stderr, "ledger steps: cleanup of %s: %v\n", w.slug, err)
 		}
