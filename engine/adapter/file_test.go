@@ -1,0 +1,127 @@
+package adapter
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestFileAdapter(t *testing.T) {
+	a, err := LoadFile(filepath.Join("testdata", "acme.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := parse(t, page(`<div class="msg" data-from="human"><p>q</p><footer class="meta" data-msg-id="u1"></footer></div>
+<div class="msg" data-from="bot"><p>answer</p><img class="generated" data-rl-ready="complete" data-rl-size="64x64"><img class="avatar"><footer class="meta" data-msg-id="a1"></footer></div>
+<div class="msg" data-from="bot"><p>no id</p></div>
+<div class="msg" data-from="system"><p>banner</p></div>`))
+	r := a.Groups(doc)
+	want := []summary{{"a1", "complete", "answer"}, {"pos-2", "complete", "no id"}}
+	if got := summarize(r); !sameSummaries(got, want) {
+		t.Fatalf("groups:\n got %+v\nwant %+v", got, want)
+	}
+	if r.Turns != 3 || !r.Structure || r.Adapter != "file:acme" {
+		t.Errorf("turns %d structure %v adapter %q", r.Turns, r.Structure, r.Adapter)
+	}
+	if m := r.Groups[0].Media; len(m) != 1 || !m[0].Ready {
+		t.Errorf("media %+v, want one ready image (the avatar is not a media item)", m)
+	}
+	wantRule := `file:acme (testdata/acme.json): turn "div.msg", speaker data-from="bot"; id from data-msg-id of "footer.meta"`
+	if r.Groups[0].Rule != wantRule {
+		t.Errorf("rule\n got %s\nwant %s", r.Groups[0].Rule, wantRule)
+	}
+}
+
+func TestFileSpeakerBySelector(t *testing.T) {
+	a, err := ParseFile([]byte(`{"version":1,"name":"lbl","turn":{"selector":"li.turn","speaker":{"selector":".who","assistant":["Orbit"],"user":["You"]},"id":{"attribute":"data-k"}}}`), "inline")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := a.Groups(parse(t, page(`<ul><li class="turn" data-k="1"><span class="who">You</span> hello</li><li class="turn" data-k="2"><span class="who sr-only">Orbit</span> hi there</li></ul>`)))
+	want := []summary{{"2", "complete", "hi there"}}
+	if got := summarize(r); !sameSummaries(got, want) || r.Turns != 2 {
+		t.Errorf("got %+v turns %d, want %+v turns 2", got, r.Turns, want)
+	}
+}
+
+func TestFileRefused(t *testing.T) {
+	const good = `"turn":{"selector":"div.msg","id":{"attribute":"data-id"}}`
+	tests := []struct {
+		name, src, field, reason string
+	}{
+		{name: "not json", src: `{"version":1,`, field: "", reason: "not JSON"},
+		{name: "trailing data", src: `{"version":1,` + good + `} {}`, field: "", reason: "data after"},
+		{name: "not an object", src: `[1]`, field: "", reason: "want an object, got an array"},
+		{name: "missing version", src: `{` + good + `}`, field: "version", reason: "missing required field"},
+		{name: "version wrong type", src: `{"version":"1",` + good + `}`, field: "version", reason: "want an integer, got a string"},
+		{name: "version fraction", src: `{"version":1.5,` + good + `}`, field: "version", reason: "want an integer"},
+		{name: "unknown version", src: `{"version":2,` + good + `}`, field: "version", reason: "unknown version 2"},
+		{name: "unknown top field", src: `{"version":1,"turns":{},` + good + `}`, field: "turns", reason: "unknown field"},
+		{name: "missing turn", src: `{"version":1}`, field: "turn", reason: "missing required field"},
+		{name: "turn wrong type", src: `{"version":1,"turn":"div"}`, field: "turn", reason: "want an object, got a string"},
+		{name: "missing selector", src: `{"version":1,"turn":{"id":{"attribute":"x"}}}`, field: "turn.selector", reason: "missing required field"},
+		{name: "empty selector", src: `{"version":1,"turn":{"selector":"  ","id":{"attribute":"x"}}}`, field: "turn.selector", reason: "empty"},
+		{name: "invalid selector", src: `{"version":1,"turn":{"selector":"div[","id":{"attribute":"x"}}}`, field: "turn.selector", reason: "invalid CSS selector"},
+		{name: "missing id", src: `{"version":1,"turn":{"selector":"div"}}`, field: "turn.id", reason: "missing required field"},
+		{name: "empty id attribute", src: `{"version":1,"turn":{"selector":"div","id":{"attribute":""}}}`, field: "turn.id.attribute", reason: "empty"},
+		{name: "unknown nested field", src: `{"version":1,"turn":{"selector":"div","id":{"attribute":"x","attr":"y"}}}`, field: "turn.id.attr", reason: "unknown field"},
+		{name: "speaker both ways", src: `{"version":1,"turn":{"selector":"div","id":{"attribute":"x"},"speaker":{"attribute":"a","selector":"b","assistant":["x"]}}}`, field: "turn.speaker.selector", reason: "not both"},
+		{name: "speaker neither way", src: `{"version":1,"turn":{"selector":"div","id":{"attribute":"x"},"speaker":{"assistant":["x"]}}}`, field: "turn.speaker.attribute", reason: "missing required field"},
+		{name: "speaker no assistant", src: `{"version":1,"turn":{"selector":"div","id":{"attribute":"x"},"speaker":{"attribute":"a"}}}`, field: "turn.speaker.assistant", reason: "missing required field"},
+		{name: "speaker assistant wrong entry", src: `{"version":1,"turn":{"selector":"div","id":{"attribute":"x"},"speaker":{"attribute":"a","assistant":["bot",3]}}}`, field: "turn.speaker.assistant[1]", reason: "want a string, got a number"},
+		{name: "state selector invalid", src: `{"version":1,` + good + `,"states":{"generating":{"selectors":[".ok","::"]}}}`, field: "states.generating.selectors[1]", reason: "invalid CSS selector"},
+		{name: "state attribute without value", src: `{"version":1,` + good + `,"states":{"failure":{"attributes":[{"name":"data-x"}]}}}`, field: "states.failure.attributes[0].value", reason: "missing required field"},
+		{name: "builtin wrong type", src: `{"version":1,` + good + `,"states":{"builtin":"yes"}}`, field: "states.builtin", reason: "want a boolean"},
+		{name: "media kind unknown", src: `{"version":1,` + good + `,"media":{"items":[{"selector":"img","kind":"gif"}]}}`, field: "media.items[0].kind", reason: `unknown kind "gif"`},
+		{name: "media ready state out of range", src: `{"version":1,` + good + `,"media":{"video_ready_state_min":7}}`, field: "media.video_ready_state_min", reason: "out of range"},
+		{name: "too large", src: `{"version":1,"name":"` + strings.Repeat("x", FileBytesMax) + `"}`, field: "", reason: "larger than"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			a, err := ParseFile([]byte(tt.src), "bad.json")
+			var fe *FileError
+			if !errors.As(err, &fe) || !errors.Is(err, ErrBadAdapterFile) {
+				t.Fatalf("got %v, %v; want a *FileError", a, err)
+			}
+			if fe.Field != tt.field || !strings.Contains(fe.Reason, tt.reason) {
+				t.Errorf("got field %q reason %q; want field %q reason containing %q", fe.Field, fe.Reason, tt.field, tt.reason)
+			}
+			if !strings.HasPrefix(err.Error(), "adapter: bad.json: ") {
+				t.Errorf("error %q does not name the file", err)
+			}
+		})
+	}
+}
+
+func TestLoadFileMissing(t *testing.T) {
+	_, err := LoadFile(filepath.Join(t.TempDir(), "none.json"))
+	if !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("got %v, want os.ErrNotExist", err)
+	}
+}
+
+func FuzzParseFile(f *testing.F) {
+	if data, err := os.ReadFile(filepath.Join("testdata", "acme.json")); err == nil {
+		f.Add(data, `<div class="msg" data-from="bot"><footer class="meta" data-msg-id="1"></footer><img class="generated"></div>`)
+	}
+	f.Add([]byte(`{"version":1,"turn":{"selector":"div","id":{"attribute":"id"}}}`), `<div id="a"><div id="b">x</div></div>`)
+	f.Add([]byte(`{"version":1,"turn":{"selector":"li:has(> span)","speaker":{"selector":"span","assistant":["a"]},"id":{"attribute":"k","selector":"*"}},"states":{"generating":{"attributes":[{"name":"x","value":""}]}},"media":{"items":[{"selector":"*","kind":"video"}]}}`), `<li><span>a</span><video data-rl-ready="9"></video></li>`)
+	f.Fuzz(func(t *testing.T, data []byte, markup string) {
+		a, err := ParseFile(data, "fuzz.json")
+		if err != nil {
+			var fe *FileError
+			if !errors.As(err, &fe) || !errors.Is(err, ErrBadAdapterFile) {
+				t.Fatalf("refusal is not a *FileError: %v", err)
+			}
+			return
+		}
+		doc := parse(t, markup)
+		r := a.Groups(doc)
+		if r.Structure != (r.Turns > 0) || len(r.Groups) > r.Turns {
+			t.Fatalf("inconsistent result: structure %v turns %d groups %d", r.Structure, r.Turns, len(r.Groups))
+		}
+		_ = r.GroupOf()
+	})
+}
