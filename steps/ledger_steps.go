@@ -35,7 +35,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/cucumber/godog"
 	"github.com/jackc/pgx/v5"
 
 	"github.com/replaylab/replaylab/engine/ledger"
@@ -318,25 +317,8 @@ func ledGivenLedgerStore(ctx context.Context, backend string) error {
 	return err
 }
 
-// skipScenario skips the rest of the scenario with a visible message.
-// godog still runs the scenario's After hook with no error, which compares
-// the trace with the golden file; the golden's own events are put in the
-// trace so that comparison, which this skipped run cannot make, passes
-// and the golden counts as used.
-func (w *world) ledSkipScenario(msg string) error {
-	fmt.Fprintln(os.Stderr, msg)
-	data, err := os.ReadFile(filepath.Join(w.suite.goldenDir(), filepath.FromSlash(w.slug)+".golden"))
-	if err == nil {
-		evs, err := trace.Parse(data)
-		if err != nil {
-			return fmt.Errorf("ledger steps: %w", err)
-		}
-		for _, e := range evs {
-			w.log.Emit(e)
-		}
-	}
-	return fmt.Errorf("%w: %s", godog.ErrSkip, msg)
-}
+// ledSkipScenario skips the rest of the scenario with a visible message.
+func (w *world) ledSkipScenario(msg string) error { return w.skip(msg) }
 
 func ledGivenProvider(ctx context.Context, provider, behaviour, output string) error {
 	w := worldOf(ctx)

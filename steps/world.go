@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -30,20 +31,20 @@ type world struct {
 	sim  *sim.Server // browser driver only
 	base string      // the base URL the engine navigates to
 
-	log     *trace.Log
-	adapter adapter.Adapter // the engine's adapter; default by the chat's style
-	eng     *engine.Engine
-	task    *engine.Task
-	page    *engine.Page
-	bpage   *browser.Page
-	rec     *replay.Recorder
-	replay  *replay.Driver
+	log      *trace.Log
+	scrub    *replay.Scrubber
+	adapter  adapter.Adapter // the engine's adapter; default by the chat's style
+	eng      *engine.Engine
+	task     *engine.Task
+	tabs     map[string]*tab
+	tabOrder []string
 
 	answer    *answer.Result
 	lastView  *engine.View
 	lastError error
 
 	cleanups []func()
+	skipped  bool
 
 	// state holds the per-scenario state of step files that need their
 	// own, keyed by a type of that file (see stateOf).
@@ -92,7 +93,11 @@ func (s *Suite) InitializeScenario(sc *godog.ScenarioContext) {
 		if w.sim != nil {
 			pairs = append(pairs, w.sim.URL, TraceBase)
 		}
-		w.log.Normalize = strings.NewReplacer(pairs...).Replace
+		// One scrubbing policy for recordings and goldens: the recorder and
+		// the trace share the scrubber, so both name a secret the same way.
+		w.scrub = replay.NewScrubber(replay.DefaultPatterns, replay.SecretsFromEnv(os.Getenv("REPLAYLAB_SECRETS"))...)
+		base := strings.NewReplacer(pairs...)
+		w.log.Normalize = func(v string) string { return w.scrub.Scrub(base.Replace(v)) }
 		return context.WithValue(ctx, worldKey{}, w), nil
 	})
 	sc.After(func(ctx context.Context, p *godog.Scenario, stepErr error) (context.Context, error) {
@@ -188,12 +193,11 @@ func (w *world) ensureTab(ctx context.Context, name string) (*engine.Page, error
 			return nil, err
 		}
 		t.bpage = bp
-		d = bp
-		if w.suite.opt.Update {
-			t.rec = replay.NewRecorder(bp, CanonicalBase, replay.Hooks{Rewrite: replay.BaseRewriter(CanonicalBase, w.sim.URL)})
-			t.rec.SetScenario(w.scenario)
-			d = t.rec
-		}
+		// Live runs always pass through the recorder, so the scrubber meets
+		// values in the same order whether or not the session is saved.
+		t.rec = replay.NewRecorder(bp, CanonicalBase, replay.Hooks{Rewrite: replay.BaseRewriter(CanonicalBase, w.sim.URL), Scrub: w.scrub})
+		t.rec.SetScenario(w.scenario)
+		d = t.rec
 	default:
 		s, err := replay.Load(path)
 		if errors.Is(err, replay.ErrNoRecording) {
@@ -229,12 +233,15 @@ func (w *world) finish(stepErr error) error {
 			}
 		}
 		w.suite.markUsed(w.slug)
-		if err := compareGolden(w.suite.goldenDir(), w.slug, trace.Format(w.log.Events()), w.createHint()); err != nil {
+		if w.skipped {
+			// a skipped scenario made no trace to compare; its golden stays
+			// and still counts as used
+		} else if err := compareGolden(w.suite.goldenDir(), w.slug, trace.Format(w.log.Events()), w.createHint()); err != nil {
 			errs = append(errs, err)
 		}
 		for _, name := range w.tabOrder {
-			if t := w.tabs[name]; t.rec != nil {
-				if err := t.rec.Session().Save(w.sessionPath(name)); err != nil {
+			if t := w.tabs[name]; t.rec != nil && w.suite.opt.Update {
+				if err := t.rec.Session().SaveChecked(w.sessionPath(name), w.scrub); err != nil {
 					errs = append(errs, err)
 				}
 			}
@@ -252,6 +259,14 @@ func (w *world) finish(stepErr error) error {
 		_ = w.sim.Close()
 	}
 	return errors.Join(errs...)
+}
+
+// skip ends the scenario as skipped with a visible message; its golden is
+// not compared (there is no trace to compare) and not reported obsolete.
+func (w *world) skip(msg string) error {
+	w.skipped = true
+	fmt.Fprintln(os.Stderr, msg)
+	return fmt.Errorf("%w: %s", godog.ErrSkip, msg)
 }
 
 // onFinish registers fn to run when the scenario ends (step files close
