@@ -51,17 +51,14 @@ func loadSource(ctx context.Context, src, cdpURL string) (*capture.Capture, erro
 	return capture.New("file://"+src, string(data)), nil
 }
 
+// pickAdapter resolves --adapter: marker, heading, auto or an adapter
+// file. A bad file is bad input (exit 2) with the field and the reason.
 func pickAdapter(name string) (adapter.Adapter, string, error) {
-	switch name {
-	case "", "marker":
-		return adapter.DefaultMarker, "", nil
-	case "auto":
-		return adapter.DefaultMarker, "auto picked marker (the only built-in style in this build)", nil
+	ad, err := adapter.ByName(name)
+	if err != nil {
+		return nil, "", badInput("--adapter: %v", err)
 	}
-	if _, err := os.Stat(name); err == nil {
-		return nil, "", badInput("--adapter %s: adapter files are not supported by this build yet", name)
-	}
-	return nil, "", badInput("--adapter %q: want marker, auto or an adapter file", name)
+	return ad, "", nil
 }
 
 // observation is the JSON of `observe --json` (SPEC §9).
@@ -74,7 +71,7 @@ type observation struct {
 
 func cmdObserve(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
 	fs := newFlagSet("observe", stderr)
-	adapterName := fs.String("adapter", "marker", "marker, auto or an adapter file")
+	adapterName := fs.String("adapter", "marker", "marker, heading, auto or an adapter file (JSON)")
 	view := fs.String("view", observe.ViewFull, "full (the bounded full view) or page (the page API's shorter view)")
 	asJSON := fs.Bool("json", false, "print JSON")
 	cdpURL := fs.String("cdp", "", "for an http(s) SOURCE: attach to a running Chromium at this CDP websocket URL")
