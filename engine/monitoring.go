@@ -36,7 +36,7 @@ func monitorObservation(tab string, o *observe.Observation, groups adapter.Resul
 		}
 	}
 	for _, e := range o.All {
-		c := monitor.Control{Key: e.Node, Role: e.Role, Name: e.Name, Value: e.RealValue(), Disabled: e.Disabled, Sensitive: e.Sensitive}
+		c := monitor.Control{Key: e.Node, Role: e.Role, Name: e.Name, Value: e.RealValue(), Disabled: e.Disabled, Sensitive: sensitiveControl(e)}
 		if e.Checked != nil {
 			c.Checked = *e.Checked
 		}
@@ -45,14 +45,39 @@ func monitorObservation(tab string, o *observe.Observation, groups adapter.Resul
 	return mo
 }
 
-// noteObservation feeds the monitor and keeps the observation for change
-// summaries.
+// sensitiveControl is the monitor's one definition of sensitive
+// (monitor.IsSensitive over type, autocomplete, name, id, label and
+// placeholder) on top of the observation's own flag, so a change summary
+// never names a field the observation's narrower rule missed (a "Security
+// code" without autocomplete, say).
+func sensitiveControl(e observe.Element) bool {
+	if e.Sensitive {
+		return true
+	}
+	n := e.HTMLNode()
+	if n == nil {
+		return false
+	}
+	return monitor.IsSensitive(monitor.ControlInfo{
+		Type:         observe.Attr(n, "type"),
+		Autocomplete: observe.Attr(n, "autocomplete"),
+		Name:         observe.Attr(n, "name"),
+		ID:           observe.Attr(n, "id"),
+		Label:        e.Name,
+		Placeholder:  observe.Attr(n, "placeholder"),
+	})
+}
+
+// noteObservation feeds the monitor, keeps the observation for change
+// summaries, and moves a signal the observation raised (rules a and b) to
+// the task at once, so Task.Signal sees it before the next action.
 func (p *Page) noteObservation(o *observe.Observation, groups adapter.Result) {
 	mo := monitorObservation(p.Name, o, groups)
 	p.task.mu.Lock()
 	p.task.mon.Observe(mo)
 	p.prevMon, p.lastMon = p.lastMon, &mo
 	p.task.mu.Unlock()
+	p.takeSignal()
 }
 
 // noteAction tells the monitor what the agent did. The typed value goes
