@@ -1,9 +1,14 @@
 package steps
 
 import (
+	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/replaylab/replaylab/engine/capture"
 
 	"github.com/sebdah/goldie/v2"
 )
@@ -32,7 +37,13 @@ func (t *goldenTB) Logf(format string, args ...any)   {}
 
 // compareGolden checks trace against recordings/golden/<name>.golden with
 // goldie; with goldie's -update flag it rewrites the file instead.
-func compareGolden(dir, name string, trace []byte, createHint string) error {
+func compareGolden(dir, name string, trace []byte, createHint string, createMissing bool) error {
+	if createMissing {
+		path := filepath.Join(dir, filepath.FromSlash(name)+".golden")
+		if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+			return capture.WriteFileAtomic(path, trace)
+		}
+	}
 	tb := &goldenTB{name: name}
 	g := goldie.New(tb, goldie.WithFixtureDir(dir), goldie.WithNameSuffix(".golden"))
 	g.Assert(tb, name, trace)

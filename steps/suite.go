@@ -52,7 +52,9 @@ type Options struct {
 	Format string // godog formats, e.g. "pretty,junit:out.xml"
 	// Update rewrites golden traces; with the browser driver it also
 	// re-records sessions.
-	Update      bool
+	Update bool
+	// Mode says what happens to recordings (see Mode).
+	Mode        Mode
 	Seed        int64
 	Concurrency int
 	Output      io.Writer
@@ -60,6 +62,39 @@ type Options struct {
 	TestingT *testing.T
 	// Browser options for the browser driver.
 	Browser browser.Options
+}
+
+// Mode is what a run does with recorded sessions, in the manner of go-vcr.
+// Each value says what happens when a scenario's recording is missing.
+type Mode int
+
+const (
+	// ModeReplayOnly (the CI default) replays recordings with the replay
+	// driver and never records; a missing recording fails the scenario
+	// with the command that creates it. With the browser driver it runs
+	// live and writes nothing.
+	ModeReplayOnly Mode = iota
+	// ModeRecordOnce replays a scenario that has a recording and runs one
+	// that has none live in Chromium, recording it (its golden is then
+	// created too when missing).
+	ModeRecordOnce
+	// ModeRecord runs every scenario live in Chromium and re-records its
+	// session, whatever exists; goldens are compared, not rewritten
+	// (add Update to rewrite them).
+	ModeRecord
+)
+
+// ParseMode reads "replay", "record-once" or "record".
+func ParseMode(s string) (Mode, error) {
+	switch s {
+	case "", "replay", "replay-only":
+		return ModeReplayOnly, nil
+	case "record-once":
+		return ModeRecordOnce, nil
+	case "record":
+		return ModeRecord, nil
+	}
+	return 0, fmt.Errorf("steps: unknown mode %q (want replay, record-once or record)", s)
 }
 
 // Suite is one run of the scenarios.
@@ -92,6 +127,12 @@ func NewSuite(opt Options) (*Suite, error) {
 	}
 	if opt.Concurrency < 1 {
 		opt.Concurrency = 1
+	}
+	if opt.Mode == ModeRecord {
+		opt.Driver = DriverBrowser
+	}
+	if opt.Update && opt.Driver == DriverBrowser {
+		opt.Mode = ModeRecord // updating from the browser re-records as well
 	}
 	return &Suite{opt: opt, used: map[string]bool{}, slugs: map[string]int{}}, nil
 }

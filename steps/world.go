@@ -45,6 +45,8 @@ type world struct {
 
 	cleanups []func()
 	skipped  bool
+	// recordOnce: this scenario had no recording and runs live to make one.
+	recordOnce bool
 
 	// state holds the per-scenario state of step files that need their
 	// own, keyed by a type of that file (see stateOf).
@@ -89,15 +91,16 @@ func (s *Suite) InitializeScenario(sc *godog.ScenarioContext) {
 		} else {
 			w.base = CanonicalBase
 		}
-		pairs := []string{CanonicalBase, TraceBase}
-		if w.sim != nil {
-			pairs = append(pairs, w.sim.URL, TraceBase)
-		}
 		// One scrubbing policy for recordings and goldens: the recorder and
 		// the trace share the scrubber, so both name a secret the same way.
 		w.scrub = replay.NewScrubber(replay.DefaultPatterns, replay.SecretsFromEnv(os.Getenv("REPLAYLAB_SECRETS"))...)
-		base := strings.NewReplacer(pairs...)
-		w.log.Normalize = func(v string) string { return w.scrub.Scrub(base.Replace(v)) }
+		w.log.Normalize = func(v string) string {
+			v = strings.ReplaceAll(v, CanonicalBase, TraceBase)
+			if w.sim != nil {
+				v = strings.ReplaceAll(v, w.sim.URL, TraceBase)
+			}
+			return w.scrub.Scrub(v)
+		}
 		return context.WithValue(ctx, worldKey{}, w), nil
 	})
 	sc.After(func(ctx context.Context, p *godog.Scenario, stepErr error) (context.Context, error) {
@@ -139,7 +142,7 @@ func (w *world) sessionPath(tab string) string {
 }
 
 func (w *world) createHint() string {
-	return "go test ./steps -update (with Chromium installed), or go run ./cmd/replaylab run --driver browser --update"
+	return "go run ./cmd/replaylab run --mode record-once (Chromium installed; records only what is missing), or go test ./steps -update to re-record everything"
 }
 
 // ensurePage returns the scenario's main tab.
@@ -182,8 +185,17 @@ func (w *world) ensureTab(ctx context.Context, name string) (*engine.Page, error
 	t := &tab{}
 	var d engine.Driver
 	path := w.sessionPath(name)
-	switch w.suite.opt.Driver {
-	case DriverBrowser:
+	live := w.suite.opt.Driver == DriverBrowser
+	if !live && w.suite.opt.Mode == ModeRecordOnce {
+		if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+			if err := w.goLive(); err != nil {
+				return nil, err
+			}
+			live = true
+		}
+	}
+	switch {
+	case live:
 		b, err := w.suite.sharedBrowser(ctx)
 		if err != nil {
 			return nil, err
@@ -236,11 +248,11 @@ func (w *world) finish(stepErr error) error {
 		if w.skipped {
 			// a skipped scenario made no trace to compare; its golden stays
 			// and still counts as used
-		} else if err := compareGolden(w.suite.goldenDir(), w.slug, trace.Format(w.log.Events()), w.createHint()); err != nil {
+		} else if err := compareGolden(w.suite.goldenDir(), w.slug, trace.Format(w.log.Events()), w.createHint(), w.recordOnce); err != nil {
 			errs = append(errs, err)
 		}
 		for _, name := range w.tabOrder {
-			if t := w.tabs[name]; t.rec != nil && w.suite.opt.Update {
+			if t := w.tabs[name]; t.rec != nil && (w.suite.opt.Mode != ModeReplayOnly || w.recordOnce) {
 				if err := t.rec.Session().SaveChecked(w.sessionPath(name), w.scrub); err != nil {
 					errs = append(errs, err)
 				}
@@ -259,6 +271,23 @@ func (w *world) finish(stepErr error) error {
 		_ = w.sim.Close()
 	}
 	return errors.Join(errs...)
+}
+
+// goLive switches a replay-driver scenario that has no recording to the
+// live sim and browser (ModeRecordOnce): the sim gets the chat scripted so
+// far and the engine navigates to it.
+func (w *world) goLive() error {
+	if w.sim == nil {
+		srv, err := sim.NewServer(sim.Options{Seed: w.suite.opt.Seed})
+		if err != nil {
+			return err
+		}
+		w.sim = srv
+		w.sim.SetChat(w.chat)
+	}
+	w.base = w.sim.URL
+	w.recordOnce = true
+	return nil
 }
 
 // skip ends the scenario as skipped with a visible message; its golden is

@@ -20,6 +20,8 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 	tags := fs.String("tags", "", "tag expression, e.g. '@ANS-3 && ~@wip'")
 	format := fs.String("format", "pretty", "pretty|progress|junit:FILE|cucumber:FILE, comma-separated")
 	update := fs.Bool("update", false, "rewrite golden traces (with --driver browser also re-record sessions)")
+	mode := fs.String("mode", "replay", "recordings: replay (never record; a missing one fails), record-once (record scenarios that have none, live), record (re-record all, live)")
+	record := fs.Bool("record", false, "same as --mode record: run live in Chromium and re-record every session")
 	seed := fs.Int64("seed", 0, "seed of every generated text and fault plan")
 	conc := fs.Int("concurrency", 1, "scenarios run at once")
 	cdpURL := fs.String("cdp", "", "with --driver browser: attach to a running Chromium at this CDP websocket URL instead of starting one")
@@ -30,6 +32,13 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 	}
 	if *driver != steps.DriverReplay && *driver != steps.DriverBrowser {
 		return exitBadInput, badInput("--driver must be replay or browser, got %q", *driver)
+	}
+	m, err := steps.ParseMode(*mode)
+	if err != nil {
+		return exitBadInput, badInput("--mode: %v", err)
+	}
+	if *record {
+		m = steps.ModeRecord
 	}
 	if *conc < 1 {
 		return exitBadInput, badInput("--concurrency must be at least 1, got %d", *conc)
@@ -69,7 +78,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 		}
 	}
 	s, err := steps.NewSuite(steps.Options{Root: dir, Paths: paths, Driver: *driver, Tags: *tags, Format: *format,
-		Update: *update, Seed: *seed, Concurrency: *conc, Output: stdout, Browser: browser.Options{RemoteURL: *cdpURL}})
+		Update: *update, Mode: m, Seed: *seed, Concurrency: *conc, Output: stdout, Browser: browser.Options{RemoteURL: *cdpURL}})
 	if err != nil {
 		return exitBadInput, badInput("%v", err)
 	}
