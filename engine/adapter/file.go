@@ -25,7 +25,12 @@ const FileVersion = 1
 const (
 	FileBytesMax     = 1 << 20 // whole file
 	SelectorBytesMax = 1024    // one CSS selector
-	ListLenMax       = 256     // entries of any list
+	// SelectorScansMax bounds the descendant (" ") and general-sibling
+	// ("~") combinators and :has() of one selector: each may try every
+	// ancestor or sibling, so matching costs depth to their power (a
+	// failing "a * * * * * * * * p" takes seconds on a 40-deep page).
+	SelectorScansMax = 3
+	ListLenMax       = 256 // entries of any list
 )
 
 // ErrBadAdapterFile is wrapped by every *FileError.
@@ -324,6 +329,10 @@ func (p *parser) selector(field, s string) cascadia.Matcher {
 		p.fail(field, "selector longer than "+strconv.Itoa(SelectorBytesMax)+" bytes")
 		return nil
 	}
+	if n := scans(s); n > SelectorScansMax {
+		p.fail(field, fmt.Sprintf("selector has %d descendant, sibling (~) or :has() steps, more than %d (matching cost grows with page depth to their power)", n, SelectorScansMax))
+		return nil
+	}
 	// a group ("a, b") is a list of selectors
 	sel, err := cascadia.ParseGroup(s)
 	if err != nil {
@@ -331,6 +340,56 @@ func (p *parser) selector(field, s string) cascadia.Matcher {
 		return nil
 	}
 	return sel
+}
+
+// scans counts the steps of a selector that scan ancestors, siblings or
+// subtrees: descendant combinators (white space between two compounds),
+// "~" and ":has(". Quoted strings and attribute brackets are skipped.
+func scans(s string) int {
+	n := 0
+	var quote byte
+	brackets := 0
+	prev := byte(0) // last significant byte outside strings and brackets
+	space := false
+	isOp := func(c byte) bool { return c == '>' || c == '+' || c == '~' || c == ',' || c == '(' }
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case quote != 0:
+			if c == '\\' {
+				i++
+			} else if c == quote {
+				quote = 0
+			}
+			continue
+		case c == '"' || c == '\'':
+			quote = c
+			continue
+		case brackets > 0:
+			if c == ']' {
+				brackets--
+			}
+			continue
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f':
+			space = true
+			continue
+		}
+		if space && prev != 0 && !isOp(prev) && !isOp(c) && c != ')' {
+			n++
+		}
+		if c == '~' {
+			n++
+		}
+		if c == '[' {
+			brackets++
+		}
+		if c == '(' && strings.HasSuffix(strings.ToLower(s[:i]), ":has") {
+			n++
+		}
+		space = false
+		prev = c
+	}
+	return n
 }
 
 func fold(l []string) []string {

@@ -64,6 +64,7 @@ func TestFileRefused(t *testing.T) {
 		{name: "missing selector", src: `{"version":1,"turn":{"id":{"attribute":"x"}}}`, field: "turn.selector", reason: "missing required field"},
 		{name: "empty selector", src: `{"version":1,"turn":{"selector":"  ","id":{"attribute":"x"}}}`, field: "turn.selector", reason: "empty"},
 		{name: "invalid selector", src: `{"version":1,"turn":{"selector":"div[","id":{"attribute":"x"}}}`, field: "turn.selector", reason: "invalid CSS selector"},
+		{name: "selector too costly", src: `{"version":1,"turn":{"selector":"a * * * p","id":{"attribute":"x"}}}`, field: "turn.selector", reason: "4 descendant, sibling (~) or :has() steps"},
 		{name: "missing id", src: `{"version":1,"turn":{"selector":"div"}}`, field: "turn.id", reason: "missing required field"},
 		{name: "empty id attribute", src: `{"version":1,"turn":{"selector":"div","id":{"attribute":""}}}`, field: "turn.id.attribute", reason: "empty"},
 		{name: "unknown nested field", src: `{"version":1,"turn":{"selector":"div","id":{"attribute":"x","attr":"y"}}}`, field: "turn.id.attr", reason: "unknown field"},
@@ -90,6 +91,27 @@ func TestFileRefused(t *testing.T) {
 			}
 			if !strings.HasPrefix(err.Error(), "adapter: bad.json: ") {
 				t.Errorf("error %q does not name the file", err)
+			}
+		})
+	}
+}
+
+func TestSelectorScans(t *testing.T) {
+	tests := []struct {
+		name, sel string
+		want      int
+	}{
+		{name: "compound", sel: "div.msg[data-x='a b']", want: 0},
+		{name: "child combinators", sel: "main > div + p", want: 0},
+		{name: "descendants", sel: "main .thread  div.msg", want: 2},
+		{name: "group", sel: "a b, c d", want: 2},
+		{name: "sibling and has", sel: "h3 ~ p:has(img)", want: 2},
+		{name: "spaces in brackets and strings", sel: `div[title="a b c"]:not( .x )`, want: 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := scans(tt.sel); got != tt.want {
+				t.Errorf("scans(%q) = %d, want %d", tt.sel, got, tt.want)
 			}
 		})
 	}
