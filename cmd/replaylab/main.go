@@ -53,6 +53,7 @@ func init() {
 		{"observe", "print what the engine sees of an .html file, a capture or a URL", cmdObserve},
 		{"find", "run a fresh find and print the resolve verdict", cmdFind},
 		{"steps", "print the step catalogue with an example for each step", cmdSteps},
+		{"mcp", "serve the engine's typed page operations as MCP tools on stdio", cmdMCP},
 	}
 }
 

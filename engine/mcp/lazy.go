@@ -1,0 +1,73 @@
+package mcp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/replaylab/replaylab/engine"
+	"github.com/replaylab/replaylab/engine/browser"
+)
+
+// LazyBrowser starts one Chromium on the first page that needs it and
+// shares it across tasks; every page gets its own browser context
+// (browser.NewPage). Its Driver method is a DriverFunc.
+type LazyBrowser struct {
+	Options browser.Options
+
+	mu     sync.Mutex
+	b      *browser.Browser
+	pages  int
+	closed bool
+}
+
+// Driver opens a new browser page, starting the browser first when none
+// runs yet.
+func (l *LazyBrowser) Driver(ctx context.Context, task, page string) (engine.Driver, func() error, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.closed {
+		return nil, nil, errors.New("mcp: the browser was closed")
+	}
+	if l.b == nil {
+		b, err := browser.Start(ctx, l.Options)
+		if err != nil {
+			return nil, nil, fmt.Errorf("mcp: start the browser: %w", err)
+		}
+		l.b = b
+	}
+	p, err := l.b.NewPage(ctx)
+	if err != nil {
+		return nil, nil, fmt.Errorf("mcp: open a page for %s/%s: %w", task, page, err)
+	}
+	l.pages++
+	return p, p.Close, nil
+}
+
+// Started reports whether the browser runs.
+func (l *LazyBrowser) Started() bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b != nil
+}
+
+// Pages counts the pages opened so far.
+func (l *LazyBrowser) Pages() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.pages
+}
+
+// Close ends the browser, when one was started, and waits for it to exit.
+func (l *LazyBrowser) Close() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.closed = true
+	if l.b == nil {
+		return nil
+	}
+	err := l.b.Close()
+	l.b = nil
+	return err
+}

@@ -1,0 +1,453 @@
+// Package mcp exposes the engine's typed Task/Page operations to agents
+// over the Model Context Protocol (the official Go SDK), and is the Go
+// client that drives such a server as if it were the in-process engine.
+//
+// The server has one tool per typed operation — begin, snapshot, find,
+// extract, navigate, fill, click, press, waitAnswer, waitFor, verifyField,
+// verifyOutcome, recheck, finish, changes, metrics — each with an input
+// schema derived from its argument type. There is no tool that runs
+// JavaScript or any other code (ACT-5). Engine errors come back as tool
+// errors (isError) whose structured content carries the stable code
+// ({"code":"TARGET_AMBIGUOUS","count":2,…}). One server serves many tasks;
+// each task has its own pages, baselines and outcomes, so a new task never
+// inherits an earlier one's success (ACT-6). Every call's argument and
+// result sizes are counted in bytes, per call (the result's _meta) and per
+// task (the metrics tool), never as tokens (ACT-7).
+//
+// Pages get their drivers from Options.Driver when first used: the CLI
+// starts one headless Chromium lazily on the first page operation and
+// gives every page its own browser context (LazyBrowser); the test
+// harness hands in its recording or replaying driver.
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"sync"
+	"time"
+
+	mcpsdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/replaylab/replaylab/engine"
+	"github.com/replaylab/replaylab/engine/answer"
+	"github.com/replaylab/replaylab/engine/locate"
+	"github.com/replaylab/replaylab/engine/observe"
+)
+
+// Codes the server adds to the engine's.
+const (
+	// TaskNotFound: no task with that id was begun on this server.
+	TaskNotFound = "TASK_NOT_FOUND"
+	// TaskFinished: the task finished; its pages are closed.
+	TaskFinished = string(engine.TaskFinished)
+	// DriverFailed: the page's driver could not be opened (no browser).
+	DriverFailed = "DRIVER_FAILED"
+	// ServerClosed: the server is shutting down.
+	ServerClosed = "SERVER_CLOSED"
+)
+
+// MainPage is the page name used when a call names none.
+const MainPage = "main"
+
+// Meta keys of every tool result: the call's sizes in bytes (ACT-7).
+const (
+	MetaRequestBytes  = "replaylab/requestBytes"
+	MetaResponseBytes = "replaylab/responseBytes"
+)
+
+// DriverFunc opens the driver of a task's page on its first use. close
+// releases it; it is called when the task finishes or the server closes.
+type DriverFunc func(ctx context.Context, task, page string) (d engine.Driver, close func() error, err error)
+
+// Options configure a server.
+type Options struct {
+	// Engine configures the one engine every task of the server runs on.
+	Engine engine.Config
+	// Driver opens page drivers; required.
+	Driver DriverFunc
+	// Name and Version are reported to clients; defaults "replaylab", "dev".
+	Name, Version string
+}
+
+// Server is the MCP server over one engine.
+type Server struct {
+	opts Options
+	eng  *engine.Engine
+	sdk  *mcpsdk.Server
+
+	mu     sync.Mutex
+	tasks  map[string]*taskState
+	closed bool
+}
+
+type taskState struct {
+	mu       sync.Mutex // serialises the task's operations
+	task     *engine.Task
+	pages    map[string]*pageState
+	order    []string
+	finished bool
+	metrics  engine.Metrics
+}
+
+type pageState struct {
+	page  *engine.Page
+	close func() error
+}
+
+// NewServer returns a server with every tool registered.
+func NewServer(opts Options) *Server {
+	if opts.Name == "" {
+		opts.Name = "replaylab"
+	}
+	if opts.Version == "" {
+		opts.Version = "dev"
+	}
+	s := &Server{opts: opts, eng: engine.New(opts.Engine), tasks: map[string]*taskState{}}
+	s.sdk = mcpsdk.NewServer(&mcpsdk.Implementation{Name: opts.Name, Version: opts.Version}, &mcpsdk.ServerOptions{
+		Instructions: "Drive web pages through typed operations only: begin a task, snapshot or find, then fill/click/press with an expected outcome. " +
+			"Errors carry a stable code. OUTCOME_UNKNOWN blocks the task: reads still work, mutations and finish are refused; recheck once, never resend.",
+	})
+	s.register()
+	return s
+}
+
+// SDK returns the underlying SDK server, e.g. to connect it to a custom
+// transport.
+func (s *Server) SDK() *mcpsdk.Server { return s.sdk }
+
+// Run serves one client over t until the client disconnects (for stdio:
+// stdin closes) or ctx ends, then closes every page.
+func (s *Server) Run(ctx context.Context, t mcpsdk.Transport) error {
+	err := s.sdk.Run(ctx, t)
+	cerr := s.Close()
+	if errors.Is(err, context.Canceled) || errors.Is(err, mcpsdk.ErrConnectionClosed) {
+		err = nil
+	}
+	return errors.Join(err, cerr)
+}
+
+// Close closes every open page. Later calls fail with SERVER_CLOSED.
+func (s *Server) Close() error {
+	s.mu.Lock()
+	s.closed = true
+	tasks := make([]*taskState, 0, len(s.tasks))
+	ids := make([]string, 0, len(s.tasks))
+	for id := range s.tasks {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	for _, id := range ids {
+		tasks = append(tasks, s.tasks[id])
+	}
+	s.mu.Unlock()
+	var errs []error
+	for _, ts := range tasks {
+		ts.mu.Lock()
+		errs = append(errs, ts.closePages())
+		ts.mu.Unlock()
+	}
+	return errors.Join(errs...)
+}
+
+func (ts *taskState) closePages() error {
+	var errs []error
+	for _, name := range ts.order {
+		if ps := ts.pages[name]; ps.close != nil {
+			errs = append(errs, ps.close())
+			ps.close = nil
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// codeError is an error the server itself raises, with its code.
+type codeError struct {
+	code, op, msg string
+}
+
+func (e *codeError) Error() string     { return "mcp: " + e.op + ": " + e.code + ": " + e.msg }
+func (e *codeError) ErrorCode() string { return e.code }
+
+// taskOf returns the task's state, locked; the caller unlocks.
+func (s *Server) taskOf(op, id string) (*taskState, error) {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return nil, &codeError{ServerClosed, op, "the server is shutting down"}
+	}
+	ts := s.tasks[id]
+	s.mu.Unlock()
+	if ts == nil {
+		return nil, &codeError{TaskNotFound, op, fmt.Sprintf("no task %q on this server; call begin first", id)}
+	}
+	ts.mu.Lock()
+	return ts, nil
+}
+
+// pageOf returns the task's page, opening its driver on first use. A
+// finished task has no pages.
+func (s *Server) pageOf(ctx context.Context, op string, ts *taskState, name string) (*engine.Page, error) {
+	if name == "" {
+		name = MainPage
+	}
+	if ts.finished {
+		return nil, &codeError{TaskFinished, op, "task " + ts.task.ID + " has finished"}
+	}
+	if ps := ts.pages[name]; ps != nil {
+		return ps.page, nil
+	}
+	if s.opts.Driver == nil {
+		return nil, &codeError{DriverFailed, op, "the server has no driver"}
+	}
+	d, closeFn, err := s.opts.Driver(ctx, ts.task.ID, name)
+	if err != nil {
+		return nil, &codeError{DriverFailed, op, err.Error()}
+	}
+	ps := &pageState{page: ts.task.Page(name, d), close: closeFn}
+	ts.pages[name] = ps
+	ts.order = append(ts.order, name)
+	return ps.page, nil
+}
+
+// handler runs one typed operation. task names the task the call is
+// counted against ("" for none).
+type handler[In any] func(ctx context.Context, in In) (out any, task string, err error)
+
+// addTool registers a tool whose input schema comes from In. Results and
+// errors are built here, so both carry their sizes in _meta and errors
+// carry their code as structured content. No output schema is declared:
+// a tool's result is either its value or a ToolError.
+func addTool[In any](s *Server, name, desc string, readOnly bool, h handler[In]) {
+	t := &mcpsdk.Tool{Name: name, Description: desc, Annotations: &mcpsdk.ToolAnnotations{ReadOnlyHint: readOnly}}
+	mcpsdk.AddTool(s.sdk, t, func(ctx context.Context, req *mcpsdk.CallToolRequest, in In) (*mcpsdk.CallToolResult, any, error) {
+		reqBytes := int64(len(req.Params.Arguments))
+		out, task, err := h(ctx, in)
+		res := &mcpsdk.CallToolResult{}
+		var payload any = out
+		if err != nil {
+			payload = toolError(err)
+			res.IsError = true
+		}
+		body, merr := json.Marshal(payload)
+		if merr != nil {
+			return nil, nil, fmt.Errorf("mcp: %s: encode the result: %w", name, merr)
+		}
+		res.StructuredContent = json.RawMessage(body)
+		text := string(body)
+		if err != nil {
+			text = err.Error()
+		}
+		res.Content = []mcpsdk.Content{&mcpsdk.TextContent{Text: text}}
+		respBytes := int64(len(body))
+		res.Meta = mcpsdk.Meta{MetaRequestBytes: reqBytes, MetaResponseBytes: respBytes}
+		if task != "" {
+			s.count(task, engine.CallMetrics{Tool: name, RequestBytes: reqBytes, ResponseBytes: respBytes})
+		}
+		return res, nil, nil
+	})
+}
+
+func (s *Server) count(task string, c engine.CallMetrics) {
+	s.mu.Lock()
+	ts := s.tasks[task]
+	s.mu.Unlock()
+	if ts == nil {
+		return
+	}
+	// metrics are guarded by the server's mutex, not the task's, so the
+	// metrics tool never waits for a running operation
+	s.mu.Lock()
+	ts.metrics.Calls++
+	ts.metrics.RequestBytes += c.RequestBytes
+	ts.metrics.ResponseBytes += c.ResponseBytes
+	s.mu.Unlock()
+}
+
+// toolError turns an error into its structured form with a stable code.
+func toolError(err error) ToolError {
+	te := ToolError{Code: engine.CodeOf(err), Message: err.Error()}
+	if te.Code == "" {
+		te.Code = "INTERNAL"
+		if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
+			te.Code = "CANCELLED"
+		}
+	}
+	var ee *engine.Error
+	if errors.As(err, &ee) {
+		te.Op = ee.Op
+	}
+	var le *locate.Error
+	if errors.As(err, &le) {
+		te.Count, te.Candidates = le.Count, le.Candidates
+	}
+	var ce *codeError
+	if errors.As(err, &ce) {
+		te.Op = ce.op
+	}
+	return te
+}
+
+func (s *Server) onPage(ctx context.Context, op, task, page string, fn func(ts *taskState, p *engine.Page) (any, error)) (any, string, error) {
+	ts, err := s.taskOf(op, task)
+	if err != nil {
+		return nil, "", err
+	}
+	defer ts.mu.Unlock()
+	p, err := s.pageOf(ctx, op, ts, page)
+	if err != nil {
+		return nil, task, err
+	}
+	out, err := fn(ts, p)
+	return out, task, err
+}
+
+func (s *Server) onTask(op, task string, fn func(ts *taskState) (any, error)) (any, string, error) {
+	ts, err := s.taskOf(op, task)
+	if err != nil {
+		return nil, "", err
+	}
+	defer ts.mu.Unlock()
+	out, err := fn(ts)
+	return out, task, err
+}
+
+func (s *Server) register() {
+	addTool(s, "begin", "Start a task. Returns its id. Tasks share nothing: a new task never inherits an earlier task's pages, baselines or outcomes.", false,
+		func(ctx context.Context, in BeginIn) (any, string, error) {
+			s.mu.Lock()
+			closed := s.closed
+			s.mu.Unlock()
+			if closed {
+				return nil, "", &codeError{ServerClosed, "begin", "the server is shutting down"}
+			}
+			t := s.eng.Begin(ctx, in.Goal)
+			s.mu.Lock()
+			s.tasks[t.ID] = &taskState{task: t, pages: map[string]*pageState{}}
+			s.mu.Unlock()
+			return BeginOut{Task: t.ID}, t.ID, nil
+		})
+	addTool(s, "snapshot", "Observe the page: a bounded view (page: 30 elements, 1500 characters; full: 60 elements, 4000 characters per frame) with refs, answer groups and truncation facts. Refs of earlier snapshots become stale.", true,
+		func(ctx context.Context, in SnapshotIn) (any, string, error) {
+			return s.onPage(ctx, "snapshot", in.Task, in.Page, func(_ *taskState, p *engine.Page) (any, error) {
+				return p.Snapshot(ctx, in.View)
+			})
+		})
+	addTool(s, "find", "A fresh find by role, name, text or href, with selection facts (total, matched, offset, limit, hasMore).", true,
+		func(ctx context.Context, in FindIn) (any, string, error) {
+			return s.onPage(ctx, "find", in.Task, in.Page, func(_ *taskState, p *engine.Page) (any, error) {
+				return p.Find(ctx, observe.Query{Role: in.Role, Name: in.Name, Text: in.Text, Href: in.Href, Offset: in.Offset, Limit: in.Limit})
+			})
+		})
+	addTool(s, "extract", "Read the page's text, its tables, or text-search snippets, bounded by the full view's limits, with each limit's truncation facts and complete=false when absence is not proven.", true,
+		func(ctx context.Context, in ExtractIn) (any, string, error) {
+			return s.onPage(ctx, "extract", in.Task, in.Page, func(_ *taskState, p *engine.Page) (any, error) {
+				return p.Extract(ctx, engine.ExtractRequest{What: in.What, Query: in.Query})
+			})
+		})
+	addTool(s, "navigate", "Open an absolute URL in the page (a mutation: refused while the task is blocked).", false,
+		func(ctx context.Context, in NavigateIn) (any, string, error) {
+			return s.onPage(ctx, "navigate", in.Task, in.Page, func(_ *taskState, p *engine.Page) (any, error) {
+				return Done{OK: true}, p.Navigate(ctx, in.URL)
+			})
+		})
+	addTool(s, "fill", "Type text into one field once and verify its real value on a fresh observation; a different value is FIELD_MISMATCH and is never retyped. More than one match is TARGET_AMBIGUOUS and nothing is typed.", false,
+		func(ctx context.Context, in FillIn) (any, string, error) {
+			return s.onPage(ctx, "fill", in.Task, in.Page, func(_ *taskState, p *engine.Page) (any, error) {
+				return Done{OK: true}, p.Fill(ctx, in.Target.engine(), in.Text)
+			})
+		})
+	addTool(s, "click", "Click one element and wait for the expected outcome (required). Unmet in time: OUTCOME_UNKNOWN, and the task is blocked until a recheck finds it met.", false,
+		func(ctx context.Context, in ActIn) (any, string, error) {
+			return s.onPage(ctx, "click", in.Task, in.Page, func(_ *taskState, p *engine.Page) (any, error) {
+				return Done{OK: true}, p.Click(ctx, in.Target.engine(), in.Expect.engine())
+			})
+		})
+	addTool(s, "press", "Press a key (e.g. Enter) on one element and wait for the expected outcome (required), like click.", false,
+		func(ctx context.Context, in ActIn) (any, string, error) {
+			return s.onPage(ctx, "press", in.Task, in.Page, func(_ *taskState, p *engine.Page) (any, error) {
+				if in.Key == "" {
+					return nil, &engine.Error{Code: engine.InvalidArgument, Op: "press", Detail: "press needs a key"}
+				}
+				return Done{OK: true}, p.Press(ctx, in.Target.engine(), in.Key, in.Expect.engine())
+			})
+		})
+	addTool(s, "waitAnswer", "Wait for the newest answer group outside the baseline the last newAnswer click or press recorded; reports group, rule, baseline size, states seen and evidence.", true,
+		func(ctx context.Context, in WaitAnswerIn) (any, string, error) {
+			return s.onPage(ctx, "waitAnswer", in.Task, in.Page, func(_ *taskState, p *engine.Page) (any, error) {
+				r, err := p.WaitAnswer(ctx, answer.Options{Timeout: time.Duration(in.TimeoutMS) * time.Millisecond, Media: in.Media})
+				if err != nil {
+					return nil, err
+				}
+				return answerOutOf(r), nil
+			})
+		})
+	addTool(s, "waitFor", "Wait, without acting, until an expectation holds (WAIT_TIMEOUT otherwise). A read: allowed on a blocked task, never unblocks it.", true,
+		func(ctx context.Context, in VerifyOutcomeIn) (any, string, error) {
+			return s.onPage(ctx, "waitFor", in.Task, in.Page, func(_ *taskState, p *engine.Page) (any, error) {
+				return Done{OK: true}, p.WaitFor(ctx, in.Expect.engine())
+			})
+		})
+	addTool(s, "verifyField", "Compare a field's real value with the wanted one on a fresh observation (FIELD_MISMATCH). A read.", true,
+		func(ctx context.Context, in VerifyFieldIn) (any, string, error) {
+			return s.onPage(ctx, "verifyField", in.Task, in.Page, func(_ *taskState, p *engine.Page) (any, error) {
+				return Done{OK: true}, p.VerifyField(ctx, in.Target.engine(), in.Value)
+			})
+		})
+	addTool(s, "verifyOutcome", "Check an expectation once on a fresh read (OUTCOME_NOT_MET). A read.", true,
+		func(ctx context.Context, in VerifyOutcomeIn) (any, string, error) {
+			return s.onPage(ctx, "verifyOutcome", in.Task, in.Page, func(_ *taskState, p *engine.Page) (any, error) {
+				return Done{OK: true}, p.VerifyOutcome(ctx, in.Expect.engine())
+			})
+		})
+	addTool(s, "recheck", "Re-check the expectation that blocked the task, once (a read; the action is never sent again). If it now holds, the task records a late success and is unblocked.", true,
+		func(ctx context.Context, in TaskIn) (any, string, error) {
+			return s.onTask("recheck", in.Task, func(ts *taskState) (any, error) {
+				if ts.finished {
+					return nil, &codeError{TaskFinished, "recheck", "task " + ts.task.ID + " has finished"}
+				}
+				ok, err := ts.task.Recheck(ctx)
+				if err != nil {
+					return nil, err
+				}
+				return RecheckOut{LateSuccess: ok, Blocked: ts.task.Blocked()}, nil
+			})
+		})
+	addTool(s, "finish", "End the task and close its pages. A blocked task cannot finish (TASK_BLOCKED).", false,
+		func(ctx context.Context, in TaskIn) (any, string, error) {
+			return s.onTask("finish", in.Task, func(ts *taskState) (any, error) {
+				if ts.finished {
+					return nil, &codeError{TaskFinished, "finish", "task " + ts.task.ID + " has finished"}
+				}
+				if err := ts.task.Finish(ctx); err != nil {
+					return nil, err
+				}
+				ts.finished = true
+				return Done{OK: true}, ts.closePages()
+			})
+		})
+	addTool(s, "changes", "Summarise what changed between the page's last two observations (added, removed, changed controls; no values, no refs).", true,
+		func(ctx context.Context, in PageIn) (any, string, error) {
+			return s.onPage(ctx, "changes", in.Task, in.Page, func(_ *taskState, p *engine.Page) (any, error) {
+				sum, ok := p.Changes()
+				if !ok {
+					return ChangesOut{}, nil
+				}
+				return ChangesOut{Known: true, Summary: &sum}, nil
+			})
+		})
+	addTool(s, "metrics", "The task's call count and the bytes of arguments and results so far (this call not included), in bytes of JSON.", true,
+		func(ctx context.Context, in TaskIn) (any, string, error) {
+			ts, err := s.taskOf("metrics", in.Task)
+			if err != nil {
+				return nil, "", err
+			}
+			ts.mu.Unlock()
+			s.mu.Lock()
+			m := ts.metrics
+			s.mu.Unlock()
+			return m, "", nil
+		})
+}

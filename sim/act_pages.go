@@ -1,0 +1,122 @@
+package sim
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+)
+
+// The action pages (SPEC ACT-1 … ACT-4, LOC-2): each shows one case of
+// outcome discipline. The Save buttons call /act/save, which records
+// every call in Received as "act:save:<page>", so a live scenario can
+// prove how many times an action reached the server (ACT-4: never
+// re-sent); the page itself shows counters of what the browser delivered
+// (LOC-2: zero inputs), which a replay sees too.
+func init() {
+	register(Page{Path: "/act/mask", What: `an input mask: textbox "Phone" keeps digits only and formats them as 555-0100 (typed values are rewritten); textbox "Name" has no mask`,
+		Handler: staticPage(actMaskHTML)})
+	register(Page{Path: "/act/never", What: `button "Save" reaches the server (/act/save) but its effect ("Saved") never shows`,
+		Handler: staticPage(actSaveHTML("never", -1))})
+	register(Page{Path: "/act/late", What: `button "Save" reaches the server (/act/save); "Saved" shows 1500 ms later`,
+		Handler: staticPage(actSaveHTML("late", ActLateMS))})
+	register(Page{Path: "/act/duplicates", What: `a form with two textboxes named "Email" (billing and shipping) and a Submit button; counters show the inputs and submissions the page received`,
+		Handler: staticPage(actDuplicatesHTML)})
+	register(Page{Path: "/act/links", What: `link "Next page" navigates to /act/links/next; link "Stay" goes nowhere`,
+		Handler: staticPage(actLinksHTML)})
+	register(Page{Path: "/act/links/next", What: "the page /act/links's link leads to",
+		Handler: staticPage(actLinksNextHTML)})
+	register(Page{Path: "/act/save", What: "the endpoint the act pages' Save buttons call (GET ?page=NAME); every call is recorded in Received as act:save:NAME",
+		Handler: func(s *Server) http.HandlerFunc { return s.actSave }})
+}
+
+// ActLateMS is how long /act/late takes to show its effect.
+const ActLateMS = 1500
+
+// actSave records one call of a Save button.
+func (s *Server) actSave(w http.ResponseWriter, r *http.Request) {
+	page := r.URL.Query().Get("page")
+	if page == "" || strings.ContainsAny(page, ": \n") {
+		http.Error(w, "sim: /act/save needs ?page=NAME", http.StatusBadRequest)
+		return
+	}
+	s.mu.Lock()
+	s.received = append(s.received, "act:save:"+page)
+	s.mu.Unlock()
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	_, _ = w.Write([]byte(`{"ok":true}`))
+}
+
+// ActSaves counts the calls of the named act page's Save button that
+// reached the server.
+func (s *Server) ActSaves(page string) int {
+	n := 0
+	for _, m := range s.Received() {
+		if m == "act:save:"+page {
+			n++
+		}
+	}
+	return n
+}
+
+var actMaskHTML = fmt.Sprintf(pageHead, "Contact") + `<main><h1>Contact</h1>
+<form onsubmit="return false">
+<label>Name <input type="text" id="name"></label>
+<label>Phone <input type="text" id="phone" inputmode="tel"></label>
+</form>
+<p id="typed">Inputs received: 0</p>
+<script>
+(function(){
+  let n = 0;
+  const phone = document.getElementById('phone');
+  document.addEventListener('input', function(){ n++; document.getElementById('typed').textContent = 'Inputs received: ' + n; });
+  phone.addEventListener('input', function(){
+    const d = phone.value.replace(/\D/g, '').slice(0, 7);
+    phone.value = d.length > 3 ? d.slice(0, 3) + '-' + d.slice(3) : d;
+  });
+})();
+</script></main></body></html>`
+
+// actSaveHTML is a Save button that calls /act/save and shows "Saved"
+// after lateMS, or never when lateMS < 0.
+func actSaveHTML(page string, lateMS int) string {
+	return fmt.Sprintf(pageHead, "Settings") + fmt.Sprintf(`<main><h1>Settings</h1>
+<label>Display name <input type="text" id="display" value="Ada"></label>
+<button type="button" id="save">Save</button>
+<p id="status">Not saved yet.</p>
+<script>
+(function(){
+  const late = %d;
+  document.getElementById('save').addEventListener('click', async function(){
+    await fetch('/act/save?page=%s', {cache: 'no-store'});
+    if (late < 0) return;
+    setTimeout(function(){ document.getElementById('status').textContent = 'Saved'; }, late);
+  });
+})();
+</script></main></body></html>`, lateMS, page)
+}
+
+var actDuplicatesHTML = fmt.Sprintf(pageHead, "Checkout") + `<main><h1>Checkout</h1>
+<form id="checkout" onsubmit="return false">
+<fieldset><legend>Billing</legend><label>Email <input type="email" name="email"></label></fieldset>
+<fieldset><legend>Shipping</legend><label>Email <input type="email" name="email"></label></fieldset>
+<button type="submit" id="submit">Submit</button>
+</form>
+<p id="inputs">Inputs received: 0</p>
+<p id="submits">Submissions: 0</p>
+<script>
+(function(){
+  let inputs = 0, submits = 0;
+  const form = document.getElementById('checkout');
+  form.addEventListener('input', function(){ inputs++; document.getElementById('inputs').textContent = 'Inputs received: ' + inputs; });
+  form.addEventListener('submit', function(){ submits++; document.getElementById('submits').textContent = 'Submissions: ' + submits; });
+})();
+</script></main></body></html>`
+
+var actLinksHTML = fmt.Sprintf(pageHead, "Start") + `<main><h1>Start</h1>
+<p><a href="/act/links/next">Next page</a></p>
+<p><a href="#" onclick="return false">Stay</a></p>
+</main></body></html>`
+
+var actLinksNextHTML = fmt.Sprintf(pageHead, "Next") + `<main><h1>Next</h1><p>You followed the link.</p>
+<p><a href="/act/links">Back</a></p></main></body></html>`
