@@ -52,6 +52,7 @@ func init() {
 		{"sim", "serve the synthetic chat site on the loopback", cmdSim},
 		{"observe", "print what the engine sees of an .html file, a capture or a URL", cmdObserve},
 		{"find", "run a fresh find and print the resolve verdict", cmdFind},
+		{"record", "record a live session of a page (captures after every burst of changes)", cmdRecord},
 		{"steps", "print the step catalogue with an example for each step", cmdSteps},
 		{"mcp", "serve the engine's typed page operations as MCP tools on stdio", cmdMCP},
 	}

@@ -190,6 +190,9 @@ type Result struct {
 	// Note says how the result was reached when that is not obvious from
 	// Adapter alone (auto: which style it picked and why).
 	Note string `json:"note,omitempty"`
+	// Users are the elements that open user turns (the turn element, or
+	// the speaker heading), for conformance checks of turn boundaries.
+	Users []*html.Node `json:"-"`
 }
 
 // Adapter finds answer groups in a parsed capture.

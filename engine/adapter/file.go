@@ -558,6 +558,7 @@ func (a *File) Groups(doc *observe.Document) Result {
 			}
 			r.Turns++
 			if speaker == "user" {
+				r.Users = append(r.Users, n)
 				return false
 			}
 			pos++

@@ -107,6 +107,7 @@ func (h Heading) frame(doc *observe.Document, f *observe.Frame, r *Result) {
 	for _, s := range speakers {
 		r.Turns++
 		if !assistant[s.key] {
+			r.Users = append(r.Users, s.n)
 			continue
 		}
 		ordinal++

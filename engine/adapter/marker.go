@@ -51,6 +51,7 @@ func (m Marker) Groups(doc *observe.Document) Result {
 			}
 			r.Turns++
 			if speaker == "user" {
+				r.Users = append(r.Users, n)
 				return false // turns do not nest
 			}
 			pos++
