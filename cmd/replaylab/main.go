@@ -53,6 +53,7 @@ func init() {
 		{"observe", "print what the engine sees of an .html file, a capture or a URL", cmdObserve},
 		{"find", "run a fresh find and print the resolve verdict", cmdFind},
 		{"record", "record a live session of a page (captures after every burst of changes)", cmdRecord},
+		{"validate", "check an adapter against recorded sessions (groups, boundaries, controls, id stability)", cmdValidate},
 		{"steps", "print the step catalogue with an example for each step", cmdSteps},
 		{"mcp", "serve the engine's typed page operations as MCP tools on stdio", cmdMCP},
 	}
