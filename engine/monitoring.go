@@ -49,13 +49,15 @@ func monitorObservation(tab string, o *observe.Observation, groups adapter.Resul
 // (monitor.IsSensitive over type, autocomplete, name, id, label and
 // placeholder) on top of the observation's own flag, so a change summary
 // never names a field the observation's narrower rule missed (a "Security
-// code" without autocomplete, say).
+// code" without autocomplete, say). Only fields hold values: buttons and
+// links ("Forgot password?") are never sensitive, and skipping them keeps
+// the check off most of a page's elements.
 func sensitiveControl(e observe.Element) bool {
 	if e.Sensitive {
 		return true
 	}
 	n := e.HTMLNode()
-	if n == nil {
+	if n == nil || (n.Data != "input" && n.Data != "textarea" && n.Data != "select") {
 		return false
 	}
 	return monitor.IsSensitive(monitor.ControlInfo{
