@@ -424,3 +424,13 @@ func (p *Page) Changes(ctx context.Context) (monitor.ChangeSummary, bool, error)
 	}
 	return *out.Summary, true, nil
 }
+
+// CallRaw calls any tool by name with args and returns its structured
+// result as JSON; a tool error or an unknown tool is an error.
+func (c *Client) CallRaw(ctx context.Context, tool string, args map[string]any) (json.RawMessage, error) {
+	var out json.RawMessage
+	if err := c.call(ctx, nil, tool, 0, args, &out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}

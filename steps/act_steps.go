@@ -1,0 +1,558 @@
+package steps
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+	"time"
+
+	mcpsdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/replaylab/replaylab/engine"
+	"github.com/replaylab/replaylab/engine/locate"
+	"github.com/replaylab/replaylab/engine/mcp"
+	"github.com/replaylab/replaylab/engine/observe"
+	"github.com/replaylab/replaylab/engine/trace"
+)
+
+// The action steps (SPEC ACT-1 … ACT-7, LOC-2) drive an "agent surface":
+// the in-process engine by default, or the engine behind an in-process MCP
+// server reached through the Go MCP client ("the agent drives the engine
+// over MCP"). Both run on the scenario's main-tab driver (browser,
+// recorder or replay), so the trace is the same under every driver.
+// Results are kept, not failed on, so "the action ends with" can check
+// codes.
+
+// actPage is what both engine.Page and mcp.Page provide.
+type actPage interface {
+	Navigate(ctx context.Context, url string) error
+	Snapshot(ctx context.Context, view string) (*engine.View, error)
+	Find(ctx context.Context, q observe.Query) (observe.FindResult, error)
+	Extract(ctx context.Context, req engine.ExtractRequest) (*engine.Extract, error)
+	Fill(ctx context.Context, t engine.Target, text string) error
+	Click(ctx context.Context, t engine.Target, x engine.Expect) error
+	WaitFor(ctx context.Context, x engine.Expect) error
+	VerifyField(ctx context.Context, t engine.Target, want string) error
+	VerifyOutcome(ctx context.Context, x engine.Expect) error
+}
+
+// actTask is what both engine.Task and mcp.Task provide.
+type actTask interface {
+	Recheck(ctx context.Context) (bool, error)
+	Finish(ctx context.Context) error
+}
+
+type actState struct {
+	client  *mcp.Client // set when the agent drives the engine over MCP
+	task    actTask     // the current task, "" until one is begun
+	taskID  string
+	page    actPage
+	ids     []string // ids of the tasks begun, in order
+	local   *engine.Engine
+	acted   bool
+	lastErr error
+	late    *bool
+	tools   []*mcpsdk.Tool
+}
+
+// actTimeout bounds the waits of these steps that name none.
+const actTimeout = 5 * time.Second
+
+func init() {
+	const g = "Actions and outcomes"
+	step(g, `^the agent drives the engine over MCP$`,
+		"the following steps go through the Go MCP client to an in-process replaylab MCP server (in-memory transport) whose pages use the scenario's driver; without this step they call the engine in process",
+		"Given the agent drives the engine over MCP", overMCP)
+	step(g, `^I begin a task "([^"]*)"$`, "start a new task (in process or over MCP) whose main page is the scenario's tab; later steps act in it",
+		`When I begin a task "save settings"`, beginTask)
+	step(g, `^I navigate to the sim page "([^"]*)"$`, "navigate the current task's page to that sim path; the result is kept for \"the action ends with\"",
+		`When I navigate to the sim page "/act/links"`, actNavigate)
+	step(g, `^I fill the (\w+) "([^"]*)" with "([^"]*)"$`, "fill by role and name: type once, verify the real value (ACT-1); the result is kept",
+		`When I fill the textbox "Phone" with "555 0100"`, actFill)
+	step(g, `^I click the (\w+) "([^"]*)" with no expected outcome$`, "a click with no expectation (refused: MISSING_EXPECTATION, ACT-2)",
+		`When I click the link "Next page" with no expected outcome`, actClickNoExpect)
+	step(g, `^I click the (\w+) "([^"]*)" expecting the URL "([^"]*)"$`, "a click expecting exactly this URL, as written (a relative one is INVALID_EXPECTATION before anything is sent)",
+		`When I click the link "Next page" expecting the URL "/act/links/next"`, actClickURL)
+	step(g, `^I click the (\w+) "([^"]*)" expecting the sim URL "([^"]*)"$`, "a click expecting the absolute URL of that sim path",
+		`When I click the link "Next page" expecting the sim URL "/act/links/next"`, actClickSimURL)
+	step(g, `^I click the (\w+) "([^"]*)" expecting the text "([^"]*)" within (\d+) ms$`, "a click expecting visible text within that time (OUTCOME_UNKNOWN and a blocked task otherwise, ACT-3)",
+		`When I click the button "Save" expecting the text "Saved" within 300 ms`, actClickText)
+	step(g, `^I wait up to (\d+) ms for the text "([^"]*)"$`, "a passive wait (waitFor) until the text is visible; allowed on a blocked task and never unblocking it; fails when the text does not come",
+		`When I wait up to 3000 ms for the text "Saved"`, actWaitText)
+	step(g, `^I re-check the outcome$`, "the one re-check of the expectation that blocked the task (a read; nothing is sent again, ACT-4); the result is kept",
+		"When I re-check the outcome", actRecheck)
+	step(g, `^I finish the task$`, "finish the current task; the result is kept (TASK_BLOCKED while blocked)",
+		"When I finish the task", actFinish)
+	step(g, `^I read the page with snapshot, find and extract$`, "three reads in a row — the page snapshot, a find of every candidate, the text extract; fails if any is refused (reads work on a blocked task)",
+		"When I read the page with snapshot, find and extract", actReads)
+
+	const c = "Action checks"
+	step(c, `^the action ends with "([^"]*)"$`, `the code the last kept action ended with ("ok" when it succeeded)`,
+		`Then the action ends with "FIELD_MISMATCH"`, actEndsWith)
+	step(c, `^the refused action names (\d+) matches$`, "the last action's error counts that many matching elements (TARGET_AMBIGUOUS carries the count)",
+		"And the refused action names 2 matches", actMatches)
+	step(c, `^the task is (blocked|not blocked)$`, "whether the current in-process task is blocked by an unknown outcome (over MCP: a read of the blocked state is not a tool; use the refusals instead)",
+		"And the task is blocked", actBlocked)
+	step(c, `^the re-check (records a late success|finds the outcome still unknown)$`, "what the last re-check found",
+		"Then the re-check records a late success", actRecheckWas)
+	step(c, `^the field "([^"]*)" holds "([^"]*)"$`, "verifyField on the textbox of that name: its real value equals this (a read)",
+		`And the field "Phone" holds "555-0100"`, actFieldHolds)
+	step(c, `^the page is at the sim URL "([^"]*)"$`, "verifyOutcome: the page's URL is that sim path (a read)",
+		`And the page is at the sim URL "/act/links"`, actAtURL)
+	step(c, `^the sim received (\d+) saves? from "([^"]*)"$`,
+		"live runs only (the browser driver, where the sim runs): the sim counted that many calls of the page's Save button. A replay has no server; there the recording proves it instead — it holds each click once, and a second click would fail with REPLAY_DIVERGED, an unsent one as never replayed",
+		`And the sim received 1 save from "late"`, actSaves)
+	step(c, `^the tasks have different ids$`, "every task begun in the scenario got its own id (ACT-6)",
+		"And the tasks have different ids", actDistinctIDs)
+	step(c, `^I list the MCP tools$`, "list the server's tools over MCP", "When I list the MCP tools", actListTools)
+	step(c, `^no MCP tool takes a script or code$`,
+		"no tool is named for, or has an argument named for, script, code, eval, expression, function or command; every input schema is an object (ACT-5)",
+		"Then no MCP tool takes a script or code", actNoScript)
+	step(c, `^calling the MCP tool "([^"]*)" is refused$`, "a call of a tool the server does not have fails (e.g. evaluate)",
+		`And calling the MCP tool "evaluate" is refused`, actCallRefused)
+	step(c, `^the task's metrics count (\d+) calls in bytes that add up$`,
+		"over MCP: the task's metrics are {calls, requestBytes, responseBytes}, named as bytes, never tokens; they count that many calls and equal the sums of the per-call sizes (ACT-7). The byte values are not traced: URLs differ between the live sim and the recording",
+		"Then the task's metrics count 5 calls in bytes that add up", actMetrics)
+}
+
+// mcpTracer marks the events of the MCP server's engine, whose task ids
+// count from t1 like the world's own engine.
+type mcpTracer struct{ next trace.Tracer }
+
+func (m mcpTracer) Emit(e trace.Event) {
+	e.Attrs = append(append([]trace.Attr{}, e.Attrs...), trace.A("via", "mcp"))
+	m.next.Emit(e)
+}
+
+// mainDriver is the driver of the scenario's main tab (recording or
+// replaying as the run requires).
+func (w *world) mainDriver(ctx context.Context) (engine.Driver, error) {
+	if _, err := w.ensurePage(ctx); err != nil {
+		return nil, err
+	}
+	t := w.tabs[mainTab]
+	switch {
+	case t.rec != nil:
+		return t.rec, nil
+	case t.bpage != nil:
+		return t.bpage, nil
+	case t.replay != nil:
+		return t.replay, nil
+	}
+	return nil, errors.New("steps: the main tab has no driver")
+}
+
+func overMCP(ctx context.Context) error {
+	w := worldOf(ctx)
+	st := stateOf[actState](w)
+	srv := mcp.NewServer(mcp.Options{
+		Engine: engine.Config{Tracer: mcpTracer{w.log}, Adapter: w.adapter},
+		Driver: func(ctx context.Context, task, page string) (engine.Driver, func() error, error) {
+			if page != mcp.MainPage {
+				return nil, nil, fmt.Errorf("steps: the scenario has one tab; page %q", page)
+			}
+			d, err := w.mainDriver(ctx)
+			return d, func() error { return nil }, err
+		},
+	})
+	sct, cct := mcpsdk.NewInMemoryTransports()
+	sctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- srv.Run(sctx, sct) }()
+	cl, err := mcp.Connect(ctx, mcp.ConnectOptions{Transport: cct, CallTimeout: 30 * time.Second})
+	if err != nil {
+		cancel()
+		return err
+	}
+	st.client = cl
+	w.onFinish(func() {
+		_ = cl.Close()
+		select {
+		case <-done:
+		case <-time.After(5 * time.Second):
+		}
+		cancel()
+	})
+	w.log.Emit(trace.E("mcp.connect", trace.A("transport", "in-memory")))
+	return nil
+}
+
+func beginTask(ctx context.Context, goal string) error {
+	w := worldOf(ctx)
+	st := stateOf[actState](w)
+	if st.client != nil {
+		t, err := st.client.Begin(ctx, goal)
+		if err != nil {
+			return err
+		}
+		st.task, st.taskID, st.page = t, t.ID, t.Page(mcp.MainPage)
+		st.ids = append(st.ids, t.ID)
+		return nil
+	}
+	d, err := w.mainDriver(ctx)
+	if err != nil {
+		return err
+	}
+	if st.local == nil {
+		st.local = engine.New(engine.Config{Tracer: w.log, Adapter: w.adapter})
+	}
+	t := st.local.Begin(ctx, goal)
+	st.task, st.taskID, st.page = t, t.ID, t.Page(mainTab, d)
+	st.ids = append(st.ids, t.ID)
+	return nil
+}
+
+// surface returns the current task and page: the one begun last, else
+// the scenario's own in-process task and main tab.
+func surface(ctx context.Context) (*actState, error) {
+	w := worldOf(ctx)
+	st := stateOf[actState](w)
+	if st.page != nil {
+		return st, nil
+	}
+	if st.client != nil {
+		return nil, errors.New(`over MCP, begin a task first ("I begin a task …")`)
+	}
+	p, err := w.ensurePage(ctx)
+	if err != nil {
+		return nil, err
+	}
+	st.task, st.taskID, st.page = w.task, w.task.ID, p
+	return st, nil
+}
+
+// keep records an action's result. Errors without a stable code (a
+// broken driver, a replay that diverged is coded and kept too) fail the
+// step.
+func (st *actState) keep(err error) error {
+	st.acted, st.lastErr = true, err
+	if err != nil && engine.CodeOf(err) == "" {
+		return err
+	}
+	if c := engine.CodeOf(err); c == "REPLAY_DIVERGED" {
+		return err
+	}
+	return nil
+}
+
+func actNavigate(ctx context.Context, path string) error {
+	st, err := surface(ctx)
+	if err != nil {
+		return err
+	}
+	return st.keep(st.page.Navigate(ctx, worldOf(ctx).base+path))
+}
+
+func actFill(ctx context.Context, role, name, text string) error {
+	st, err := surface(ctx)
+	if err != nil {
+		return err
+	}
+	return st.keep(st.page.Fill(ctx, engine.ByRole(role, name), text))
+}
+
+func actClick(ctx context.Context, role, name string, x engine.Expect) error {
+	st, err := surface(ctx)
+	if err != nil {
+		return err
+	}
+	return st.keep(st.page.Click(ctx, engine.ByRole(role, name), x))
+}
+
+func actClickNoExpect(ctx context.Context, role, name string) error {
+	return actClick(ctx, role, name, engine.Expect{})
+}
+
+func actClickURL(ctx context.Context, role, name, u string) error {
+	return actClick(ctx, role, name, engine.Expect{URL: u, Timeout: actTimeout})
+}
+
+func actClickSimURL(ctx context.Context, role, name, path string) error {
+	return actClick(ctx, role, name, engine.Expect{URL: worldOf(ctx).base + path, Timeout: actTimeout})
+}
+
+func actClickText(ctx context.Context, role, name, text string, n int) error {
+	return actClick(ctx, role, name, engine.Expect{TextVisible: text, Timeout: ms(n)})
+}
+
+func actWaitText(ctx context.Context, n int, text string) error {
+	st, err := surface(ctx)
+	if err != nil {
+		return err
+	}
+	return st.page.WaitFor(ctx, engine.Expect{TextVisible: text, Timeout: ms(n)})
+}
+
+func actRecheck(ctx context.Context) error {
+	st, err := surface(ctx)
+	if err != nil {
+		return err
+	}
+	ok, err := st.task.Recheck(ctx)
+	st.late = &ok
+	if code := engine.CodeOf(err); code != "" {
+		// the engine traces what a re-check found, not a refused one
+		worldOf(ctx).log.Emit(trace.E("recheck.refused", trace.A("task", st.taskID), trace.A("code", code)))
+	}
+	return st.keep(err)
+}
+
+func actFinish(ctx context.Context) error {
+	st, err := surface(ctx)
+	if err != nil {
+		return err
+	}
+	return st.keep(st.task.Finish(ctx))
+}
+
+func actReads(ctx context.Context) error {
+	st, err := surface(ctx)
+	if err != nil {
+		return err
+	}
+	if _, err := st.page.Snapshot(ctx, observe.ViewPage); err != nil {
+		return fmt.Errorf("snapshot: %w", err)
+	}
+	if _, err := st.page.Find(ctx, observe.Query{}); err != nil {
+		return fmt.Errorf("find: %w", err)
+	}
+	if _, err := st.page.Extract(ctx, engine.ExtractRequest{What: engine.ExtractText}); err != nil {
+		return fmt.Errorf("extract: %w", err)
+	}
+	return nil
+}
+
+func actEndsWith(ctx context.Context, want string) error {
+	st := stateOf[actState](worldOf(ctx))
+	if !st.acted {
+		return errors.New("no action was kept yet")
+	}
+	got := engine.CodeOf(st.lastErr)
+	if st.lastErr == nil {
+		got = "ok"
+	}
+	if got != want {
+		return fmt.Errorf("the action ended with %s (%v), want %s", got, st.lastErr, want)
+	}
+	return nil
+}
+
+func actMatches(ctx context.Context, n int) error {
+	err := stateOf[actState](worldOf(ctx)).lastErr
+	count := -1
+	var le *locate.Error
+	var me *mcp.Error
+	switch {
+	case errors.As(err, &le):
+		count = le.Count
+	case errors.As(err, &me):
+		count = me.Count
+	}
+	if count != n {
+		return fmt.Errorf("the refusal names %d matches, want %d (%v)", count, n, err)
+	}
+	return nil
+}
+
+func actBlocked(ctx context.Context, want string) error {
+	st, err := surface(ctx)
+	if err != nil {
+		return err
+	}
+	t, ok := st.task.(*engine.Task)
+	if !ok {
+		return errors.New(`"the task is blocked" reads the in-process task; over MCP check the refusals`)
+	}
+	if got := t.Blocked(); got != (want == "blocked") {
+		return fmt.Errorf("the task is blocked=%v, want %s", got, want)
+	}
+	return nil
+}
+
+func actRecheckWas(ctx context.Context, want string) error {
+	st := stateOf[actState](worldOf(ctx))
+	if st.late == nil {
+		return errors.New("no re-check was made")
+	}
+	if st.lastErr != nil {
+		return fmt.Errorf("the re-check failed: %w", st.lastErr)
+	}
+	if *st.late != (want == "records a late success") {
+		return fmt.Errorf("the re-check found late success=%v, want: %s", *st.late, want)
+	}
+	return nil
+}
+
+func actFieldHolds(ctx context.Context, name, value string) error {
+	st, err := surface(ctx)
+	if err != nil {
+		return err
+	}
+	return st.page.VerifyField(ctx, engine.ByRole("textbox", name), value)
+}
+
+func actAtURL(ctx context.Context, path string) error {
+	st, err := surface(ctx)
+	if err != nil {
+		return err
+	}
+	return st.page.VerifyOutcome(ctx, engine.Expect{URL: worldOf(ctx).base + path})
+}
+
+func actSaves(ctx context.Context, n int, page string) error {
+	w := worldOf(ctx)
+	if w.sim == nil {
+		return nil // replay: the recording holds each click once (see the step's meaning)
+	}
+	if got := w.sim.ActSaves(page); got != n {
+		return fmt.Errorf("the sim received %d saves from %s, want %d", got, page, n)
+	}
+	return nil
+}
+
+func actDistinctIDs(ctx context.Context) error {
+	st := stateOf[actState](worldOf(ctx))
+	seen := map[string]bool{}
+	for _, id := range st.ids {
+		if seen[id] {
+			return fmt.Errorf("task id %s was given twice: %v", id, st.ids)
+		}
+		seen[id] = true
+	}
+	if len(st.ids) < 2 {
+		return fmt.Errorf("%d tasks begun, want at least 2", len(st.ids))
+	}
+	return nil
+}
+
+func needClient(ctx context.Context) (*actState, error) {
+	st := stateOf[actState](worldOf(ctx))
+	if st.client == nil {
+		return nil, errors.New(`add "Given the agent drives the engine over MCP" first`)
+	}
+	return st, nil
+}
+
+func actListTools(ctx context.Context) error {
+	st, err := needClient(ctx)
+	if err != nil {
+		return err
+	}
+	st.tools, err = st.client.Tools(ctx)
+	if err != nil {
+		return err
+	}
+	var names []string
+	for _, t := range st.tools {
+		names = append(names, t.Name)
+	}
+	sort.Strings(names)
+	worldOf(ctx).log.Emit(trace.E("mcp.tools", trace.A("count", len(names)), trace.A("names", names)))
+	return nil
+}
+
+// scriptWords name what a tool that runs code would take.
+var scriptWords = regexp.MustCompile(`(?i)script|code|eval|javascript|expression|function|exec|command`)
+
+func actNoScript(ctx context.Context) error {
+	st, err := needClient(ctx)
+	if err != nil {
+		return err
+	}
+	if len(st.tools) == 0 {
+		return errors.New(`no tools listed; add "I list the MCP tools"`)
+	}
+	args := 0
+	for _, t := range st.tools {
+		if scriptWords.MatchString(t.Name) {
+			return fmt.Errorf("tool %q looks like it runs code", t.Name)
+		}
+		raw, err := json.Marshal(t.InputSchema)
+		if err != nil {
+			return err
+		}
+		var schema struct {
+			Type       string                     `json:"type"`
+			Properties map[string]json.RawMessage `json:"properties"`
+		}
+		if err := json.Unmarshal(raw, &schema); err != nil {
+			return err
+		}
+		if schema.Type != "object" {
+			return fmt.Errorf("tool %s: input schema type %q, want object", t.Name, schema.Type)
+		}
+		for p := range schema.Properties {
+			args++
+			if scriptWords.MatchString(p) {
+				return fmt.Errorf("tool %s takes %q", t.Name, p)
+			}
+		}
+	}
+	worldOf(ctx).log.Emit(trace.E("mcp.typed", trace.A("tools", len(st.tools)), trace.A("arguments", args), trace.A("script", false)))
+	return nil
+}
+
+func actCallRefused(ctx context.Context, name string) error {
+	st, err := needClient(ctx)
+	if err != nil {
+		return err
+	}
+	_, err = st.client.CallRaw(ctx, name, map[string]any{"script": "document.title"})
+	if err == nil {
+		return fmt.Errorf("the server ran tool %q", name)
+	}
+	worldOf(ctx).log.Emit(trace.E("mcp.refused", trace.A("tool", name)))
+	return nil
+}
+
+func actMetrics(ctx context.Context, n int) error {
+	st, err := needClient(ctx)
+	if err != nil {
+		return err
+	}
+	t, ok := st.task.(*mcp.Task)
+	if !ok {
+		return errors.New("begin a task over MCP first")
+	}
+	m, err := t.Metrics(ctx)
+	if err != nil {
+		return err
+	}
+	raw, err := json.Marshal(m)
+	if err != nil {
+		return err
+	}
+	if strings.Contains(strings.ToLower(string(raw)), "token") {
+		return fmt.Errorf("the metrics speak of tokens: %s", raw)
+	}
+	var fields map[string]any
+	if err := json.Unmarshal(raw, &fields); err != nil {
+		return err
+	}
+	var names []string
+	for k := range fields {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	var req, resp int64
+	log := t.CallLog()
+	for _, c := range log {
+		if c.RequestBytes <= 0 || c.ResponseBytes <= 0 {
+			return fmt.Errorf("call %s has sizes %d/%d bytes", c.Tool, c.RequestBytes, c.ResponseBytes)
+		}
+		req += c.RequestBytes
+		resp += c.ResponseBytes
+	}
+	if m.Calls != n || len(log) != n {
+		return fmt.Errorf("the metrics count %d calls (the client logged %d), want %d", m.Calls, len(log), n)
+	}
+	if m.RequestBytes != req || m.ResponseBytes != resp {
+		return fmt.Errorf("task totals %d/%d bytes, per-call sums %d/%d", m.RequestBytes, m.ResponseBytes, req, resp)
+	}
+	worldOf(ctx).log.Emit(trace.E("mcp.metrics", trace.A("task", t.ID), trace.A("calls", m.Calls), trace.A("fields", names), trace.A("sums", "match")))
+	return nil
+}
