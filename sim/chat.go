@@ -14,10 +14,17 @@ const (
 	// StyleHeading: no data markers; each turn opens with a screen-reader
 	// heading "You said:" or "Sim said:".
 	StyleHeading = "heading"
+	// StyleList: turns are list items of an <ol>; the speaker is an
+	// attribute of a child (<span class="who" data-speaker="bot">), the id
+	// is the item's data-entry, generating is data-state="streaming" with a
+	// spinner, media sits in a nested figure. No built-in adapter reads it:
+	// docs/examples/listchat.json does (the worked example of
+	// docs/adapters.md).
+	StyleList = "list"
 )
 
 // Styles lists the markup styles the sim renders.
-var Styles = []string{StyleMarker, StyleHeading}
+var Styles = []string{StyleMarker, StyleHeading, StyleList}
 
 // Answer kinds.
 const (

@@ -102,13 +102,22 @@ img,video{display:block;width:64px;height:48px}
 <nav aria-label="Chats"><a href="/chat">Current chat</a></nav>
 <main>
 <h1>Sim Chat</h1>
-<div id="thread">
 `)
+	if c.Style == StyleList {
+		b.WriteString(`<ol class="conversation" id="thread">` + "\n")
+	} else {
+		b.WriteString(`<div id="thread">` + "\n")
+	}
 	for _, t := range turns {
 		b.WriteString(renderTurn(c.Style, t, false))
 		b.WriteByte('\n')
 	}
-	b.WriteString(`</div>
+	if c.Style == StyleList {
+		b.WriteString(`</ol>`)
+	} else {
+		b.WriteString(`</div>`)
+	}
+	b.WriteString(`
 <form id="composer" action="#">
 <textarea id="prompt" name="prompt" aria-label="Message" placeholder="Send a message"></textarea>
 <button id="send" type="submit">Send</button>
@@ -154,6 +163,9 @@ func renderTurn(style string, t Turn, generating bool) string {
 	if generating {
 		busy = ` aria-busy="true" data-is-streaming="true"`
 	}
+	if style == StyleList {
+		return renderListTurn(t, generating)
+	}
 	if style == StyleHeading {
 		label := "You said:"
 		if t.Author == "assistant" {
@@ -196,4 +208,34 @@ func renderMedia(t Turn) string {
 		return `<figure><img ` + src + ` alt="Generated picture"></figure>`
 	}
 	return `<figure><video ` + src + ` preload="auto" aria-label="Generated video"></video></figure>`
+}
+
+// renderListTurn renders a turn of the list style: the speaker in a
+// child's attribute, media in a nested figure, its own streaming signal.
+func renderListTurn(t Turn, generating bool) string {
+	var b strings.Builder
+	speaker, who := "human", "Ada"
+	if t.Author == "assistant" {
+		speaker, who = "bot", "Helper"
+	}
+	state := "done"
+	if generating {
+		state = "streaming"
+	}
+	fmt.Fprintf(&b, `<li class="entry" data-entry="%s" data-state="%s"><span class="who" data-speaker="%s">%s</span><div class="body"><p>%s</p>`,
+		t.ID, state, speaker, who, template.HTMLEscapeString(t.Text))
+	if t.Author == "assistant" {
+		switch {
+		case generating:
+			b.WriteString(`<span class="spinner" role="status">Writing…</span>`)
+		case t.Kind == KindConfirm:
+			b.WriteString(`<button type="button">Confirm</button><button type="button">Cancel</button>`)
+		case t.Kind == KindError:
+			b.WriteString(`<div role="alert">Something went wrong while answering.</div><button type="button">Retry</button>`)
+		case t.Media != "":
+			b.WriteString(`<div class="attachments">` + renderMedia(t) + `</div>`)
+		}
+	}
+	b.WriteString(`</div></li>`)
+	return b.String()
 }

@@ -24,8 +24,8 @@ const answerTimeout = 10 * time.Second
 
 func init() {
 	const g = "Chat site (sim)"
-	step(g, `^a (marker|heading)-style chat with (\d+) earlier turns$`,
-		"the sim shows a chat in that markup style (marker: data attributes; heading: speaker headings) with N earlier turns, alternating user and assistant; the engine reads it with the adapter of the same name",
+	step(g, `^a (marker|heading|list)-style chat with (\d+) earlier turns$`,
+		"the sim shows a chat in that markup style (marker: data attributes; heading: speaker headings; list: list items, read by an adapter file) with N earlier turns, alternating user and assistant; the engine reads marker and heading with the built-in adapter of the same name",
 		"Given a marker-style chat with 4 earlier turns", givenChat)
 	step(g, `^the engine reads the chat with the (marker|heading|auto) adapter$`,
 		"override the adapter the engine uses (e.g. a deliberately wrong one)",

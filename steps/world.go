@@ -155,10 +155,20 @@ const mainTab = "main"
 
 // tab is one page of the scenario's task with its driver.
 type tab struct {
-	page   *engine.Page
-	bpage  *browser.Page
-	rec    *replay.Recorder
-	replay *replay.Driver
+	page    *engine.Page
+	bpage   *browser.Page
+	rec     *replay.Recorder
+	replay  *replay.Driver
+	session *replay.Session // the loaded recording (replay)
+}
+
+// session returns the tab's session: the one being recorded (live) or the
+// one replayed.
+func (t *tab) recorded() *replay.Session {
+	if t.rec != nil {
+		return t.rec.Session()
+	}
+	return t.session
 }
 
 // ensureTab opens the named tab on first use: a new browser page
@@ -171,6 +181,9 @@ func (w *world) ensureTab(ctx context.Context, name string) (*engine.Page, error
 	}
 	if w.eng == nil {
 		if w.adapter == nil {
+			if w.chat.Style == sim.StyleList {
+				return nil, fmt.Errorf(`no built-in adapter reads the list style: add "the engine reads the chat with the adapter file \"docs/examples/listchat.json\""`)
+			}
 			ad, err := adapter.ByName(w.chat.Style)
 			if err != nil {
 				return nil, err
@@ -222,6 +235,7 @@ func (w *world) ensureTab(ctx context.Context, name string) (*engine.Page, error
 			return nil, fmt.Errorf("replay: the recording %s was made from another version of this scenario (steps changed); re-record it with: %s", path, w.createHint())
 		}
 		t.replay = replay.NewDriver(s)
+		t.session = s
 		d = t.replay
 	}
 	t.page = w.task.Page(name, d)

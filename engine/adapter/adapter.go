@@ -99,7 +99,8 @@
 //	    "selector": "div.msg",            // required CSS selector: each outermost visible match is a turn
 //	    "speaker": {                      // optional; without it every turn is the assistant's
 //	      "attribute": "data-from",       // the turn's attribute holding the speaker, or
-//	      // "selector": ".author",       // a descendant whose text is the speaker (left out of the text)
+//	      // "selector": ".author",       // a descendant whose text is the speaker (left out of the text), or
+//	      // both: that attribute of that descendant (the descendant is left out of the text)
 //	      "assistant": ["bot"],           // required, case-insensitive exact values
 //	      "user": ["human"]               // optional; turns matching neither are not turns
 //	    },

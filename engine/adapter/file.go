@@ -471,8 +471,6 @@ func (p *parser) turn(t object, a *File) {
 		_, hasSel := s.m["selector"]
 		switch {
 		case p.err != nil:
-		case hasAttr && hasSel:
-			p.fail(join(s.path, "selector"), "give attribute or selector, not both")
 		case !hasAttr && !hasSel:
 			p.fail(join(s.path, "attribute"), "missing required field (or selector)")
 		case hasAttr && strings.TrimSpace(a.speakAttr) == "":
@@ -590,10 +588,20 @@ func (a *File) speaker(n *html.Node) (speaker string, label *html.Node, rule str
 	}
 	var v string
 	var where string
-	if a.speakAttr != "" {
+	switch {
+	case a.speakAttr != "" && a.speakSel != nil:
+		// the attribute of a descendant ("li > span.who[data-speaker]")
+		holder := first(n, a.speakSel)
+		if holder == nil {
+			return "", nil, ""
+		}
+		v = observe.Attr(holder, a.speakAttr)
+		where = a.speakAttr + " of " + strconv.Quote(a.speakSrc)
+		label = holder
+	case a.speakAttr != "":
 		v = observe.Attr(n, a.speakAttr)
 		where = a.speakAttr
-	} else {
+	default:
 		label = first(n, a.speakSel)
 		if label == nil {
 			return "", nil, ""

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/replaylab/replaylab/engine/observe"
 )
 
 func TestFileAdapter(t *testing.T) {
@@ -68,7 +70,6 @@ func TestFileRefused(t *testing.T) {
 		{name: "missing id", src: `{"version":1,"turn":{"selector":"div"}}`, field: "turn.id", reason: "missing required field"},
 		{name: "empty id attribute", src: `{"version":1,"turn":{"selector":"div","id":{"attribute":""}}}`, field: "turn.id.attribute", reason: "empty"},
 		{name: "unknown nested field", src: `{"version":1,"turn":{"selector":"div","id":{"attribute":"x","attr":"y"}}}`, field: "turn.id.attr", reason: "unknown field"},
-		{name: "speaker both ways", src: `{"version":1,"turn":{"selector":"div","id":{"attribute":"x"},"speaker":{"attribute":"a","selector":"b","assistant":["x"]}}}`, field: "turn.speaker.selector", reason: "not both"},
 		{name: "speaker neither way", src: `{"version":1,"turn":{"selector":"div","id":{"attribute":"x"},"speaker":{"assistant":["x"]}}}`, field: "turn.speaker.attribute", reason: "missing required field"},
 		{name: "speaker no assistant", src: `{"version":1,"turn":{"selector":"div","id":{"attribute":"x"},"speaker":{"attribute":"a"}}}`, field: "turn.speaker.assistant", reason: "missing required field"},
 		{name: "speaker assistant wrong entry", src: `{"version":1,"turn":{"selector":"div","id":{"attribute":"x"},"speaker":{"attribute":"a","assistant":["bot",3]}}}`, field: "turn.speaker.assistant[1]", reason: "want a string, got a number"},
@@ -146,4 +147,23 @@ func FuzzParseFile(f *testing.F) {
 		}
 		_ = r.GroupOf()
 	})
+}
+
+func TestFileSpeakerFromAChildsAttribute(t *testing.T) {
+	a, err := ParseFile([]byte(`{"version":1,"name":"list","turn":{"selector":"li.entry",
+		"speaker":{"selector":".who","attribute":"data-speaker","assistant":["bot"],"user":["human"]},
+		"id":{"attribute":"data-entry"}}}`), "list.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := observe.ParseHTML("http://x/", `<ol>
+<li class="entry" data-entry="e1"><span class="who" data-speaker="human">Ada</span><p>question</p></li>
+<li class="entry" data-entry="e2"><span class="who" data-speaker="bot">Helper</span><p>answer</p></li></ol>`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := a.Groups(doc)
+	if len(r.Groups) != 1 || r.Groups[0].ID != "e2" || r.Groups[0].Text != "answer" || r.Turns != 2 || len(r.Users) != 1 {
+		t.Fatalf("got %+v", r)
+	}
 }

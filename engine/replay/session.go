@@ -181,17 +181,26 @@ func (s *Session) SaveChecked(path string, sc *Scrubber) error {
 	if err := s.Validate(); err != nil {
 		return err
 	}
+	data, err := s.Encode()
+	if err != nil {
+		return err
+	}
+	if err := sc.Check(data); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return capture.WriteFileAtomic(path, data)
+}
+
+// Encode returns the session exactly as Save writes it.
+func (s *Session) Encode() ([]byte, error) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false) // captures are HTML: keep < and > readable and small
 	enc.SetIndent("", " ")
 	if err := enc.Encode(toDisk(s)); err != nil {
-		return fmt.Errorf("replay: %w", err)
+		return nil, fmt.Errorf("replay: %w", err)
 	}
-	if err := sc.Check(buf.Bytes()); err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	return capture.WriteFileAtomic(path, buf.Bytes())
+	return buf.Bytes(), nil
 }
 
 // captureKey identifies equal captures for deduplication.
