@@ -18,6 +18,9 @@ import (
 	"sync"
 	"time"
 
+	"golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
+
 	"github.com/replaylab/replaylab/engine/adapter"
 	"github.com/replaylab/replaylab/engine/answer"
 	"github.com/replaylab/replaylab/engine/locate"
@@ -402,7 +405,8 @@ func (p *Page) Fill(ctx context.Context, t Target, text string) error {
 		}
 	}
 	attrs := []trace.Attr{trace.A("target", t)}
-	if !el.Sensitive {
+	sensitive := sensitiveControl(el) // one rule with the monitor's: never trace a secret
+	if !sensitive {
 		attrs = append(attrs, trace.A("value", text))
 	} else {
 		attrs = append(attrs, trace.A("chars", len([]rune(text))))
@@ -410,7 +414,7 @@ func (p *Page) Fill(ctx context.Context, t Target, text string) error {
 	if !found || observe.Normalize(got) != observe.Normalize(text) {
 		p.emit("fill", append(attrs, trace.A("verified", false), trace.A("code", FieldMismatch))...)
 		detail := "the field is gone after typing"
-		if found && !el.Sensitive {
+		if found && !sensitive {
 			detail = fmt.Sprintf("typed %q, field holds %q", text, got)
 		} else if found {
 			detail = "the sensitive field holds another value"
@@ -515,6 +519,9 @@ func (p *Page) check(ctx context.Context, x Expect) (bool, string, error) {
 	if x.URL != "" {
 		if doc.URL != x.URL {
 			return false, "url is " + doc.URL, nil
+		}
+		if !hasContent(doc) {
+			return false, "url is " + x.URL + " but the document is still empty", nil
 		}
 		met = append(met, "url "+x.URL)
 	}
@@ -621,3 +628,32 @@ func (s pageSource) Groups(ctx context.Context) (adapter.Result, error) {
 }
 func (s pageSource) Now() time.Time                                   { return s.p.d.Now() }
 func (s pageSource) Sleep(ctx context.Context, d time.Duration) error { return s.p.d.Sleep(ctx, d) }
+
+// hasContent reports whether the main frame's body holds any element: a
+// URL reached before its document has loaded is not yet the outcome.
+func hasContent(doc *observe.Document) bool {
+	found := false
+	doc.Walk(func(f *observe.Frame, n *html.Node) bool {
+		if found || f.ID != doc.Frames[0].ID {
+			return false
+		}
+		if n.DataAtom == atom.Body {
+			found = n.FirstChild != nil && strings.TrimSpace(textOrChild(n)) != ""
+			return false
+		}
+		return true
+	})
+	return found
+}
+
+func textOrChild(n *html.Node) string {
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		if c.Type == html.ElementNode {
+			return "element"
+		}
+		if c.Type == html.TextNode && strings.TrimSpace(c.Data) != "" {
+			return c.Data
+		}
+	}
+	return ""
+}

@@ -30,6 +30,9 @@ func monitorObservation(tab string, o *observe.Observation, groups adapter.Resul
 	if full.Text != "" {
 		mo.Texts = strings.Split(full.Text, "\n")
 	}
+	for _, t := range full.Tables {
+		mo.Tables = append(mo.Tables, monitor.Table{Rows: t.Rows})
+	}
 	for _, g := range groups.Groups {
 		for _, m := range g.Media {
 			mo.Media = append(mo.Media, monitor.Media{Kind: m.Kind, Ready: m.Ready})
@@ -39,6 +42,9 @@ func monitorObservation(tab string, o *observe.Observation, groups adapter.Resul
 		c := monitor.Control{Key: e.Node, Role: e.Role, Name: e.Name, Value: e.RealValue(), Disabled: e.Disabled, Sensitive: sensitiveControl(e)}
 		if e.Checked != nil {
 			c.Checked = *e.Checked
+		}
+		if n := e.HTMLNode(); n != nil {
+			c.Expanded = observe.Attr(n, "aria-expanded") == "true" || (n.Data == "details" && observe.HasAttr(n, "open"))
 		}
 		mo.Controls = append(mo.Controls, c)
 	}

@@ -26,7 +26,7 @@ func init() {
 	register(Page{Path: "/act/links/next", What: "the page /act/links's link leads to",
 		Handler: staticPage(actLinksNextHTML)})
 	register(Page{Path: "/act/save", What: "the endpoint the act pages' Save buttons call (GET ?page=NAME); every call is recorded in Received as act:save:NAME",
-		Handler: func(s *Server) http.HandlerFunc { return s.actSave }})
+		Handler: func(s *Server) http.HandlerFunc { return s.actSave }, Endpoint: true})
 }
 
 // ActLateMS is how long /act/late takes to show its effect.

@@ -21,6 +21,9 @@ type Page struct {
 	Path    string // the mux pattern's path, e.g. "/tables"
 	What    string // one line for the index
 	Handler func(s *Server) http.HandlerFunc
+	// Endpoint marks a route that pages call, not a page to open: the
+	// index lists it without a link.
+	Endpoint bool
 }
 
 // Pages lists every sim page, in registration order.
@@ -60,6 +63,10 @@ func (s *Server) index(w http.ResponseWriter, r *http.Request) {
 	var b strings.Builder
 	b.WriteString("<!doctype html><html><head><title>replaylab sim</title></head><body><h1>replaylab sim</h1><ul>")
 	for _, p := range Pages {
+		if p.Endpoint {
+			fmt.Fprintf(&b, `<li><code>%s</code> (endpoint) — %s</li>`, p.Path, template.HTMLEscapeString(p.What))
+			continue
+		}
 		fmt.Fprintf(&b, `<li><a href="%s">%s</a> — %s</li>`, p.Path, p.Path, template.HTMLEscapeString(p.What))
 	}
 	b.WriteString("</ul></body></html>")

@@ -43,6 +43,12 @@ func TestIndexListsEveryPage(t *testing.T) {
 		t.Fatalf("index: %d", code)
 	}
 	for _, p := range sim.Pages {
+		if p.Endpoint {
+			if !strings.Contains(body, p.Path) {
+				t.Errorf("index does not list the endpoint %s", p.Path)
+			}
+			continue
+		}
 		if !strings.Contains(body, `href="`+p.Path+`"`) {
 			t.Errorf("index does not link %s", p.Path)
 		}
