@@ -1,7 +1,9 @@
 package steps
 
 import (
+	"bytes"
 	"errors"
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -36,16 +38,41 @@ func (t *goldenTB) Log(args ...any)                   {}
 func (t *goldenTB) Logf(format string, args ...any)   {}
 
 // compareGolden checks trace against recordings/golden/<name>.golden with
-// goldie; with goldie's -update flag it rewrites the file instead.
-func compareGolden(dir, name string, trace []byte, createHint string, createMissing bool) error {
+// goldie.
+//
+// update rewrites the golden (the run's Update option; the suite never
+// sets goldie's process-wide -update flag, so a run inside a run cannot
+// rewrite the outer run's goldens); createMissing writes it only when it
+// does not exist yet (record-once).
+func compareGolden(dir, name string, trace []byte, createHint string, update, createMissing bool) error {
+	path := filepath.Join(dir, filepath.FromSlash(name)+".golden")
+	if update {
+		return capture.WriteFileAtomic(path, trace)
+	}
 	if createMissing {
-		path := filepath.Join(dir, filepath.FromSlash(name)+".golden")
 		if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
 			return capture.WriteFileAtomic(path, trace)
 		}
 	}
+	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("golden trace %s/%s.golden is missing; create it with: %s", dir, name, createHint)
+	}
 	tb := &goldenTB{name: name}
 	g := goldie.New(tb, goldie.WithFixtureDir(dir), goldie.WithNameSuffix(".golden"))
+	if goldieUpdates() {
+		// go test -update sets goldie's process-wide flag, under which
+		// Assert would rewrite this file; a run that is not updating (a
+		// replay after the browser run, a run inside a run) compares.
+		want, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		if !bytes.Equal(want, trace) {
+			return fmt.Errorf("golden trace drift for %s (rewrite with --update after checking the diff):\n%s", name,
+				goldie.Diff(goldie.ClassicDiff, string(trace), string(want)))
+		}
+		return nil
+	}
 	g.Assert(tb, name, trace)
 	if len(tb.errs) == 0 {
 		return nil
@@ -55,4 +82,11 @@ func compareGolden(dir, name string, trace []byte, createHint string, createMiss
 		return fmt.Errorf("golden trace %s/%s.golden is missing; create it with: %s", dir, name, createHint)
 	}
 	return fmt.Errorf("golden trace drift for %s (rewrite with --update after checking the diff):\n%s", name, msg)
+}
+
+// goldieUpdates reports whether goldie's -update flag is set in this
+// process.
+func goldieUpdates() bool {
+	f := flag.Lookup("update")
+	return f != nil && f.Value.String() == "true"
 }

@@ -14,7 +14,6 @@ package steps
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -140,11 +139,6 @@ func NewSuite(opt Options) (*Suite, error) {
 // Run runs the scenarios and returns godog's exit status: 0 only when
 // every scenario passed with no undefined step and no golden drift.
 func (s *Suite) Run() int {
-	if s.opt.Update {
-		if f := flag.Lookup("update"); f != nil {
-			_ = f.Value.Set("true") // goldie reads its own -update flag
-		}
-	}
 	defer s.Close()
 	paths := make([]string, len(s.opt.Paths))
 	for i, p := range s.opt.Paths {

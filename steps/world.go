@@ -262,7 +262,7 @@ func (w *world) finish(stepErr error) error {
 		if w.skipped {
 			// a skipped scenario made no trace to compare; its golden stays
 			// and still counts as used
-		} else if err := compareGolden(w.suite.goldenDir(), w.slug, trace.Format(w.log.Events()), w.createHint(), w.recordOnce); err != nil {
+		} else if err := compareGolden(w.suite.goldenDir(), w.slug, trace.Format(w.log.Events()), w.createHint(), w.suite.opt.Update, w.recordOnce); err != nil {
 			errs = append(errs, err)
 		}
 		for _, name := range w.tabOrder {

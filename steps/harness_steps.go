@@ -1,0 +1,183 @@
+package steps
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"encoding/xml"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"github.com/cucumber/godog"
+
+	"github.com/replaylab/replaylab/engine/trace"
+)
+
+// The harness tests itself the way godog does: a scenario writes feature
+// files into a scratch project, runs the suite on them (replay driver, in
+// process) and checks the exit status, the output, the reports and the
+// goldens. This is what proves the CI gate (HAR-6) and golden handling
+// (HAR-2) fail when they should.
+
+type harnessState struct {
+	root   string
+	exit   int
+	output string
+}
+
+func init() {
+	const g = "The harness itself"
+	step(g, `^a feature file "([^"]*)" with:$`, "write a feature file into a scratch project (its features/ folder)",
+		`Given a feature file "qa.feature" with:`, harnessFeature)
+	step(g, `^I run the harness on "([^"]*)"$`, "run the suite (replay driver) on that feature of the scratch project, writing JUnit and Cucumber JSON reports",
+		`When I run the harness on "qa.feature"`, harnessRun)
+	step(g, `^I run the harness on "([^"]*)" with --update$`, "the same run, rewriting the scratch project's golden traces",
+		`When I run the harness on "qa.feature" with --update`, harnessRunUpdate)
+	step(g, `^the run exits (\d+)$`, "the suite's exit status (0 only when every scenario passed with no undefined step and no golden drift)",
+		"Then the run exits 1", harnessExit)
+	step(g, `^the run output mentions "([^"]*)"$`, "the run's output contains the text",
+		`And the run output mentions "func InitializeScenario"`, harnessOutput)
+	step(g, `^the JUnit report counts (\d+) tests? and (\d+) failures?$`, "the JUnit XML the run wrote",
+		"And the JUnit report counts 1 test and 0 failures", harnessJUnit)
+	step(g, `^the Cucumber report lists (\d+) scenarios?$`, "the Cucumber JSON the run wrote",
+		"And the Cucumber report lists 1 scenario", harnessCucumber)
+	step(g, `^the golden trace of "([^"]*)" gains the line "([^"]*)"$`, "edit a golden trace of the scratch project (simulated drift)",
+		`When the golden trace of "qa/only-scripting" gains the line "navigate url=elsewhere"`, harnessEditGolden)
+	step(g, `^the scratch project has the golden trace "([^"]*)"$`, "the golden file exists",
+		`Then the scratch project has the golden trace "qa/only-scripting"`, harnessHasGolden)
+}
+
+func harness(ctx context.Context) (*harnessState, error) {
+	w := worldOf(ctx)
+	h := stateOf[harnessState](w)
+	if h.root == "" {
+		dir, err := os.MkdirTemp("", "replaylab-harness-")
+		if err != nil {
+			return nil, err
+		}
+		h.root = dir
+		w.onFinish(func() { os.RemoveAll(dir) })
+	}
+	return h, nil
+}
+
+func harnessFeature(ctx context.Context, name string, doc *godog.DocString) error {
+	h, err := harness(ctx)
+	if err != nil {
+		return err
+	}
+	path := filepath.Join(h.root, "features", name)
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(path, []byte(doc.Content), 0o644)
+}
+
+func harnessRun(ctx context.Context, name string) error { return runHarness(ctx, name, false) }
+
+func harnessRunUpdate(ctx context.Context, name string) error { return runHarness(ctx, name, true) }
+
+// ansi strips colour codes from the run's output.
+var ansi = regexp.MustCompile("\x1b\\[[0-9;]*m")
+
+func runHarness(ctx context.Context, name string, update bool) error {
+	h, err := harness(ctx)
+	if err != nil {
+		return err
+	}
+	var out bytes.Buffer
+	format := "progress,junit:" + filepath.Join(h.root, "junit.xml") + ",cucumber:" + filepath.Join(h.root, "cucumber.json")
+	s, err := NewSuite(Options{Root: h.root, Paths: []string{filepath.Join("features", name)}, Driver: DriverReplay, Format: format, Output: &out, Update: update})
+	if err != nil {
+		return err
+	}
+	h.exit = s.Run()
+	h.output = ansi.ReplaceAllString(out.String(), "")
+	worldOf(ctx).log.Emit(trace.E("harness.run", trace.A("feature", name), trace.A("update", update), trace.A("exit", h.exit)))
+	return nil
+}
+
+func harnessExit(ctx context.Context, want int) error {
+	h, _ := harness(ctx)
+	if h.exit != want {
+		return fmt.Errorf("the run exited %d, want %d; output:\n%s", h.exit, want, h.output)
+	}
+	return nil
+}
+
+func harnessOutput(ctx context.Context, text string) error {
+	h, _ := harness(ctx)
+	if !strings.Contains(h.output, text) {
+		return fmt.Errorf("the run output does not mention %q:\n%s", text, h.output)
+	}
+	return nil
+}
+
+func harnessJUnit(ctx context.Context, tests, failures int) error {
+	h, _ := harness(ctx)
+	data, err := os.ReadFile(filepath.Join(h.root, "junit.xml"))
+	if err != nil {
+		return fmt.Errorf("no JUnit report: %w", err)
+	}
+	var r struct {
+		Tests    int `xml:"tests,attr"`
+		Failures int `xml:"failures,attr"`
+		Errors   int `xml:"errors,attr"`
+	}
+	if err := xml.Unmarshal(data, &r); err != nil {
+		return fmt.Errorf("the JUnit report is not XML: %w", err)
+	}
+	if r.Tests != tests || r.Failures+r.Errors != failures {
+		return fmt.Errorf("JUnit report: %d tests, %d failures, %d errors; want %d tests, %d failures", r.Tests, r.Failures, r.Errors, tests, failures)
+	}
+	return nil
+}
+
+func harnessCucumber(ctx context.Context, n int) error {
+	h, _ := harness(ctx)
+	data, err := os.ReadFile(filepath.Join(h.root, "cucumber.json"))
+	if err != nil {
+		return fmt.Errorf("no Cucumber report: %w", err)
+	}
+	var features []struct {
+		Elements []struct {
+			Type string `json:"type"`
+		} `json:"elements"`
+	}
+	if err := json.Unmarshal(data, &features); err != nil {
+		return fmt.Errorf("the Cucumber report is not JSON: %w", err)
+	}
+	got := 0
+	for _, f := range features {
+		got += len(f.Elements)
+	}
+	if got != n {
+		return fmt.Errorf("the Cucumber report lists %d scenarios, want %d", got, n)
+	}
+	return nil
+}
+
+func harnessGoldenPath(h *harnessState, name string) string {
+	return filepath.Join(h.root, "recordings", "golden", filepath.FromSlash(name)+".golden")
+}
+
+func harnessEditGolden(ctx context.Context, name, line string) error {
+	h, _ := harness(ctx)
+	path := harnessGoldenPath(h, name)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, append(data, []byte(line+"\n")...), 0o644)
+}
+
+func harnessHasGolden(ctx context.Context, name string) error {
+	h, _ := harness(ctx)
+	if _, err := os.Stat(harnessGoldenPath(h, name)); err != nil {
+		return fmt.Errorf("no golden trace %s: %w", name, err)
+	}
+	return nil
+}
