@@ -394,22 +394,7 @@ func yesNo(b bool) string {
 
 // walkEl visits n and its element descendants in document order without
 // recursion; fn returning false skips the children.
-func walkEl(n *html.Node, fn func(*html.Node) bool) {
-	if n == nil {
-		return
-	}
-	stack := []*html.Node{n}
-	for len(stack) > 0 {
-		c := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
-		if c.Type == html.ElementNode && !fn(c) {
-			continue
-		}
-		for k := c.LastChild; k != nil; k = k.PrevSibling {
-			stack = append(stack, k)
-		}
-	}
-}
+func walkEl(n *html.Node, fn func(*html.Node) bool) { observe.WalkElements(n, fn) }
 
 // read fills a group's state, text and media from its span.
 func (g *Group) read(doc *observe.Document, s span, st *States, rules []MediaRule, videoMin int) {

@@ -421,6 +421,13 @@ func (d *Document) flags(n *html.Node) uint8 {
 	return f
 }
 
+// WalkElements visits n and its element descendants in document order
+// without recursion (deep pages cannot overflow the stack); fn returning
+// false skips that element's children.
+func WalkElements(n *html.Node, fn func(*html.Node) bool) {
+	walk(n, func(c *html.Node) bool { return c.Type != html.ElementNode || fn(c) })
+}
+
 // walk visits n and its descendants in document order without recursion;
 // fn returning false skips the children of that node.
 func walk(n *html.Node, fn func(*html.Node) bool) {
