@@ -112,11 +112,11 @@ func init() {
 		"the same, with a supersede reason (only a reviewer may give one)",
 		`When rita asks for another attempt with provider "fallback" and reason "primary timed out"`, ledAddAttemptReason)
 	step(g, `^([a-z]+) cancels the job$`, "POST /api/jobs/{id}/cancel for the scenario's job",
-		"When alice cancels the job", ledCancelJob)
+		"When alice cancels the job", ledJobCall("cancel", http.MethodPost, "/cancel"))
 	step(g, `^([a-z]+) fetches the job$`, "GET /api/jobs/{id} for the scenario's job",
-		"When bob fetches the job", ledFetchJob)
+		"When bob fetches the job", ledJobCall("get", http.MethodGet, ""))
 	step(g, `^([a-z]+) fetches the output$`, "GET /api/jobs/{id}/output for the scenario's job",
-		"When alice fetches the output", ledFetchOutput)
+		"When alice fetches the output", ledJobCall("output", http.MethodGet, "/output"))
 	step(g, `^the held answer of attempt (\d+) arrives$`,
 		"the provider delivers the answer it held for the job's attempt N (a late callback after a timeout, supersession or cancel)",
 		"When the held answer of attempt 1 arrives", ledReleaseHeld)
@@ -678,34 +678,18 @@ func ledAddAttemptReason(ctx context.Context, actor, provider, reason string) er
 	return nil
 }
 
-func ledCancelJob(ctx context.Context, actor string) error {
-	w := worldOf(ctx)
-	p, err := w.ledJobPath("/cancel")
-	if err != nil {
+// ledJobCall is a step that sends one request about the current job as
+// actor: op names it in the trace, suffix follows /api/jobs/{id}.
+func ledJobCall(op, method, suffix string) func(ctx context.Context, actor string) error {
+	return func(ctx context.Context, actor string) error {
+		w := worldOf(ctx)
+		p, err := w.ledJobPath(suffix)
+		if err != nil {
+			return err
+		}
+		_, err = w.ledAct(ctx, op, actor, method, p, nil, "")
 		return err
 	}
-	_, err = w.ledAct(ctx, "cancel", actor, http.MethodPost, p, nil, "")
-	return err
-}
-
-func ledFetchJob(ctx context.Context, actor string) error {
-	w := worldOf(ctx)
-	p, err := w.ledJobPath("")
-	if err != nil {
-		return err
-	}
-	_, err = w.ledAct(ctx, "get", actor, http.MethodGet, p, nil, "")
-	return err
-}
-
-func ledFetchOutput(ctx context.Context, actor string) error {
-	w := worldOf(ctx)
-	p, err := w.ledJobPath("/output")
-	if err != nil {
-		return err
-	}
-	_, err = w.ledAct(ctx, "output", actor, http.MethodGet, p, nil, "")
-	return err
 }
 
 // attemptID returns the id of the current job's attempt n.
