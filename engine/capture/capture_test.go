@@ -86,3 +86,20 @@ func TestLoadMissingFileNamesPath(t *testing.T) {
 		t.Fatalf("got %v", err)
 	}
 }
+
+// FuzzDecode: the capture loader never panics and accepts only valid
+// captures.
+func FuzzDecode(f *testing.F) {
+	f.Add([]byte(`{"version":1,"url":"http://x/","frames":[{"id":"main","url":"http://x/","html":"<p>hi</p>"}]}`))
+	f.Add([]byte(`{"version":1,"url":"u","frames":[{"id":"main","url":"u","html":""},{"id":"f1","parent":"main","url":"u","html":""}]}`))
+	f.Add([]byte(`{"version":"1"}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		c, err := capture.Decode(data)
+		if err != nil {
+			return
+		}
+		if err := c.Validate(); err != nil {
+			t.Fatalf("Decode accepted an invalid capture: %v", err)
+		}
+	})
+}
