@@ -36,7 +36,7 @@ const ActLateMS = 1500
 func (s *Server) actSave(w http.ResponseWriter, r *http.Request) {
 	page := r.URL.Query().Get("page")
 	if page == "" || strings.ContainsAny(page, ": \n") {
-		http.Error(w, "sim: /act/save needs ?page=NAME", http.StatusBadRequest)
+		problem(w, http.StatusBadRequest, CodeBadRequest, "sim: /act/save needs ?page=NAME")
 		return
 	}
 	s.mu.Lock()

@@ -34,7 +34,7 @@ func (s *Server) send(w http.ResponseWriter, r *http.Request) {
 	}
 	r.Body = http.MaxBytesReader(w, r.Body, 1<<20)
 	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
-		http.Error(w, "sim: body must be JSON {\"text\": …}: "+err.Error(), http.StatusBadRequest)
+		problem(w, http.StatusBadRequest, CodeBadRequest, "sim: body must be JSON {\"text\": …}: "+err.Error())
 		return
 	}
 	s.mu.Lock()

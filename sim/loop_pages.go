@@ -103,7 +103,7 @@ func loopChapter(w http.ResponseWriter, r *http.Request) {
 	}
 	n, err := strconv.Atoi(rest)
 	if err != nil || n < 1 || n > len(loopChapters) {
-		http.Error(w, fmt.Sprintf("sim: no chapter %q; chapters are 1 to %d", rest, len(loopChapters)), http.StatusNotFound)
+		problem(w, http.StatusNotFound, CodeNotFound, fmt.Sprintf("sim: no chapter %q; chapters are 1 to %d", rest, len(loopChapters)))
 		return
 	}
 	c := loopChapters[n-1]

@@ -54,7 +54,7 @@ func (s *Server) routes(mux *http.ServeMux, api http.Handler) {
 		mux.Handle("/api/", api)
 	}
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		http.Error(w, fmt.Sprintf("sim: no page at %s %s; see / for the index", r.Method, r.URL.Path), http.StatusNotFound)
+		problem(w, http.StatusNotFound, CodeNotFound, fmt.Sprintf("sim: no page at %s %s; see / for the index", r.Method, r.URL.Path))
 	})
 }
 

@@ -56,7 +56,7 @@ func TestIndexListsEveryPage(t *testing.T) {
 			t.Errorf("%s: %d", p.Path, code)
 		}
 	}
-	if code, body := get(t, s.URL+"/no-such-page"); code != http.StatusNotFound || !strings.Contains(body, "see / for the index") {
+	if code, body := get(t, s.URL+"/no-such-page"); code != http.StatusNotFound || !strings.Contains(body, "see / for the index") || !strings.Contains(body, `"code":"SIM_NOT_FOUND"`) {
 		t.Fatalf("unknown page: %d %q", code, body)
 	}
 }
@@ -106,7 +106,7 @@ func TestSendFollowsTheScript(t *testing.T) {
 		!strings.Contains(partial, `aria-busy="true"`) || !strings.Contains(partial, ">P<") || strings.Contains(final, "aria-busy") {
 		t.Fatalf("send: %d %v", code, m)
 	}
-	if code, _ := post(`not json`); code != http.StatusBadRequest {
+	if code, m := post(`not json`); code != http.StatusBadRequest || m["code"] != sim.CodeBadRequest {
 		t.Fatalf("bad body: %d", code)
 	}
 	if got := s.Received(); len(got) != 1 || got[0] != "hello" {
