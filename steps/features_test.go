@@ -70,6 +70,7 @@ func TestCatalogue(t *testing.T) {
 // TestMain checks that no browser process or temp dir outlives the tests.
 func TestMain(m *testing.M) {
 	code := m.Run()
+	removeMCPBinary()
 	if leaks := browser.Leaks(); len(leaks) > 0 {
 		fmt.Fprintf(os.Stderr, "LEAK: browsers started by these tests left behind: %v\n", leaks)
 		code = 1

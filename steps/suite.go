@@ -61,6 +61,11 @@ type Options struct {
 	TestingT *testing.T
 	// Browser options for the browser driver.
 	Browser browser.Options
+	// MCPCommand starts `replaylab mcp` for features/mcp.feature, without
+	// the flags the steps add (e.g. {"/path/to/replaylab", "mcp"}; the
+	// replaylab binary passes itself, os.Executable). Empty: the steps
+	// build ./cmd/replaylab from Root's module once per process (go test).
+	MCPCommand []string
 }
 
 // Mode is what a run does with recorded sessions, in the manner of go-vcr.

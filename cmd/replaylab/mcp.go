@@ -6,13 +6,17 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	mcpsdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/replaylab/replaylab/engine"
 	"github.com/replaylab/replaylab/engine/adapter"
 	"github.com/replaylab/replaylab/engine/browser"
+	"github.com/replaylab/replaylab/engine/capture"
 	"github.com/replaylab/replaylab/engine/mcp"
+	"github.com/replaylab/replaylab/engine/replay"
+	"github.com/replaylab/replaylab/engine/trace"
 )
 
 // mcpStdin is the server's input; tests replace it.
@@ -21,28 +25,97 @@ var mcpStdin io.ReadCloser = os.Stdin
 // cmdMCP serves the engine's typed operations as MCP tools on stdin and
 // stdout until stdin closes (or a signal arrives), then closes every page
 // and the browser, if one was started.
+//
+// For the scenario harness (features/mcp.feature) it also records and
+// replays: --record FILE passes every page's browser driver through a
+// recorder and, on shutdown, writes one session per task page
+// (mcp.SessionPath: FILE@t1-main.json, …), the live base URL rewritten
+// by --base-rewrite LIVE=CANONICAL and secrets scrubbed; --replay FILE
+// serves the pages from those sessions with no browser and exits 1 when
+// a recorded action was never replayed. --scenario FP is stored in the
+// recordings and checked on replay; --trace FILE writes the engine's
+// trace on shutdown.
 func cmdMCP(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
 	fs := newFlagSet("mcp", stderr)
 	adapterName := fs.String("adapter", "auto", "answer-group adapter: marker, heading or auto")
 	cdpURL := fs.String("cdp", "", "attach to a running Chromium at this CDP websocket URL instead of starting one")
+	recordFile := fs.String("record", "", "record every task page's session; written on shutdown to FILE@<task>-<page>.json")
+	replayFile := fs.String("replay", "", "serve pages from the sessions --record wrote under FILE (no browser)")
+	rewrite := fs.String("base-rewrite", "", "with --record: LIVE=CANONICAL, store the live base URL as the canonical one")
+	scenario := fs.String("scenario", "", "a fingerprint stored in recorded sessions; with --replay, sessions with another are refused")
+	traceFile := fs.String("trace", "", "write the engine's trace to FILE on shutdown (one event per line)")
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		return exitBadInput, err
 	}
-	if len(pos) > 0 {
+	switch {
+	case len(pos) > 0:
 		return exitBadInput, badInput("unexpected argument %q", pos[0])
+	case *recordFile != "" && *replayFile != "":
+		return exitBadInput, badInput("--record and --replay exclude each other")
+	case *rewrite != "" && *recordFile == "":
+		return exitBadInput, badInput("--base-rewrite needs --record")
+	case *replayFile != "" && *cdpURL != "":
+		return exitBadInput, badInput("--replay uses no browser; drop --cdp")
 	}
 	ad, err := adapter.ByName(*adapterName)
 	if err != nil {
 		return exitBadInput, badInput("--adapter %q: %v", *adapterName, err)
 	}
-	lb := &mcp.LazyBrowser{Options: browser.Options{RemoteURL: *cdpURL}}
-	srv := mcp.NewServer(mcp.Options{Engine: engine.Config{Adapter: ad}, Driver: lb.Driver})
+	canonical, live := "", ""
+	if *rewrite != "" {
+		var ok bool
+		live, canonical, ok = strings.Cut(*rewrite, "=")
+		if !ok || live == "" || canonical == "" {
+			return exitBadInput, badInput("--base-rewrite %q: want LIVE=CANONICAL", *rewrite)
+		}
+	}
+	var lb *mcp.LazyBrowser
+	var rec *mcp.Recording
+	var rep *mcp.Replaying
+	var driver mcp.DriverFunc
+	switch {
+	case *replayFile != "":
+		rep = &mcp.Replaying{File: *replayFile, Scenario: *scenario}
+		driver = rep.Driver
+	default:
+		lb = &mcp.LazyBrowser{Options: browser.Options{RemoteURL: *cdpURL}}
+		driver = lb.Driver
+		if *recordFile != "" {
+			hooks := replay.Hooks{Scrub: replay.NewScrubber(replay.DefaultPatterns, replay.SecretsFromEnv(os.Getenv("REPLAYLAB_SECRETS"))...)}
+			if live != "" {
+				hooks.Rewrite = replay.BaseRewriter(canonical, live)
+			}
+			rec = &mcp.Recording{File: *recordFile, Base: canonical, Hooks: hooks, Scenario: *scenario, Next: lb.Driver}
+			driver = rec.Driver
+		}
+	}
+	log := &trace.Log{}
+	cfg := engine.Config{Adapter: ad}
+	if *traceFile != "" {
+		cfg.Tracer = log
+	}
+	srv := mcp.NewServer(mcp.Options{Engine: cfg, Driver: driver})
 	runErr := srv.Run(ctx, &mcpsdk.IOTransport{Reader: mcpStdin, Writer: nopWriteCloser{stdout}})
 	if errors.Is(runErr, io.EOF) {
 		runErr = nil
 	}
-	if err := errors.Join(runErr, lb.Close()); err != nil {
+	errs := []error{runErr}
+	if rec != nil {
+		errs = append(errs, rec.Save())
+	}
+	if rep != nil {
+		errs = append(errs, rep.Unused())
+	}
+	if *traceFile != "" {
+		if err := capture.WriteFileAtomic(*traceFile, trace.Format(log.Events())); err != nil {
+			errs = append(errs, fmt.Errorf("mcp: write the trace: %w", err))
+		}
+	}
+	if lb != nil {
+		errs = append(errs, lb.Close())
+	}
+	if err := errors.Join(errs...); err != nil {
 		return exitFailed, fmt.Errorf("%w", err)
 	}
 	return exitOK, nil

@@ -15,6 +15,17 @@ import (
 	"github.com/replaylab/replaylab/sim"
 )
 
+// TestMain lets the test binary stand in for replaylab when `run` starts
+// `replaylab mcp` for features/mcp.feature: run passes os.Executable,
+// which under go test is this binary, with "mcp" as its first argument
+// (no test flag looks like that).
+func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && os.Args[1] == "mcp" {
+		main()
+	}
+	os.Exit(m.Run())
+}
+
 // TestMCPStdinCloseLeavesNoBrowser runs `replaylab mcp` over OS pipes,
 // starts the browser through a page operation, closes the server's stdin
 // and checks that the command exits 0 and no Chromium is left behind.

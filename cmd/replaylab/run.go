@@ -77,8 +77,15 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 			return exitBadInput, badInput("feature path %s: %v", p, err)
 		}
 	}
+	// features/mcp.feature drives `replaylab mcp` as a subprocess: this
+	// very binary.
+	self, err := os.Executable()
+	if err != nil {
+		return exitFailed, fmt.Errorf("run: find the replaylab binary for the MCP scenarios: %w", err)
+	}
 	s, err := steps.NewSuite(steps.Options{Root: dir, Paths: paths, Driver: *driver, Tags: *tags, Format: *format,
-		Update: *update, Mode: m, Seed: *seed, Concurrency: *conc, Output: stdout, Browser: browser.Options{RemoteURL: *cdpURL}})
+		Update: *update, Mode: m, Seed: *seed, Concurrency: *conc, Output: stdout, Browser: browser.Options{RemoteURL: *cdpURL},
+		MCPCommand: []string{self, "mcp"}})
 	if err != nil {
 		return exitBadInput, badInput("%v", err)
 	}

@@ -41,6 +41,8 @@ type ConnectOptions struct {
 	Command []string
 	// Env is added to the process's environment.
 	Env []string
+	// Stderr receives the process's standard error; default os.Stderr.
+	Stderr io.Writer
 	// Transport attaches to a running server, e.g. one end of
 	// mcpsdk.NewInMemoryTransports whose other end a Server runs on, or an
 	// IOTransport over a process's pipes.
@@ -64,8 +66,9 @@ type Client struct {
 	done    chan struct{} // closed when the session ends
 	waitErr error
 
-	mu    sync.Mutex
-	calls int
+	mu     sync.Mutex
+	calls  int
+	closed bool // Close returned
 }
 
 // Connect starts or attaches to a server and completes the MCP handshake.
@@ -81,7 +84,10 @@ func Connect(ctx context.Context, opts ConnectOptions) (*Client, error) {
 	if len(opts.Command) > 0 {
 		c.cmd = exec.Command(opts.Command[0], opts.Command[1:]...)
 		c.cmd.Env = append(os.Environ(), opts.Env...)
-		c.cmd.Stderr = os.Stderr
+		c.cmd.Stderr = opts.Stderr
+		if c.cmd.Stderr == nil {
+			c.cmd.Stderr = os.Stderr
+		}
 		t = &mcpsdk.CommandTransport{Command: c.cmd, TerminateDuration: 10 * time.Second}
 	}
 	cl := mcpsdk.NewClient(&mcpsdk.Implementation{Name: "replaylab-client", Version: "dev"}, nil)
@@ -108,6 +114,9 @@ func Connect(ctx context.Context, opts ConnectOptions) (*Client, error) {
 func (c *Client) Close() error {
 	err := c.cs.Close()
 	<-c.done
+	c.mu.Lock()
+	c.closed = true
+	c.mu.Unlock()
 	if errors.Is(err, io.EOF) || errors.Is(err, mcpsdk.ErrConnectionClosed) {
 		err = nil
 	}
@@ -120,6 +129,18 @@ func (c *Client) Process() *os.Process {
 		return nil
 	}
 	return c.cmd.Process
+}
+
+// ProcessState is how the started server exited, once Close returned
+// (Close waits for the exit; a non-zero exit also makes it return an
+// error); nil before, and when attached.
+func (c *Client) ProcessState() *os.ProcessState {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.cmd == nil || !c.closed {
+		return nil
+	}
+	return c.cmd.ProcessState
 }
 
 // Calls counts the tool calls made so far.
