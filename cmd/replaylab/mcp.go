@@ -5,8 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
+	"net/http"
 	"os"
 	"strings"
+	"time"
 
 	mcpsdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -44,6 +47,7 @@ func cmdMCP(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 	rewrite := fs.String("base-rewrite", "", "with --record: LIVE=CANONICAL, store the live base URL as the canonical one")
 	scenario := fs.String("scenario", "", "a fingerprint stored in recorded sessions; with --replay, sessions with another are refused")
 	traceFile := fs.String("trace", "", "write the engine's trace to FILE on shutdown (one event per line)")
+	httpAddr := fs.String("http", "", "serve streamable HTTP at http://ADDR/mcp (loopback only) instead of stdio, until interrupted; tasks outlive client sessions")
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		return exitBadInput, err
@@ -57,6 +61,11 @@ func cmdMCP(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 		return exitBadInput, badInput("--base-rewrite needs --record")
 	case *replayFile != "" && *cdpURL != "":
 		return exitBadInput, badInput("--replay uses no browser; drop --cdp")
+	}
+	if *httpAddr != "" {
+		if err := loopbackAddr(*httpAddr); err != nil {
+			return exitBadInput, badInput("--http %q: %v", *httpAddr, err)
+		}
 	}
 	ad, err := adapter.ByName(*adapterName)
 	if err != nil {
@@ -96,7 +105,12 @@ func cmdMCP(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 		cfg.Tracer = log
 	}
 	srv := mcp.NewServer(mcp.Options{Engine: cfg, Driver: driver})
-	runErr := srv.Run(ctx, &mcpsdk.IOTransport{Reader: mcpStdin, Writer: nopWriteCloser{stdout}})
+	var runErr error
+	if *httpAddr != "" {
+		runErr = serveMCPHTTP(ctx, *httpAddr, srv, stderr)
+	} else {
+		runErr = srv.Run(ctx, &mcpsdk.IOTransport{Reader: mcpStdin, Writer: nopWriteCloser{stdout}})
+	}
 	if errors.Is(runErr, io.EOF) {
 		runErr = nil
 	}
@@ -119,6 +133,52 @@ func cmdMCP(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 		return exitFailed, fmt.Errorf("%w", err)
 	}
 	return exitOK, nil
+}
+
+// loopbackAddr refuses listen addresses off the loopback: the server
+// drives a browser for whoever connects.
+func loopbackAddr(addr string) error {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return err
+	}
+	if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
+		return errors.New("loopback addresses only")
+	}
+	return nil
+}
+
+// serveMCPHTTP serves the server over MCP's streamable HTTP transport at
+// /mcp until ctx ends (a signal), then closes every page. Every client
+// session talks to the same server, so a task begun in one session can be
+// used from the next (the Inspector's CLI opens one session per call).
+func serveMCPHTTP(ctx context.Context, addr string, srv *mcp.Server, stderr io.Writer) error {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("mcp: listen: %w", err)
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", mcpsdk.NewStreamableHTTPHandler(func(*http.Request) *mcpsdk.Server { return srv.SDK() }, nil))
+	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	fmt.Fprintf(stderr, "replaylab mcp: serving MCP (streamable HTTP) at http://%s/mcp; interrupt to stop\n", ln.Addr())
+	served := make(chan error, 1)
+	go func() { served <- hs.Serve(ln) }()
+	select {
+	case <-ctx.Done():
+	case err = <-served:
+	}
+	// clients keep a stream open per session (GET /mcp): wait a moment
+	// for calls in flight, then close what is left
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Second)
+	defer cancel()
+	serr := hs.Shutdown(sctx)
+	if errors.Is(serr, context.DeadlineExceeded) {
+		serr = hs.Close()
+	}
+	if errors.Is(err, http.ErrServerClosed) {
+		err = nil
+	}
+	return errors.Join(err, serr, srv.Close())
 }
 
 type nopWriteCloser struct{ io.Writer }

@@ -3,6 +3,9 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"io"
+	"net"
 	"os"
 	"strings"
 	"testing"
@@ -101,5 +104,98 @@ func TestMCPStdinCloseLeavesNoBrowser(t *testing.T) {
 	}
 	if leaks := browser.Leaks(); len(leaks) > 0 {
 		t.Fatalf("left behind after stdin closed: %s", strings.Join(leaks, ", "))
+	}
+}
+
+func TestMCPBadInput(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		want string // in stderr
+	}{
+		{name: "record and replay", args: []string{"mcp", "--record", "a.json", "--replay", "b.json"}, want: "exclude each other"},
+		{name: "rewrite without record", args: []string{"mcp", "--base-rewrite", "http://127.0.0.1:1=http://sim.test"}, want: "--base-rewrite needs --record"},
+		{name: "rewrite without canonical", args: []string{"mcp", "--record", "a.json", "--base-rewrite", "http://127.0.0.1:1"}, want: "LIVE=CANONICAL"},
+		{name: "replay with a browser", args: []string{"mcp", "--replay", "a.json", "--cdp", "ws://127.0.0.1:1"}, want: "no browser"},
+		{name: "http off loopback", args: []string{"mcp", "--http", "0.0.0.0:0"}, want: "loopback"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, _, stderr := runCLI(t, tt.args...)
+			if code != exitBadInput {
+				t.Fatalf("exit %d, want %d; stderr: %s", code, exitBadInput, stderr)
+			}
+			if !strings.Contains(stderr, tt.want) {
+				t.Fatalf("stderr %q does not mention %q", stderr, tt.want)
+			}
+		})
+	}
+}
+
+// TestMCPHTTPTasksOutliveSessions serves `replaylab mcp --http` and checks
+// that a task begun in one client session is there in the next (the MCP
+// Inspector's CLI opens a session per call), and that an interrupt stops
+// the server with exit 0.
+func TestMCPHTTPTasksOutliveSessions(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	_ = ln.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var stderr bytes.Buffer
+	exit := make(chan int, 1)
+	go func() { exit <- run(ctx, []string{"mcp", "--http", addr}, io.Discard, &stderr) }()
+
+	session := func() *mcpsdk.ClientSession {
+		t.Helper()
+		cl := mcpsdk.NewClient(&mcpsdk.Implementation{Name: "test", Version: "dev"}, nil)
+		var cs *mcpsdk.ClientSession
+		var err error
+		for range 50 { // the server may still be starting
+			cs, err = cl.Connect(ctx, &mcpsdk.StreamableClientTransport{Endpoint: "http://" + addr + "/mcp"}, nil)
+			if err == nil {
+				return cs
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+		t.Fatalf("connect: %v", err)
+		return nil
+	}
+	call := func(cs *mcpsdk.ClientSession, tool string, args map[string]any) string {
+		t.Helper()
+		res, err := cs.CallTool(ctx, &mcpsdk.CallToolParams{Name: tool, Arguments: args})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.IsError {
+			t.Fatalf("%s: %v", tool, res.StructuredContent)
+		}
+		body, err := json.Marshal(res.StructuredContent)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(body)
+	}
+	first := session()
+	if got := call(first, "begin", map[string]any{"goal": "across sessions"}); got != `{"task":"t1"}` {
+		t.Fatalf("begin: %s", got)
+	}
+	_ = first.Close()
+	second := session()
+	if got := call(second, "metrics", map[string]any{"task": "t1"}); !strings.Contains(got, `"calls":1`) {
+		t.Fatalf("metrics of t1 from a new session: %s", got)
+	}
+	_ = second.Close()
+	cancel()
+	select {
+	case code := <-exit:
+		if code != exitOK {
+			t.Fatalf("replaylab mcp --http exited %d: %s", code, stderr.String())
+		}
+	case <-time.After(15 * time.Second):
+		t.Fatal("replaylab mcp --http did not stop after the interrupt")
 	}
 }

@@ -29,6 +29,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	mcpsdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/replaylab/replaylab/engine"
@@ -222,6 +223,9 @@ type handler[In any] func(ctx context.Context, in In) (out any, task string, err
 // a tool's result is either its value or a ToolError.
 func addTool[In any](s *Server, name, desc string, readOnly bool, h handler[In]) {
 	t := &mcpsdk.Tool{Name: name, Description: desc, Annotations: &mcpsdk.ToolAnnotations{ReadOnlyHint: readOnly}}
+	if schema, err := jsonschema.For[In](nil); err == nil {
+		t.InputSchema = portable(schema)
+	} // else AddTool infers it, and panics with the reason
 	mcpsdk.AddTool(s.sdk, t, func(ctx context.Context, req *mcpsdk.CallToolRequest, in In) (*mcpsdk.CallToolResult, any, error) {
 		reqBytes := int64(len(req.Params.Arguments))
 		out, task, err := h(ctx, in)
@@ -248,6 +252,30 @@ func addTool[In any](s *Server, name, desc string, readOnly bool, h handler[In])
 		}
 		return res, nil, nil
 	})
+}
+
+// portable rewrites the inferred schema so that clients that read one
+// type per property can build the arguments: an optional object (a Go
+// pointer, inferred as "type": ["null", "object"]) becomes "type":
+// "object"; leaving it out is how a client says "none". The MCP
+// Inspector's CLI, for one, passes a JSON argument of a two-type property
+// as a string.
+func portable(s *jsonschema.Schema) *jsonschema.Schema {
+	if s == nil {
+		return nil
+	}
+	if len(s.Types) == 2 && (s.Types[0] == "null" || s.Types[1] == "null") {
+		s.Type = s.Types[0]
+		if s.Type == "null" {
+			s.Type = s.Types[1]
+		}
+		s.Types = nil
+	}
+	for _, p := range s.Properties {
+		portable(p)
+	}
+	portable(s.Items)
+	return s
 }
 
 func (s *Server) count(task string, c engine.CallMetrics) {
