@@ -79,9 +79,11 @@ type nameComputation struct {
 }
 
 // visitedSet is the set of nodes a name computation has read: a short
-// slice, turned into a map when it grows.
+// array held in place (most names read a few nodes, and then cost no
+// allocation), turned into a map when it grows.
 type visitedSet struct {
-	few  []*html.Node
+	nfew int
+	few  [16]*html.Node
 	many map[*html.Node]bool
 }
 
@@ -89,7 +91,7 @@ func (v *visitedSet) has(n *html.Node) bool {
 	if v.many != nil {
 		return v.many[n]
 	}
-	for _, x := range v.few {
+	for _, x := range v.few[:v.nfew] {
 		if x == n {
 			return true
 		}
@@ -105,8 +107,9 @@ func (v *visitedSet) add(n *html.Node) {
 	if v.has(n) {
 		return
 	}
-	if len(v.few) < 16 {
-		v.few = append(v.few, n)
+	if v.nfew < len(v.few) {
+		v.few[v.nfew] = n
+		v.nfew++
 		return
 	}
 	v.many = make(map[*html.Node]bool, 64)
@@ -518,7 +521,7 @@ func (c *nameComputation) content(n *html.Node, o opts) string {
 		child.target = targetDescendant
 	}
 	sheet := c.sheet(n)
-	var b strings.Builder
+	var b lazyCat
 	if sheet != nil {
 		if s, ok := sheet.pseudoContent(n, "before"); ok {
 			b.WriteString(s)
@@ -532,7 +535,9 @@ func (c *nameComputation) content(n *html.Node, o opts) string {
 		case html.ElementNode:
 			s := c.text(ch, child)
 			if c.isBlock(ch, sheet) {
-				b.WriteString(" " + s + " ")
+				b.WriteString(" ")
+				b.WriteString(s)
+				b.WriteString(" ")
 			} else {
 				b.WriteString(s)
 			}
@@ -544,6 +549,38 @@ func (c *nameComputation) content(n *html.Node, o opts) string {
 		}
 	}
 	return truncBytes(b.String(), 4*NameCharsMax)
+}
+
+// lazyCat concatenates strings, allocating only when a second non-empty
+// piece arrives: content that is one text node (most links and buttons)
+// is returned as that node's text, uncopied.
+type lazyCat struct {
+	one string // the only piece so far, while b is unused
+	b   strings.Builder
+}
+
+func (l *lazyCat) WriteString(s string) {
+	switch {
+	case s == "":
+	case l.b.Len() > 0:
+		l.b.WriteString(s)
+	case l.one == "":
+		l.one = s
+	default:
+		l.b.Grow(len(l.one) + len(s) + 16)
+		l.b.WriteString(l.one)
+		l.b.WriteString(s)
+		l.one = ""
+	}
+}
+
+func (l *lazyCat) Len() int { return len(l.one) + l.b.Len() }
+
+func (l *lazyCat) String() string {
+	if l.b.Len() > 0 {
+		return l.b.String()
+	}
+	return l.one
 }
 
 func (c *nameComputation) sheet(n *html.Node) *styleSheet {

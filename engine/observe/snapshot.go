@@ -6,6 +6,8 @@ import (
 
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
+
+	"github.com/replaylab/replaylab/engine/capture"
 )
 
 // Limits bound what one view returns. Each limit that bites sets its own
@@ -232,24 +234,72 @@ func Observe(doc *Document, id int, opts Options) *Observation {
 	// Priority order (OBS-2) by a counting sort over the four classes,
 	// stable in document order, building each element once in place.
 	o.All = make([]Element, 0, total)
+	var ids idPacker
 	prefix := "s" + strconv.Itoa(id) + "e"
-	for class := classEditor; class <= classNav; class++ {
+	for class := uint8(classEditor); class <= classNav; class++ {
 		for _, f := range doc.Frames {
 			for _, rc := range f.raw.cands {
-				if candClass(rc) != class {
+				if rc.class != class {
 					continue
 				}
 				o.All = append(o.All, Element{})
 				el := &o.All[len(o.All)-1]
 				fillElement(el, doc, f, rc, opts)
-				el.Ref = prefix + strconv.Itoa(len(o.All))
+				// the ref and (in a plain file) the node id are short
+				// strings made for every candidate: packed, they share
+				// one allocation per chunk (o.All never moves: its
+				// capacity is total)
+				ids.b = append(ids.b, prefix...)
+				ids.b = strconv.AppendInt(ids.b, int64(len(o.All)), 10)
+				ids.add(&el.Ref)
+				if v := attr(rc.n, capture.AttrNode); v != "" {
+					el.Node = v
+				} else {
+					// as NodeID: the frame's id and the document order
+					ids.b = append(ids.b, f.ID...)
+					ids.b = append(ids.b, ':')
+					ids.b = strconv.AppendInt(ids.b, int64(rc.seq), 10)
+					ids.add(&el.Node)
+				}
 			}
 		}
 	}
+	ids.flush()
 	return o
 }
 
-func candClass(rc rawCand) int {
+// idPacker builds many short strings into one buffer and gives them a
+// shared backing string per chunk of idChunk strings, so a large page
+// costs one allocation per chunk instead of one or two per string.
+type idPacker struct {
+	b    []byte
+	dst  []*string
+	ends []int
+}
+
+const idChunk = 256
+
+// add makes the bytes written since the last add the next string, stored
+// into *dst at the next flush.
+func (p *idPacker) add(dst *string) {
+	p.dst = append(p.dst, dst)
+	p.ends = append(p.ends, len(p.b))
+	if len(p.dst) == idChunk {
+		p.flush()
+	}
+}
+
+func (p *idPacker) flush() {
+	s := string(p.b)
+	start := 0
+	for i, dst := range p.dst {
+		*dst = s[start:p.ends[i]]
+		start = p.ends[i]
+	}
+	p.b, p.dst, p.ends = p.b[:0], p.dst[:0], p.ends[:0]
+}
+
+func candClass(rc rawCand) uint8 {
 	switch {
 	case editorRoles[rc.role]:
 		return classEditor
@@ -263,7 +313,7 @@ func candClass(rc rawCand) int {
 
 func fillElement(el *Element, doc *Document, f *Frame, rc rawCand, opts Options) {
 	n, role := rc.n, rc.role
-	*el = Element{Role: role, Name: doc.Name(n), Frame: f.ID, Node: doc.NodeID(n), node: n}
+	*el = Element{Role: role, Name: doc.Name(n), Frame: f.ID, node: n} // Node: set by Observe
 	if role == "link" {
 		el.Href = truncRunes(attr(n, "href"), 2048)
 	}

@@ -22,9 +22,11 @@ type frameRaw struct {
 }
 
 type rawCand struct {
-	n    *html.Node
-	role string
-	nav  bool
+	n     *html.Node
+	role  string
+	seq   int32 // document order within the frame, as in the index
+	nav   bool
+	class uint8 // priority class (OBS-2)
 }
 
 type rawTable struct {
@@ -127,7 +129,7 @@ func (d *Document) index(f *Frame, sizeHint int, inherited uint8, inCapture map[
 				closedDetails = !f.Live && !hasAttr(n, "open")
 			}
 			if ctx.flags&hideMask == 0 {
-				ctx = d.observeElement(raw, n, ctx)
+				ctx = d.observeElement(raw, n, seq, ctx)
 				switch n.DataAtom {
 				case atom.Textarea, atom.Select:
 					// their text is a value, not page text; the rest of the
@@ -161,7 +163,7 @@ func (d *Document) index(f *Frame, sizeHint int, inherited uint8, inCapture map[
 
 // observeElement records a visible element's part in the observation and
 // returns the context its children inherit.
-func (d *Document) observeElement(raw *frameRaw, n *html.Node, ctx walkCtx) walkCtx {
+func (d *Document) observeElement(raw *frameRaw, n *html.Node, seq int32, ctx walkCtx) walkCtx {
 	role := Role(n)
 	visible := ctx.flags&flagVisibility == 0
 	switch role {
@@ -188,7 +190,9 @@ func (d *Document) observeElement(raw *frameRaw, n *html.Node, ctx walkCtx) walk
 		}
 	}
 	if visible && candidateRoles[role] && !ctx.editor && !(role == "option" && insideSelect(n)) {
-		raw.cands = append(raw.cands, rawCand{n: n, role: role, nav: ctx.nav})
+		rc := rawCand{n: n, role: role, seq: seq, nav: ctx.nav}
+		rc.class = candClass(rc)
+		raw.cands = append(raw.cands, rc)
 	}
 	if isContentEditable(n) {
 		ctx.editor = true // one candidate; its text is still page text
