@@ -42,6 +42,11 @@ type Config struct {
 	// PollInterval is the longest gap between reads while waiting, for
 	// drivers that cannot tell when the page changed.
 	PollInterval time.Duration
+	// PageGroups and FullGroups bound the answer groups a view carries:
+	// the most recent groups, each text cut to a length (the view says
+	// what was cut). Zero fields take DefaultPageGroups / DefaultFullGroups.
+	PageGroups GroupLimits
+	FullGroups GroupLimits
 	// Monitor configures the loop monitor of every task (zero fields take
 	// monitor.DefaultConfig's values).
 	Monitor monitor.Config
@@ -56,6 +61,19 @@ const (
 	DefaultOutcomeTimeout     = 5 * time.Second
 	DefaultPollInterval       = 50 * time.Millisecond
 	DefaultChangePollInterval = 500 * time.Millisecond
+)
+
+// GroupLimits bound the answer groups of a view.
+type GroupLimits struct {
+	GroupsMax    int // most recent groups returned
+	TextCharsMax int // characters of each group's text
+}
+
+// Defaults of the group limits: the page view shows the last 5 groups with
+// 500 characters each, the full view the last 20 with 2,000.
+var (
+	DefaultPageGroups = GroupLimits{GroupsMax: 5, TextCharsMax: 500}
+	DefaultFullGroups = GroupLimits{GroupsMax: 20, TextCharsMax: 2000}
 )
 
 // ChangeNotifier is implemented by drivers whose Sleep returns early when
@@ -94,6 +112,12 @@ func New(cfg Config) *Engine {
 	}
 	if cfg.ChangePollInterval <= 0 {
 		cfg.ChangePollInterval = DefaultChangePollInterval
+	}
+	if cfg.PageGroups.GroupsMax <= 0 || cfg.PageGroups.TextCharsMax <= 0 {
+		cfg.PageGroups = DefaultPageGroups
+	}
+	if cfg.FullGroups.GroupsMax <= 0 || cfg.FullGroups.TextCharsMax <= 0 {
+		cfg.FullGroups = DefaultFullGroups
 	}
 	return &Engine{cfg: cfg}
 }
@@ -292,8 +316,12 @@ func (p *Page) observe(ctx context.Context) (*observe.Observation, error) {
 // View is a bounded snapshot with the answer groups on the page.
 type View struct {
 	*observe.Snapshot
-	Adapter string          `json:"adapter"`
-	Groups  []adapter.Group `json:"groups"`
+	Adapter string `json:"adapter"`
+	// Groups are the most recent answer groups, bounded (GroupLimits);
+	// GroupCount says how many the page has and whether any was left out
+	// or cut.
+	Groups     []adapter.Group `json:"groups"`
+	GroupCount observe.Count   `json:"groupCount"`
 	// Signal is the loop monitor's advisory signal, when one is pending.
 	Signal *monitor.Signal `json:"signal,omitempty"`
 }
@@ -319,9 +347,9 @@ func (p *Page) Snapshot(ctx context.Context, view string) (*View, error) {
 	if err != nil {
 		return nil, err
 	}
-	lim := p.task.e.cfg.PageLimits
+	lim, glim := p.task.e.cfg.PageLimits, p.task.e.cfg.PageGroups
 	if view == observe.ViewFull {
-		lim = p.task.e.cfg.Limits
+		lim, glim = p.task.e.cfg.Limits, p.task.e.cfg.FullGroups
 	} else {
 		view = observe.ViewPage
 	}
@@ -330,7 +358,11 @@ func (p *Page) Snapshot(ctx context.Context, view string) (*View, error) {
 		trace.A("elements", fmt.Sprintf("%d/%d", s.Counts.Elements.Returned, s.Counts.Elements.Total)),
 		trace.A("groups", len(p.groups.Groups)))
 	p.takeSignal()
-	return &View{Snapshot: s, Adapter: p.groups.Adapter, Groups: p.groups.Groups, Signal: p.task.Signal()}, nil
+	groups, count := boundGroups(p.groups.Groups, glim)
+	if count.Truncated {
+		s.Complete = false
+	}
+	return &View{Snapshot: s, Adapter: p.groups.Adapter, Groups: groups, GroupCount: count, Signal: p.task.Signal()}, nil
 }
 
 // Find runs a fresh find.
@@ -656,4 +688,23 @@ func textOrChild(n *html.Node) string {
 		}
 	}
 	return ""
+}
+
+// boundGroups keeps the last GroupsMax groups and cuts each text to
+// TextCharsMax characters (marking the group TextTruncated).
+func boundGroups(all []adapter.Group, lim GroupLimits) ([]adapter.Group, observe.Count) {
+	c := observe.Count{Total: len(all)}
+	start := max(0, len(all)-lim.GroupsMax)
+	out := make([]adapter.Group, 0, len(all)-start)
+	for _, g := range all[start:] {
+		if r := []rune(g.Text); len(r) > lim.TextCharsMax {
+			g.Text = string(r[:lim.TextCharsMax])
+			g.TextTruncated = true
+			c.Truncated = true
+		}
+		out = append(out, g)
+	}
+	c.Returned = len(out)
+	c.Truncated = c.Truncated || c.Returned < c.Total
+	return out, c
 }

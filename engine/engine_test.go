@@ -289,3 +289,41 @@ func TestNewTaskInheritsNothing(t *testing.T) {
 		t.Fatalf("a new task waited on an old baseline: %v", err)
 	}
 }
+
+func TestViewsBoundTheGroups(t *testing.T) {
+	ctx := context.Background()
+	var turns []turn
+	for i := range 30 {
+		turns = append(turns, turn{id: fmt.Sprintf("u%d", i), role: "user", text: "q"},
+			turn{id: fmt.Sprintf("a%d", i), role: "assistant", text: strings.Repeat("long answer ", 300)})
+	}
+	c := page(turns...)
+	s := &replay.Session{Version: replay.FormatVersion, Captures: []*capture.Capture{c},
+		Steps: []replay.Step{{Kind: replay.KindNavigate, URL: url}, {AtMS: 1, Kind: replay.KindCapture, Capture: new(int)}}}
+	p, _, _ := run(t, s)
+	tests := []struct {
+		name    string
+		view    string
+		limits  engine.GroupLimits
+		lastID  string
+		wantLen int
+	}{
+		{"page view", "page", engine.DefaultPageGroups, "a29", engine.DefaultPageGroups.GroupsMax},
+		{"full view", "full", engine.DefaultFullGroups, "a29", engine.DefaultFullGroups.GroupsMax},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			v, err := p.Snapshot(ctx, tt.view)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(v.Groups) != tt.wantLen || v.GroupCount.Total != 30 || !v.GroupCount.Truncated || v.Complete {
+				t.Fatalf("got %d groups, count %+v, complete %v", len(v.Groups), v.GroupCount, v.Complete)
+			}
+			last := v.Groups[len(v.Groups)-1]
+			if last.ID != tt.lastID || len([]rune(last.Text)) != tt.limits.TextCharsMax || !last.TextTruncated {
+				t.Fatalf("last group %s has %d chars (truncated %v)", last.ID, len([]rune(last.Text)), last.TextTruncated)
+			}
+		})
+	}
+}

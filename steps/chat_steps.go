@@ -405,8 +405,8 @@ func snapshotGroups(ctx context.Context, n int) error {
 	if w.lastView == nil {
 		return fmt.Errorf("no snapshot taken; add \"I take a page snapshot\" first")
 	}
-	if len(w.lastView.Groups) != n {
-		return fmt.Errorf("snapshot shows %d answer groups (%v), want %d", len(w.lastView.Groups), groupIDs(w.lastView), n)
+	if w.lastView.GroupCount.Total != n {
+		return fmt.Errorf("snapshot counts %d answer groups (shows %v), want %d", w.lastView.GroupCount.Total, groupIDs(w.lastView), n)
 	}
 	return nil
 }

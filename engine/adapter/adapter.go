@@ -153,12 +153,14 @@ const (
 
 // Group is one assistant turn and everything inside it.
 type Group struct {
-	ID    string  `json:"id"`
-	Rule  string  `json:"rule"`
-	State string  `json:"state"`
-	Text  string  `json:"text"`
-	Media []Media `json:"media"`
-	Frame string  `json:"frame"`
+	ID    string `json:"id"`
+	Rule  string `json:"rule"`
+	State string `json:"state"`
+	Text  string `json:"text"`
+	// TextTruncated is set by bounded views that cut Text.
+	TextTruncated bool    `json:"textTruncated,omitempty"`
+	Media         []Media `json:"media"`
+	Frame         string  `json:"frame"`
 	// Evidence says which markup decided the state ("aria-busy=true",
 	// "no generating signal", …).
 	Evidence string `json:"evidence"`
