@@ -475,7 +475,7 @@ func (c *nameComputation) hostLanguage(n *html.Node, o opts, hasLabelledBy bool)
 // allowsNameFromContent: roles that take their name from content, and, for
 // descendants of the target, the generic and phrasing roles.
 func allowsNameFromContent(role string, descendant bool) bool {
-	if fromContentRoles[role] {
+	if isFromContentRole(role) {
 		return true
 	}
 	if !descendant {
@@ -489,12 +489,17 @@ func allowsNameFromContent(role string, descendant bool) bool {
 	return false
 }
 
-// fromContentRoles may take their name from their content (ARIA 1.2).
-var fromContentRoles = map[string]bool{
-	"button": true, "cell": true, "checkbox": true, "columnheader": true, "gridcell": true,
-	"heading": true, "link": true, "menuitem": true, "menuitemcheckbox": true,
-	"menuitemradio": true, "option": true, "radio": true, "row": true, "rowheader": true,
-	"switch": true, "tab": true, "tooltip": true, "treeitem": true,
+// isFromContentRole: the roles that may take their name from their
+// content (ARIA 1.2).
+func isFromContentRole(role string) bool {
+	switch role {
+	case "button", "cell", "checkbox", "columnheader", "gridcell",
+		"heading", "link", "menuitem", "menuitemcheckbox",
+		"menuitemradio", "option", "radio", "row", "rowheader",
+		"switch", "tab", "tooltip", "treeitem":
+		return true
+	}
+	return false
 }
 
 // visibleDescendants is the content of a visibility:hidden element: only

@@ -68,7 +68,7 @@ func TestAccnameConformance(t *testing.T) {
 		doc := docs[c.file]
 		got := doc.AccessibleName(c.node)
 		ok := got == c.want
-		isCand := candidateRoles[c.role]
+		isCand := isCandidateRole(c.role)
 		if isCand {
 			candTotal++
 		}

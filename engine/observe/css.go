@@ -18,8 +18,48 @@ type styleSheet struct {
 	// byProp lists, per property of the element itself (no pseudo), the
 	// indexes of the rules that set it; byPseudo the rules of ::before and
 	// ::after.
-	byProp   map[string][]int
-	byPseudo map[string][]int
+	byProp   [numProps][]int
+	byPseudo [2][]int
+}
+
+// The properties parseDecls keeps, as indexes of styleSheet.byProp: a
+// fixed array, as the lookups run for every element of a plain file.
+const (
+	propDisplay = iota
+	propVisibility
+	propContent
+	numProps
+)
+
+func propIndex(prop string) int {
+	switch prop {
+	case "display":
+		return propDisplay
+	case "visibility":
+		return propVisibility
+	case "content":
+		return propContent
+	}
+	return -1
+}
+
+// propRules lists the rules that set prop on the element itself.
+func (s *styleSheet) propRules(prop string) []int {
+	if i := propIndex(prop); i >= 0 {
+		return s.byProp[i]
+	}
+	return nil
+}
+
+// pseudoRules lists the rules of a pseudo-element ("before" or "after").
+func (s *styleSheet) pseudoRules(pseudo string) []int {
+	switch pseudo {
+	case "before":
+		return s.byPseudo[0]
+	case "after":
+		return s.byPseudo[1]
+	}
+	return nil
 }
 
 // maxStyleRules bounds the rules kept per frame.
@@ -131,15 +171,19 @@ func parseCSS(src string) *styleSheet {
 	if len(s.rules) > maxStyleRules {
 		s.rules = s.rules[:maxStyleRules]
 	}
-	s.byProp = map[string][]int{}
-	s.byPseudo = map[string][]int{}
 	for i, r := range s.rules {
 		if r.pseudo != "" {
-			s.byPseudo[r.pseudo] = append(s.byPseudo[r.pseudo], i)
+			if r.pseudo == "before" {
+				s.byPseudo[0] = append(s.byPseudo[0], i)
+			} else {
+				s.byPseudo[1] = append(s.byPseudo[1], i)
+			}
 			continue
 		}
 		for k := range r.decl {
-			s.byProp[k] = append(s.byProp[k], i)
+			if pi := propIndex(k); pi >= 0 {
+				s.byProp[pi] = append(s.byProp[pi], i)
+			}
 		}
 	}
 	return s
@@ -397,9 +441,9 @@ func (r *cssRule) matchRule(n *html.Node) bool {
 func (s *styleSheet) lookup(n *html.Node, pseudo, prop string) (string, bool) {
 	bestSpec, bestOrder := -1, -1
 	val := ""
-	list := s.byProp[prop]
+	list := s.propRules(prop)
 	if pseudo != "" {
-		list = s.byPseudo[pseudo]
+		list = s.pseudoRules(pseudo)
 	}
 	for _, i := range list {
 		r := &s.rules[i]
@@ -422,17 +466,17 @@ func (s *styleSheet) lookup(n *html.Node, pseudo, prop string) (string, bool) {
 }
 
 func (s *styleSheet) displayVisibility(n *html.Node) (display, visibility string) {
-	display = s.lookupElement(n, "display")
-	visibility = s.lookupElement(n, "visibility")
+	display = s.lookupElement(n, propDisplay, "display")
+	visibility = s.lookupElement(n, propVisibility, "visibility")
 	return display, visibility
 }
 
 // lookupElement is lookup for the element itself, over the rules that set
 // prop only.
-func (s *styleSheet) lookupElement(n *html.Node, prop string) string {
+func (s *styleSheet) lookupElement(n *html.Node, pi int, prop string) string {
 	bestSpec, bestOrder := -1, -1
 	val := ""
-	for _, i := range s.byProp[prop] {
+	for _, i := range s.byProp[pi] {
 		r := &s.rules[i]
 		if r.spec < bestSpec || (r.spec == bestSpec && r.order < bestOrder) {
 			continue

@@ -303,20 +303,40 @@ func isContentEditable(n *html.Node) bool {
 	return v == "" || v == "true" || v == "plaintext-only"
 }
 
-// editorRoles are the roles that take typed text; they come first in a
+// The role sets below are switches, not maps: they are asked about every
+// visible element, and a switch on a string costs a few comparisons where
+// a map costs a hash.
+
+// isEditorRole: the roles that take typed text; they come first in a
 // snapshot (OBS-2).
-var editorRoles = map[string]bool{"textbox": true, "searchbox": true, "combobox": true, "spinbutton": true, "slider": true}
+func isEditorRole(role string) bool {
+	switch role {
+	case "textbox", "searchbox", "combobox", "spinbutton", "slider":
+		return true
+	}
+	return false
+}
 
-// inputRoles are selectable inputs, second in priority after editors.
-var inputRoles = map[string]bool{"checkbox": true, "radio": true, "switch": true, "listbox": true, "option": true}
+// isInputRole: selectable inputs, second in priority after editors.
+func isInputRole(role string) bool {
+	switch role {
+	case "checkbox", "radio", "switch", "listbox", "option":
+		return true
+	}
+	return false
+}
 
-// candidateRoles are the roles an agent can act on (OBS-1).
-var candidateRoles = map[string]bool{
-	"link": true, "button": true, "textbox": true, "searchbox": true, "combobox": true,
-	"checkbox": true, "radio": true, "switch": true, "tab": true, "menuitem": true,
-	"menuitemcheckbox": true, "menuitemradio": true, "option": true, "listbox": true,
-	"slider": true, "spinbutton": true, "treeitem": true,
+// isCandidateRole: the roles an agent can act on (OBS-1).
+func isCandidateRole(role string) bool {
+	switch role {
+	case "link", "button", "textbox", "searchbox", "combobox",
+		"checkbox", "radio", "switch", "tab", "menuitem",
+		"menuitemcheckbox", "menuitemradio", "option", "listbox",
+		"slider", "spinbutton", "treeitem":
+		return true
+	}
+	return false
 }
 
 // IsEditor reports whether role takes typed text.
-func IsEditor(role string) bool { return editorRoles[role] }
+func IsEditor(role string) bool { return isEditorRole(role) }

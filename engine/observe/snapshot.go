@@ -3,6 +3,7 @@ package observe
 import (
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
@@ -301,9 +302,9 @@ func (p *idPacker) flush() {
 
 func candClass(rc rawCand) uint8 {
 	switch {
-	case editorRoles[rc.role]:
+	case isEditorRole(rc.role):
 		return classEditor
-	case inputRoles[rc.role]:
+	case isInputRole(rc.role):
 		return classInput
 	case rc.nav:
 		return classNav
@@ -317,7 +318,7 @@ func fillElement(el *Element, doc *Document, f *Frame, rc rawCand, opts Options)
 	if role == "link" {
 		el.Href = truncRunes(attr(n, "href"), 2048)
 	}
-	if editorRoles[role] {
+	if isEditorRole(role) {
 		el.value = Value(n)
 		el.Sensitive = sensitive(n)
 		el.Value = truncRunes(el.value, 2048)
@@ -452,9 +453,18 @@ func (o *Observation) View(view string, lim Limits) *Snapshot {
 	for i := range s.Frames {
 		facts[s.Frames[i].ID] = &s.Frames[i]
 	}
+	// the elements of a frame mostly follow one another: remember the
+	// last frame looked up
+	lastFrame, lastFacts := "", (*FrameFacts)(nil)
+	factsOf := func(frame string) *FrameFacts {
+		if lastFacts == nil || frame != lastFrame {
+			lastFrame, lastFacts = frame, facts[frame]
+		}
+		return lastFacts
+	}
 
 	for _, e := range o.All {
-		ff := facts[e.Frame]
+		ff := factsOf(e.Frame)
 		took := ff.Elements.Returned < lim.ElementsMax
 		ff.Elements.add(took)
 		took = took && len(s.Elements) < lim.MergedElementsMax
@@ -546,13 +556,9 @@ func (o *Observation) View(view string, lim Limits) *Snapshot {
 	return s
 }
 
-func runeCount(s string) int {
-	n := 0
-	for range s {
-		n++
-	}
-	return n
-}
+// runeCount counts characters as ranging over s does (an invalid byte is
+// one).
+func runeCount(s string) int { return utf8.RuneCountInString(s) }
 
 // Query is a find: every field is optional; Name matches exactly after
 // whitespace normalisation, Text matches a case-insensitive substring of

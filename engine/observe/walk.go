@@ -189,7 +189,7 @@ func (d *Document) observeElement(raw *frameRaw, n *html.Node, seq int32, ctx wa
 			ctx.inCell = true
 		}
 	}
-	if visible && candidateRoles[role] && !ctx.editor && !(role == "option" && insideSelect(n)) {
+	if visible && isCandidateRole(role) && !ctx.editor && !(role == "option" && insideSelect(n)) {
 		rc := rawCand{n: n, role: role, seq: seq, nav: ctx.nav}
 		rc.class = candClass(rc)
 		raw.cands = append(raw.cands, rc)
