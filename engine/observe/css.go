@@ -87,7 +87,10 @@ const maxStyleBytes = 256 << 10
 
 func collectStyles(root *html.Node) *styleSheet {
 	var b strings.Builder
-	walk(root, func(n *html.Node) bool {
+	// every node in document order, by the tree's own links: this walk runs
+	// over the whole frame before the index walk, so it allocates nothing
+	for n := root; n != nil; {
+		descend := true
 		if n.Type == html.ElementNode && n.DataAtom == atom.Style {
 			for c := n.FirstChild; c != nil; c = c.NextSibling {
 				if c.Type == html.TextNode && b.Len() < maxStyleBytes {
@@ -95,10 +98,10 @@ func collectStyles(root *html.Node) *styleSheet {
 					b.WriteByte('\n')
 				}
 			}
-			return false
+			descend = false
 		}
-		return true
-	})
+		n = nextInTree(n, root, descend)
+	}
 	if b.Len() == 0 {
 		return nil
 	}

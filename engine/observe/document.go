@@ -447,6 +447,20 @@ func walk(n *html.Node, fn func(*html.Node) bool) {
 	}
 }
 
+// nextInTree is the node after n in a document-order walk of root's
+// subtree (nil at its end), n's children skipped unless descend.
+func nextInTree(n, root *html.Node, descend bool) *html.Node {
+	if descend && n.FirstChild != nil {
+		return n.FirstChild
+	}
+	for ; n != root; n = n.Parent {
+		if n.NextSibling != nil {
+			return n.NextSibling
+		}
+	}
+	return nil
+}
+
 // Walk visits every element of every frame in document order.
 func (d *Document) Walk(fn func(f *Frame, n *html.Node) bool) {
 	for _, f := range d.Frames {

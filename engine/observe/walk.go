@@ -74,87 +74,112 @@ func (d *Document) index(f *Frame, sizeHint int, inherited uint8, inCapture map[
 	f.raw = raw
 	var text textLines
 	text.b.Grow(sizeHint / 4) // visible text is a fraction of the markup
-	type item struct {
-		n    *html.Node
-		ctx  walkCtx
-		exit bool // leaving a block element: end its line
+	// The walk is iterative (deep pages cannot overflow the stack) and
+	// keeps one entry per open ancestor, not one per pending node: the
+	// children of an element inherit the context it leaves them, and a
+	// visible block element ends its line when the walk leaves it.
+	type open struct {
+		n       *html.Node
+		ctx     walkCtx    // what the children inherit
+		block   bool       // end the line when leaving
+		closed  bool       // closed details: only the summary shows
+		summary *html.Node // the summary of closed details
 	}
-	stack := make([]item, 0, 64)
-	stack = append(stack, item{n: f.Root, ctx: walkCtx{flags: inherited}})
-	var seq int32
-	for len(stack) > 0 {
-		it := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
-		if it.exit {
-			text.flush()
-			continue
+	childCtx := func(p *open, c *html.Node) walkCtx {
+		cctx := p.ctx
+		if p.closed && c.Type == html.ElementNode && c != p.summary {
+			cctx.flags |= flagDisplay // closed details show their summary only
 		}
-		n, ctx := it.n, it.ctx
+		return cctx
+	}
+	stack := make([]open, 0, 64)
+	var seq int32
+	n, ctx := f.Root, walkCtx{flags: inherited}
+	for n != nil {
+		var cur open // stays zero for nodes whose children are not walked
 		switch n.Type {
 		case html.TextNode:
 			if ctx.flags&(hideMask|flagVisibility) == 0 {
 				text.write(n.Data)
 			}
-			continue
 		case html.ElementNode, html.DocumentNode:
-		default:
-			continue
-		}
-		pushKids := true
-		closedDetails := false
-		if n.Type == html.ElementNode {
-			seq++
-			ctx.flags = ownFlags(f, sheet, n, ctx.flags)
-			d.info[n] = nodeInfo{seq: seq, frame: fi, flags: ctx.flags}
-			if id := attr(n, "id"); id != "" {
-				if _, dup := ids[id]; !dup {
-					ids[id] = n
+			cur.n = n
+			pushKids := true
+			if n.Type == html.ElementNode {
+				seq++
+				ctx.flags = ownFlags(f, sheet, n, ctx.flags)
+				d.info[n] = nodeInfo{seq: seq, frame: fi, flags: ctx.flags}
+				if id := attr(n, "id"); id != "" {
+					if _, dup := ids[id]; !dup {
+						ids[id] = n
+					}
 				}
-			}
-			switch n.DataAtom {
-			case atom.Label:
-				if forID := attr(n, "for"); forID != "" {
-					labels[forID] = append(labels[forID], n)
-				}
-			case atom.Title:
-				if d.Title == "" && f.index == 0 {
-					d.Title = strings.TrimSpace(textOf(n))
-				}
-			case atom.Iframe, atom.Frame:
-				if sd := d.iframe(f, n, ctx.flags, inCapture); sd != nil {
-					srcdocs = append(srcdocs, sd)
-				}
-				pushKids = false // its content is another frame
-			case atom.Details:
-				closedDetails = !f.Live && !hasAttr(n, "open")
-			}
-			if ctx.flags&hideMask == 0 {
-				ctx = d.observeElement(raw, n, seq, ctx)
 				switch n.DataAtom {
-				case atom.Textarea, atom.Select:
-					// their text is a value, not page text; the rest of the
-					// walk still indexes them
-					ctx.flags |= flagVisibility
+				case atom.Label:
+					if forID := attr(n, "for"); forID != "" {
+						labels[forID] = append(labels[forID], n)
+					}
+				case atom.Title:
+					if d.Title == "" && f.index == 0 {
+						d.Title = strings.TrimSpace(textOf(n))
+					}
+				case atom.Iframe, atom.Frame:
+					if sd := d.iframe(f, n, ctx.flags, inCapture); sd != nil {
+						srcdocs = append(srcdocs, sd)
+					}
+					pushKids = false // its content is another frame
+				case atom.Details:
+					cur.closed = !f.Live && !hasAttr(n, "open")
 				}
-				if blockish[n.DataAtom] && pushKids {
-					text.flush()
-					stack = append(stack, item{n: n, exit: true})
+				if ctx.flags&hideMask == 0 {
+					ctx = d.observeElement(raw, n, seq, ctx)
+					switch n.DataAtom {
+					case atom.Textarea, atom.Select:
+						// their text is a value, not page text; the rest of the
+						// walk still indexes them
+						ctx.flags |= flagVisibility
+					}
+					if blockish[n.DataAtom] && pushKids {
+						text.flush()
+						cur.block = true
+					}
 				}
 			}
-		}
-		if !pushKids {
-			continue
-		}
-		summary := (*html.Node)(nil)
-		if closedDetails {
-			summary = firstSummary(n)
-		}
-		for c := n.LastChild; c != nil; c = c.PrevSibling {
-			cctx := ctx
-			if closedDetails && c.Type == html.ElementNode && c != summary {
-				cctx.flags |= flagDisplay // closed details show their summary only
+			if !pushKids {
+				cur = open{}
+				break
 			}
-			stack = append(stack, item{n: c, ctx: cctx})
+			cur.ctx = ctx
+			if cur.closed {
+				cur.summary = firstSummary(n)
+			}
+			if n.FirstChild != nil {
+				stack = append(stack, cur)
+				n = n.FirstChild
+				ctx = childCtx(&stack[len(stack)-1], n)
+				continue
+			}
+		}
+		if cur.block {
+			text.flush() // a block without children ends its line at once
+		}
+		// on to the next sibling, leaving the ancestors that have none
+		for {
+			if len(stack) == 0 {
+				n = nil
+				break
+			}
+			if n.NextSibling != nil {
+				n = n.NextSibling
+				ctx = childCtx(&stack[len(stack)-1], n)
+				break
+			}
+			p := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			if p.block {
+				text.flush()
+			}
+			n = p.n
 		}
 	}
 	raw.text = text.String()
@@ -276,6 +301,18 @@ func (t *textLines) write(s string) {
 			t.pending = t.line > 0
 			continue
 		}
+		if c < 0x80 {
+			// a run of ASCII other than white space is copied at once
+			j := i + 1
+			for j < len(s) && s[j] < 0x80 && !isASCIISpace(s[j]) {
+				j++
+			}
+			t.word()
+			t.b.WriteString(s[i:j])
+			t.line += j - i
+			i = j - 1
+			continue
+		}
 		if c >= 0x80 {
 			// multi-byte: copy the rune; treat Unicode spaces as spaces
 			r, size := utf8.DecodeRuneInString(s[i:])
@@ -294,6 +331,12 @@ func (t *textLines) write(s string) {
 		t.b.WriteByte(c)
 		t.line++
 	}
+}
+
+// isASCIISpace is the white space textLines collapses (HTML's, without
+// \v).
+func isASCIISpace(c byte) bool {
+	return c == ' ' || c == '\n' || c == '\t' || c == '\r' || c == '\f'
 }
 
 func (t *textLines) word() {
