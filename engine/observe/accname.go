@@ -301,19 +301,19 @@ func (c *nameComputation) labels(n *html.Node) []*html.Node {
 		}
 	}
 	if id := attr(n, "id"); id != "" && c.d.byIDIn(n, id) == n {
-		if in, ok := c.d.info[n]; ok {
+		if in, ok := c.d.info.get(n); ok {
 			out = append(out, c.d.labelOf[in.frame][id]...)
 		}
 	}
 	if wrapping != nil {
 		// keep document order
 		pos := len(out)
-		wi := c.d.info[wrapping].seq
+		wi := c.d.info.at(wrapping).seq
 		for i, l := range out {
 			if l == wrapping {
 				return out
 			}
-			if c.d.info[l].seq > wi {
+			if c.d.info.at(l).seq > wi {
 				pos = i
 				break
 			}
@@ -589,7 +589,7 @@ func (l *lazyCat) String() string {
 }
 
 func (c *nameComputation) sheet(n *html.Node) *styleSheet {
-	if in, ok := c.d.info[n]; ok {
+	if in, ok := c.d.info.get(n); ok {
 		return c.d.sheets[in.frame]
 	}
 	return nil

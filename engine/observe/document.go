@@ -53,7 +53,7 @@ type Document struct {
 	// Unread lists the iframes whose document the capture does not hold.
 	Unread []UnreadFrame
 
-	info    map[*html.Node]nodeInfo
+	info    nodeTable
 	byID    []map[string]*html.Node   // frame index → id attribute → first element
 	labelOf []map[string][]*html.Node // frame index → for attribute → labels
 	sheets  []*styleSheet             // frame index → author styles of a plain file
@@ -125,7 +125,11 @@ func Parse(c *capture.Capture) (*Document, error) {
 	}
 	// about one element per 40 bytes of markup: sizing the index up front
 	// saves its rehashing
-	d := &Document{URL: c.URL, Title: c.Title, info: make(map[*html.Node]nodeInfo, min(size/40, 1<<22))}
+	if len(c.Frames) >= maxFrameIndex {
+		return nil, fmt.Errorf("observe: capture of %s has %d frames: %w", c.URL, len(c.Frames), capture.ErrMalformed)
+	}
+	d := &Document{URL: c.URL, Title: c.Title}
+	d.info.init(min(size/40, 1<<22))
 	byFrameID := map[string]*Frame{}
 	inCapture := map[string]bool{}
 	for _, f := range c.Frames {
@@ -151,7 +155,7 @@ func Parse(c *capture.Capture) (*Document, error) {
 		if parent := byFrameID[fr.Parent]; parent != nil {
 			fr.owner = d.ownerIn(parent, fr)
 			if fr.owner != nil {
-				inherited = d.info[fr.owner].flags
+				inherited = d.info.at(fr.owner).flags
 			}
 		}
 		d.Frames = append(d.Frames, fr)
@@ -353,7 +357,7 @@ func (d *Document) NodeID(n *html.Node) string {
 	if v := attr(n, capture.AttrNode); v != "" {
 		return v
 	}
-	in, ok := d.info[n]
+	in, ok := d.info.get(n)
 	if !ok {
 		return ""
 	}
@@ -362,7 +366,7 @@ func (d *Document) NodeID(n *html.Node) string {
 
 // FrameOf returns the id of the frame that holds n.
 func (d *Document) FrameOf(n *html.Node) string {
-	if in, ok := d.info[n]; ok {
+	if in, ok := d.info.get(n); ok {
 		return d.Frames[in.frame].ID
 	}
 	if n != nil && n.Type != html.ElementNode && n.Parent != nil {
@@ -382,7 +386,7 @@ func (d *Document) ByID(frame, id string) *html.Node {
 }
 
 func (d *Document) byIDIn(n *html.Node, id string) *html.Node {
-	in, ok := d.info[n]
+	in, ok := d.info.get(n)
 	if !ok {
 		return nil
 	}
@@ -392,7 +396,7 @@ func (d *Document) byIDIn(n *html.Node, id string) *html.Node {
 // Hidden reports whether n is not shown to a user of the page (see the
 // package function Hidden), from the index computed by Parse.
 func (d *Document) Hidden(n *html.Node) bool {
-	in, ok := d.info[n]
+	in, ok := d.info.get(n)
 	if !ok {
 		return Hidden(n)
 	}
@@ -408,7 +412,7 @@ func (d *Document) flags(n *html.Node) uint8 {
 	if n == nil {
 		return 0
 	}
-	if in, ok := d.info[n]; ok {
+	if in, ok := d.info.get(n); ok {
 		return in.flags
 	}
 	var f uint8

@@ -108,7 +108,7 @@ func (d *Document) index(f *Frame, sizeHint int, inherited uint8, inCapture map[
 			if n.Type == html.ElementNode {
 				seq++
 				ctx.flags = ownFlags(f, sheet, n, ctx.flags)
-				d.info[n] = nodeInfo{seq: seq, frame: fi, flags: ctx.flags}
+				d.info.put(n, nodeInfo{seq: seq, frame: fi, flags: ctx.flags})
 				if id := attr(n, "id"); id != "" {
 					if _, dup := ids[id]; !dup {
 						ids[id] = n
@@ -266,7 +266,7 @@ func (d *Document) cellText(cell *html.Node) string {
 			if n == cell {
 				return true
 			}
-			if d.info[n].flags&hideMask != 0 {
+			if d.info.at(n).flags&hideMask != 0 {
 				return false
 			}
 			switch n.DataAtom {
