@@ -85,12 +85,19 @@ type cssCompound struct {
 // maxStyleBytes bounds the CSS read per frame.
 const maxStyleBytes = 256 << 10
 
-func collectStyles(root *html.Node) *styleSheet {
+// collectStyles reads the author styles of a plain file. On the way it
+// returns textMax, a bound on the bytes of the frame's visible text (each
+// text node outside script and style at most once, plus a separator), so
+// the index can size the text once.
+func collectStyles(root *html.Node) (sheet *styleSheet, textMax int) {
 	var b strings.Builder
 	// every node in document order, by the tree's own links: this walk runs
 	// over the whole frame before the index walk, so it allocates nothing
 	for n := root; n != nil; {
 		descend := true
+		if n.Type == html.TextNode && (n.Parent == nil || n.Parent.DataAtom != atom.Script) {
+			textMax += len(n.Data) + 1
+		}
 		if n.Type == html.ElementNode && n.DataAtom == atom.Style {
 			for c := n.FirstChild; c != nil; c = c.NextSibling {
 				if c.Type == html.TextNode && b.Len() < maxStyleBytes {
@@ -103,13 +110,13 @@ func collectStyles(root *html.Node) *styleSheet {
 		n = nextInTree(n, root, descend)
 	}
 	if b.Len() == 0 {
-		return nil
+		return nil, textMax
 	}
 	s := parseCSS(b.String())
 	if len(s.rules) == 0 {
-		return nil
+		return nil, textMax
 	}
-	return s
+	return s, textMax
 }
 
 func parseCSS(src string) *styleSheet {

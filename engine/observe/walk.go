@@ -65,15 +65,16 @@ func (d *Document) index(f *Frame, sizeHint int, inherited uint8, inCapture map[
 		}
 	}
 	var sheet *styleSheet
+	textMax := sizeHint / 4 // visible text is a fraction of the markup
 	if !f.Live {
-		sheet = collectStyles(f.Root)
+		sheet, textMax = collectStyles(f.Root)
 	}
 	d.sheets = append(d.sheets, sheet)
 
 	raw := &frameRaw{}
 	f.raw = raw
 	var text textLines
-	text.b.Grow(sizeHint / 4) // visible text is a fraction of the markup
+	text.b.Grow(min(textMax, sizeHint))
 	// The walk is iterative (deep pages cannot overflow the stack) and
 	// keeps one entry per open ancestor, not one per pending node: the
 	// children of an element inherit the context it leaves them, and a
