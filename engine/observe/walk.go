@@ -183,6 +183,7 @@ func (d *Document) index(f *Frame, sizeHint int, inherited uint8, inCapture map[
 			n = p.n
 		}
 	}
+	d.info.flush() // reads after Parse never write
 	raw.text = text.String()
 	return srcdocs
 }
