@@ -25,6 +25,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"sort"
 	"sync"
 	"time"
@@ -124,7 +125,10 @@ func (s *Server) SDK() *mcpsdk.Server { return s.sdk }
 func (s *Server) Run(ctx context.Context, t mcpsdk.Transport) error {
 	err := s.sdk.Run(ctx, t)
 	cerr := s.Close()
-	if errors.Is(err, context.Canceled) || errors.Is(err, mcpsdk.ErrConnectionClosed) {
+	// the client going away — stdin closed, or a pipe closed while a reply
+	// was still being written — is the normal end of a session
+	if errors.Is(err, context.Canceled) || errors.Is(err, mcpsdk.ErrConnectionClosed) ||
+		errors.Is(err, io.ErrClosedPipe) || errors.Is(err, io.EOF) {
 		err = nil
 	}
 	return errors.Join(err, cerr)
