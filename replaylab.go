@@ -1,12 +1,14 @@
 // Package replaylab holds the data the replaylab binary embeds: the
-// feature files and the recordings (sessions and golden traces), so that
-// `replaylab run` works on its defaults from any directory. The code lives
+// feature files, the recordings (sessions and golden traces) and the
+// example adapter files the scenarios name, so that `replaylab run` works
+// on its defaults from any directory. The code lives
 // in engine/, sim/, steps/ and cmd/replaylab.
 package replaylab
 
 import "embed"
 
-// Files holds features/ and recordings/.
+// Files holds features/, recordings/ and docs/examples/ (the adapter
+// files scenarios name).
 //
-//go:embed features recordings
+//go:embed features recordings docs/examples
 var Files embed.FS

@@ -115,3 +115,24 @@ func TestRunReplaysTheFeatures(t *testing.T) {
 		t.Fatalf("run: exit %d\n%s\n%s", code, out, stderr)
 	}
 }
+
+// TestRunFromAnywhere runs the embedded features and recordings from a
+// directory with no checkout, as an installed binary would.
+func TestRunFromAnywhere(t *testing.T) {
+	dir := t.TempDir()
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chdir(dir); err != nil {
+		t.Fatal(err)
+	}
+	defer os.Chdir(wd)
+	code, out, stderr := runCLI(t, "run", "--format", "progress", "--tags", "~@mcp")
+	if code != exitOK {
+		t.Fatalf("run from %s: exit %d\n%s\n%s", dir, code, out, stderr)
+	}
+	if !strings.Contains(stderr, "running the embedded features") {
+		t.Fatalf("the run did not use the embedded copy:\n%s", stderr)
+	}
+}
