@@ -54,6 +54,13 @@ func cmdSim(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 	db := fs.String("db", "", "ledger database: a SQLite file path or a postgres:// URL (default: a temp SQLite file removed on exit)")
 	tokens := tokenFlags{}
 	fs.Var(tokens, "token", "bearer token TOKEN=NAME:ROLE (ROLE owner or reviewer); repeatable; replaces the demo tokens alice-token, bob-token, rita-token")
+	faults := sim.Faults{}
+	fs.Float64Var(&faults.TimeoutProb, "fault-timeout", 0, "probability that a provider call times out after it was sent (attempt unknown)")
+	fs.Float64Var(&faults.FailProb, "fault-fail", 0, "probability that a provider fails definitely")
+	fs.Float64Var(&faults.HoldProb, "fault-hold", 0, "probability that a provider holds its result until released")
+	fs.Float64Var(&faults.DuplicateProb, "fault-duplicate", 0, "probability that a success callback is delivered twice")
+	fs.Float64Var(&faults.LateProb, "fault-late", 0, "probability that a timed-out provider delivers its result late")
+	fs.DurationVar(&faults.LatencyMax, "fault-latency", 0, "upper bound of every drawn provider latency")
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		return exitBadInput, err
@@ -61,7 +68,20 @@ func cmdSim(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 	if len(pos) > 0 {
 		return exitBadInput, badInput("unexpected arguments %v", pos)
 	}
-	opts := sim.Options{Addr: *addr, Seed: *seed, DB: *db, Faults: sim.Faults{Seed: uint64(*seed)}}
+	for name, p := range map[string]float64{"fault-timeout": faults.TimeoutProb, "fault-fail": faults.FailProb, "fault-hold": faults.HoldProb,
+		"fault-duplicate": faults.DuplicateProb, "fault-late": faults.LateProb} {
+		if p < 0 || p > 1 {
+			return exitBadInput, badInput("--%s must be a probability in [0, 1], got %v", name, p)
+		}
+	}
+	if faults.TimeoutProb+faults.FailProb+faults.HoldProb > 1 {
+		return exitBadInput, badInput("--fault-timeout + --fault-fail + --fault-hold must not exceed 1")
+	}
+	if faults.LatencyMax < 0 {
+		return exitBadInput, badInput("--fault-latency must not be negative")
+	}
+	faults.Seed = uint64(*seed) // one seed drives every fault: a run is reproduced by its seed
+	opts := sim.Options{Addr: *addr, Seed: *seed, DB: *db, Faults: faults}
 	if len(tokens) > 0 {
 		opts.Tokens = tokens
 	}
@@ -78,6 +98,9 @@ func cmdSim(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 	}
 	fmt.Fprintf(stdout, "replaylab sim: serving %s (seed %d); index at %s/, job API at %s/api/, patch page at %s/patch; ledger in %s — Ctrl-C stops\n",
 		srv.URL, *seed, srv.URL, srv.URL, srv.URL, where)
+	if faults.Enabled() {
+		fmt.Fprintf(stdout, "replaylab sim: provider faults %+v (replay this schedule with --seed %d and the same flags)\n", faults, *seed)
+	}
 	<-ctx.Done()
 	if err := srv.Close(); err != nil {
 		return exitFailed, err

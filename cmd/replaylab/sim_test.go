@@ -56,6 +56,10 @@ func TestSimBadInputExits2(t *testing.T) {
 		{name: "unknown role", args: []string{"sim", "--token", "t=carol:king"}},
 		{name: "unopenable db", args: []string{"sim", "--addr", "127.0.0.1:0", "--db", "/nonexistent-dir/ledger.db"}},
 		{name: "not loopback", args: []string{"sim", "--addr", "0.0.0.0:0"}},
+		{name: "probability above 1", args: []string{"sim", "--fault-timeout", "1.5"}},
+		{name: "negative probability", args: []string{"sim", "--fault-late", "-0.1"}},
+		{name: "behaviours above 1", args: []string{"sim", "--fault-timeout", "0.6", "--fault-fail", "0.6"}},
+		{name: "negative latency", args: []string{"sim", "--fault-latency", "-1s"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var out, errb bytes.Buffer
