@@ -1,14 +1,19 @@
 // Command replaylab runs the scenarios of features/ against the sim and the
-// real engine, serves the sim, and shows what the engine sees of a page.
+// real engine, serves the sim, shows what the engine sees of a page, records
+// live sessions, validates site adapters and serves the engine over MCP.
 //
-//	replaylab run [PATH…] [--driver replay|browser] [--tags EXPR] [--format F] [--update] [--seed N] [--concurrency N]
-//	replaylab sim [--addr 127.0.0.1:8088] [--seed N]
+//	replaylab run [PATH…] [--driver replay|browser] [--tags EXPR] [--format F] [--update] [--mode replay|record-once|record] [--seed N] [--concurrency N]
+//	replaylab sim [--addr 127.0.0.1:8088] [--seed N] [--db PATH|postgres://…] [--token TOKEN=NAME:ROLE …] [--fault-… P]
 //	replaylab observe [--adapter NAME|FILE] [--view full|page] [--json] SOURCE
 //	replaylab find --role ROLE [--name NAME] [--href URL] [--text TEXT] [--offset N] [--limit N] [--json] SOURCE
+//	replaylab record --url URL --out DIR [--adapter A]
+//	replaylab validate --adapter A [--json FILE] DIR
+//	replaylab mcp [--adapter A] [--http ADDR]
 //	replaylab steps
 //
-// Exit status: 0 success; 1 a scenario failed, drifted or was undefined;
-// 2 bad input (unknown flag or command, unreadable file, bad value).
+// Exit status: 0 success; 1 a scenario failed, drifted or was undefined, or
+// a validation found a violation; 2 bad input (unknown flag or command,
+// unreadable file, bad value).
 package main
 
 import (
