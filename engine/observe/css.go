@@ -15,11 +15,87 @@ import (
 // with anything else is skipped.
 type styleSheet struct {
 	rules []cssRule
-	// byProp lists, per property of the element itself (no pseudo), the
-	// indexes of the rules that set it; byPseudo the rules of ::before and
-	// ::after.
-	byProp   [numProps][]int
+	// elem indexes the rules of the element itself (no pseudo) by the key
+	// of their right-most compound, so an element only tries the rules that
+	// can match it; byPseudo lists the rules of ::before and ::after.
+	elem     ruleIndex
 	byPseudo [2][]int
+}
+
+// ruleIndex files each rule under one key of its right-most compound: its
+// id if it has one, else its first class, else its tag, else under any.
+// A rule can only match an element that carries its key, so the rules an
+// element tries are any, byTag[tag], byID[id] and byClass[c] for each of
+// its classes. Each list is in rule order.
+type ruleIndex struct {
+	any     []int
+	byTag   keyIndex
+	byID    keyIndex
+	byClass keyIndex
+}
+
+func (x *ruleIndex) add(r *cssRule, i int) {
+	c := &r.sel[len(r.sel)-1]
+	switch {
+	case c.id != "":
+		x.byID.add(c.id, i)
+	case len(c.classes) > 0:
+		x.byClass.add(c.classes[0], i)
+	case c.tag != "":
+		x.byTag.add(c.tag, i)
+	default:
+		x.any = append(x.any, i)
+	}
+}
+
+// keyIndex maps a key to its rules: a short list of keys is compared one
+// by one (cheaper than hashing, for the few keys of most pages), a long
+// one looked up in a map.
+type keyIndex struct {
+	keys  []string
+	lists [][]int
+	m     map[string]int // key → position, once there are many keys
+}
+
+const keyIndexLinear = 8
+
+func (k *keyIndex) add(key string, rule int) {
+	if j, ok := k.find(key); ok {
+		k.lists[j] = append(k.lists[j], rule)
+		return
+	}
+	k.keys = append(k.keys, key)
+	k.lists = append(k.lists, []int{rule})
+	if len(k.keys) > keyIndexLinear {
+		if k.m == nil {
+			k.m = make(map[string]int, len(k.keys))
+			for j, key := range k.keys {
+				k.m[key] = j
+			}
+		}
+		k.m[key] = len(k.keys) - 1
+	}
+}
+
+func (k *keyIndex) find(key string) (int, bool) {
+	if k.m != nil {
+		j, ok := k.m[key]
+		return j, ok
+	}
+	for j, have := range k.keys {
+		if have == key {
+			return j, true
+		}
+	}
+	return 0, false
+}
+
+// get returns the rules filed under key.
+func (k *keyIndex) get(key string) []int {
+	if j, ok := k.find(key); ok {
+		return k.lists[j]
+	}
+	return nil
 }
 
 // The properties parseDecls keeps, as indexes of styleSheet.byProp: a
@@ -43,14 +119,6 @@ func propIndex(prop string) int {
 	return -1
 }
 
-// propRules lists the rules that set prop on the element itself.
-func (s *styleSheet) propRules(prop string) []int {
-	if i := propIndex(prop); i >= 0 {
-		return s.byProp[i]
-	}
-	return nil
-}
-
 // pseudoRules lists the rules of a pseudo-element ("before" or "after").
 func (s *styleSheet) pseudoRules(pseudo string) []int {
 	switch pseudo {
@@ -72,6 +140,7 @@ type cssRule struct {
 	spec   int
 	order  int
 	decl   map[string]string
+	props  uint8 // bit propIndex(k) for each k of decl the lookups read
 }
 
 type cssCompound struct {
@@ -181,7 +250,8 @@ func parseCSS(src string) *styleSheet {
 	if len(s.rules) > maxStyleRules {
 		s.rules = s.rules[:maxStyleRules]
 	}
-	for i, r := range s.rules {
+	for i := range s.rules {
+		r := &s.rules[i]
 		if r.pseudo != "" {
 			if r.pseudo == "before" {
 				s.byPseudo[0] = append(s.byPseudo[0], i)
@@ -192,8 +262,11 @@ func parseCSS(src string) *styleSheet {
 		}
 		for k := range r.decl {
 			if pi := propIndex(k); pi >= 0 {
-				s.byProp[pi] = append(s.byProp[pi], i)
+				r.props |= 1 << pi
 			}
+		}
+		if r.props != 0 {
+			s.elem.add(r, i)
 		}
 	}
 	return s
@@ -449,13 +522,17 @@ func (r *cssRule) matchRule(n *html.Node) bool {
 // lookup returns the winning value of prop for n (pseudo "" for the element
 // itself).
 func (s *styleSheet) lookup(n *html.Node, pseudo, prop string) (string, bool) {
+	if pseudo == "" {
+		pi := propIndex(prop)
+		if pi < 0 {
+			return "", false
+		}
+		st := s.elementStyle(n, 1<<pi)
+		return st.val[pi], st.spec[pi] >= 0
+	}
 	bestSpec, bestOrder := -1, -1
 	val := ""
-	list := s.propRules(prop)
-	if pseudo != "" {
-		list = s.pseudoRules(pseudo)
-	}
-	for _, i := range list {
+	for _, i := range s.pseudoRules(pseudo) {
 		r := &s.rules[i]
 		if r.pseudo != pseudo {
 			continue
@@ -476,28 +553,91 @@ func (s *styleSheet) lookup(n *html.Node, pseudo, prop string) (string, bool) {
 }
 
 func (s *styleSheet) displayVisibility(n *html.Node) (display, visibility string) {
-	display = s.lookupElement(n, propDisplay, "display")
-	visibility = s.lookupElement(n, propVisibility, "visibility")
-	return display, visibility
+	st := s.elementStyle(n, 1<<propDisplay|1<<propVisibility)
+	return st.val[propDisplay], st.val[propVisibility]
 }
 
-// lookupElement is lookup for the element itself, over the rules that set
-// prop only.
-func (s *styleSheet) lookupElement(n *html.Node, pi int, prop string) string {
-	bestSpec, bestOrder := -1, -1
-	val := ""
-	for _, i := range s.byProp[pi] {
-		r := &s.rules[i]
-		if r.spec < bestSpec || (r.spec == bestSpec && r.order < bestOrder) {
-			continue
-		}
-		if !r.matchRule(n) {
-			continue
-		}
-		bestSpec, bestOrder, val = r.spec, r.order, r.decl[prop]
-	}
-	return val
+// elemStyle is the winning rule, per property, of an element's own style:
+// spec -1 where no rule sets the property.
+type elemStyle struct {
+	spec, order [numProps]int
+	val         [numProps]string
 }
+
+// elementStyle looks up the properties of mask for the element itself,
+// trying only the rules the index files under the element's tag, id and
+// classes. The winner of each property is the matching rule of highest
+// (specificity, order), whatever order the rules are tried in.
+func (s *styleSheet) elementStyle(n *html.Node, mask uint8) elemStyle {
+	st := elemStyle{spec: [numProps]int{-1, -1, -1}, order: [numProps]int{-1, -1, -1}}
+	x := &s.elem
+	s.consider(&st, x.any, n, mask)
+	if len(x.byTag.keys) > 0 {
+		s.consider(&st, x.byTag.get(n.Data), n, mask)
+	}
+	if len(x.byID.keys) == 0 && len(x.byClass.keys) == 0 {
+		return st
+	}
+	var id, class string
+	var hasID, hasClass bool
+	for _, a := range n.Attr {
+		if a.Key == "id" && !hasID {
+			id, hasID = a.Val, true
+		}
+		if a.Key == "class" && !hasClass {
+			class, hasClass = a.Val, true
+		}
+	}
+	if id != "" && len(x.byID.keys) > 0 {
+		s.consider(&st, x.byID.get(id), n, mask)
+	}
+	if len(x.byClass.keys) > 0 {
+		// the words as hasToken splits them, empty ones included
+		for list := class; len(list) > 0; {
+			i := strings.IndexAny(list, " \t\n\f\r")
+			word := list
+			if i >= 0 {
+				word, list = list[:i], list[i+1:]
+			} else {
+				list = ""
+			}
+			if l := x.byClass.get(word); l != nil {
+				s.consider(&st, l, n, mask)
+			}
+		}
+	}
+	return st
+}
+
+func (s *styleSheet) consider(st *elemStyle, list []int, n *html.Node, mask uint8) {
+	for _, i := range list {
+		r := &s.rules[i]
+		m := r.props & mask
+		if m == 0 {
+			continue
+		}
+		matched := 0 // 0 unknown, 1 matches, 2 does not
+		for pi := 0; pi < numProps; pi++ {
+			if m&(1<<pi) == 0 {
+				continue
+			}
+			if r.spec < st.spec[pi] || (r.spec == st.spec[pi] && r.order < st.order[pi]) {
+				continue
+			}
+			if matched == 0 {
+				matched = 2
+				if r.matchRule(n) {
+					matched = 1
+				}
+			}
+			if matched == 1 {
+				st.spec[pi], st.order[pi], st.val[pi] = r.spec, r.order, r.decl[propNames[pi]]
+			}
+		}
+	}
+}
+
+var propNames = [numProps]string{"display", "visibility", "content"}
 
 // pseudoContent is the text a ::before or ::after rule adds, with its
 // alternative text ("content: 'x' / 'alt'") preferred, as accname asks.
