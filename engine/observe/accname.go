@@ -16,6 +16,11 @@ func (d *Document) Name(n *html.Node) string {
 	return Normalize(d.AccessibleName(n))
 }
 
+// name is Name for an element whose role the caller has computed already.
+func (d *Document) name(n *html.Node, role string) string {
+	return Normalize(d.accessibleName(n, role))
+}
+
 // Bounds of one name computation: names longer than NameCharsMax are cut,
 // and at most nameNodesMax nodes are read, so a name never costs more than
 // a fixed amount whatever the page.
@@ -54,12 +59,17 @@ func (d *Document) AccessibleName(n *html.Node) string {
 	if n == nil || n.Type != html.ElementNode {
 		return ""
 	}
-	switch Role(n) {
+	return d.accessibleName(n, Role(n))
+}
+
+// accessibleName is AccessibleName of an element whose role is known.
+func (d *Document) accessibleName(n *html.Node, role string) string {
+	switch role {
 	case "caption", "code", "deletion", "emphasis", "generic", "insertion", "mark", "paragraph",
 		"presentation", "strong", "subscript", "suggestion", "superscript", "time":
 		return "" // roles that prohibit naming
 	}
-	c := nameComputation{d: d, budget: nameNodesMax}
+	c := nameComputation{d: d, budget: nameNodesMax, roleNode: n, role: role}
 	s := c.text(n, opts{target: targetSelf})
 	out := flatString(s, NameCharsMax)
 	if !c.ownLabel {
@@ -76,6 +86,33 @@ type nameComputation struct {
 	// ownLabel: the name is the target's own aria-label, whose no-break
 	// spaces at the ends are kept (text content's are trimmed).
 	ownLabel bool
+	// the target's role, computed once by the caller
+	roleNode *html.Node
+	role     string
+	// the index entry last read, as text reads a node's entry for its
+	// hidden flags and then for its frame's style sheet
+	infoNode *html.Node
+	infoIn   nodeInfo
+	infoOK   bool
+}
+
+// info is the index entry of n, read once for consecutive requests.
+func (c *nameComputation) info(n *html.Node) (nodeInfo, bool) {
+	if n != c.infoNode || n == nil {
+		c.infoIn, c.infoOK = c.d.info.get(n)
+		c.infoNode = n
+	}
+	return c.infoIn, c.infoOK
+}
+
+// flags is Document.flags through the entry cache.
+func (c *nameComputation) flags(n *html.Node) uint8 {
+	if n != nil && n.Type == html.ElementNode {
+		if in, ok := c.info(n); ok {
+			return in.flags
+		}
+	}
+	return c.d.flags(n)
 }
 
 // visitedSet is the set of nodes a name computation has read: a short
@@ -142,7 +179,7 @@ func (c *nameComputation) hiddenForName(n *html.Node) bool {
 	case atom.Script, atom.Style, atom.Noscript, atom.Template:
 		return true
 	}
-	f := c.d.flags(n)
+	f := c.flags(n)
 	if f&(flagDisplay|flagAria) != 0 {
 		return true
 	}
@@ -166,7 +203,7 @@ func (c *nameComputation) text(n *html.Node, o opts) string {
 
 	// 2A
 	if !o.hiddenRef && c.hiddenForName(n) {
-		if c.d.flags(n) == flagVisibility && n.FirstChild != nil && o.target != targetSelf {
+		if c.flags(n) == flagVisibility && n.FirstChild != nil && o.target != targetSelf {
 			// visibility:hidden hides the element, not descendants that
 			// are made visible again
 			c.visited.add(n)
@@ -191,7 +228,10 @@ func (c *nameComputation) text(n *html.Node, o opts) string {
 			return s
 		}
 	}
-	role := Role(n)
+	role := c.role
+	if n != c.roleNode {
+		role = Role(n)
+	}
 	// 2C
 	if o.inLabel || o.inLabelledBy || o.target == targetDescendant {
 		isOwnLabel := o.inLabel && o.labelRoot != nil && c.isLabelOf(o.labelRoot, n)
@@ -589,7 +629,7 @@ func (l *lazyCat) String() string {
 }
 
 func (c *nameComputation) sheet(n *html.Node) *styleSheet {
-	if in, ok := c.d.info.get(n); ok {
+	if in, ok := c.info(n); ok {
 		return c.d.sheets[in.frame]
 	}
 	return nil

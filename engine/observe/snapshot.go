@@ -215,11 +215,11 @@ func Observe(doc *Document, id int, opts Options) *Observation {
 		o.texts = append(o.texts, frameText{frame: f.ID, text: f.raw.text})
 		total += len(f.raw.cands)
 		for _, h := range f.raw.headings {
-			o.headings = append(o.headings, Heading{Level: headingLevel(h), Text: doc.Name(h), Frame: f.ID})
+			o.headings = append(o.headings, Heading{Level: headingLevel(h), Text: doc.name(h, "heading"), Frame: f.ID})
 		}
 		base := len(o.tables)
 		for _, t := range f.raw.tables {
-			ot := obsTable{frame: f.ID, role: t.role, name: doc.Name(t.node), rows: make([][]string, len(t.rows))}
+			ot := obsTable{frame: f.ID, role: t.role, name: doc.name(t.node, t.role), rows: make([][]string, len(t.rows))}
 			if t.parent > 0 {
 				ot.parent = base + t.parent
 			}
@@ -314,7 +314,7 @@ func candClass(rc rawCand) uint8 {
 
 func fillElement(el *Element, doc *Document, f *Frame, rc rawCand, opts Options) {
 	n, role := rc.n, rc.role
-	*el = Element{Role: role, Name: doc.Name(n), Frame: f.ID, node: n} // Node: set by Observe
+	*el = Element{Role: role, Name: doc.name(n, role), Frame: f.ID, node: n} // Node: set by Observe
 	if role == "link" {
 		el.Href = truncRunes(attr(n, "href"), 2048)
 	}
