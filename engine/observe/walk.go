@@ -304,10 +304,18 @@ func (t *textLines) write(s string) {
 			continue
 		}
 		if c < 0x80 {
-			// a run of ASCII other than white space is copied at once
+			// a run of ASCII words joined by single spaces is copied at
+			// once: word by word it would come out the same, each space
+			// owed and paid before the next word
 			j := i + 1
-			for j < len(s) && s[j] < 0x80 && !isASCIISpace(s[j]) {
-				j++
+			for j < len(s) {
+				if asciiWordByte[s[j]] {
+					j++
+				} else if s[j] == ' ' && j+1 < len(s) && asciiWordByte[s[j+1]] {
+					j += 2
+				} else {
+					break
+				}
 			}
 			t.word()
 			t.b.WriteString(s[i:j])
@@ -337,6 +345,15 @@ func (t *textLines) write(s string) {
 
 // isASCIISpace is the white space textLines collapses (HTML's, without
 // \v).
+// asciiWordByte marks the ASCII bytes textLines copies as words: all but
+// the white space it collapses.
+var asciiWordByte = func() (t [256]bool) {
+	for c := 0; c < 0x80; c++ {
+		t[c] = !isASCIISpace(byte(c))
+	}
+	return t
+}()
+
 func isASCIISpace(c byte) bool {
 	return c == ' ' || c == '\n' || c == '\t' || c == '\r' || c == '\f'
 }
