@@ -552,8 +552,9 @@ func (s *styleSheet) lookup(n *html.Node, pseudo, prop string) (string, bool) {
 	return val, bestSpec >= 0
 }
 
-func (s *styleSheet) displayVisibility(n *html.Node) (display, visibility string) {
-	st := s.elementStyle(n, 1<<propDisplay|1<<propVisibility)
+func (s *styleSheet) displayVisibility(n *html.Node, id, class string) (display, visibility string) {
+	var st elemStyle
+	s.elementStyleOf(&st, n, 1<<propDisplay|1<<propVisibility, id, class)
 	return st.val[propDisplay], st.val[propVisibility]
 }
 
@@ -564,50 +565,51 @@ type elemStyle struct {
 	val         [numProps]string
 }
 
-// elementStyle looks up the properties of mask for the element itself,
-// trying only the rules the index files under the element's tag, id and
-// classes. The winner of each property is the matching rule of highest
-// (specificity, order), whatever order the rules are tried in.
+// elementStyle looks up the properties of mask for the element itself.
 func (s *styleSheet) elementStyle(n *html.Node, mask uint8) elemStyle {
-	st := elemStyle{spec: [numProps]int{-1, -1, -1}, order: [numProps]int{-1, -1, -1}}
+	var st elemStyle
+	s.elementStyleOf(&st, n, mask, attr(n, "id"), attr(n, "class"))
+	return st
+}
+
+// elementStyleOf is elementStyle for an element whose id and class
+// attributes the caller has read, trying only the rules the index files
+// under the element's tag, id and classes. The winner of each property is
+// the matching rule of highest (specificity, order), whatever order the
+// rules are tried in.
+func (s *styleSheet) elementStyleOf(st *elemStyle, n *html.Node, mask uint8, id, class string) {
+	st.spec = [numProps]int{-1, -1, -1}
+	st.order = [numProps]int{-1, -1, -1}
 	x := &s.elem
-	s.consider(&st, x.any, n, mask)
+	if len(x.any) > 0 {
+		s.consider(st, x.any, n, mask)
+	}
 	if len(x.byTag.keys) > 0 {
-		s.consider(&st, x.byTag.get(n.Data), n, mask)
-	}
-	if len(x.byID.keys) == 0 && len(x.byClass.keys) == 0 {
-		return st
-	}
-	var id, class string
-	var hasID, hasClass bool
-	for _, a := range n.Attr {
-		if a.Key == "id" && !hasID {
-			id, hasID = a.Val, true
-		}
-		if a.Key == "class" && !hasClass {
-			class, hasClass = a.Val, true
+		if l := x.byTag.get(n.Data); l != nil {
+			s.consider(st, l, n, mask)
 		}
 	}
 	if id != "" && len(x.byID.keys) > 0 {
-		s.consider(&st, x.byID.get(id), n, mask)
+		if l := x.byID.get(id); l != nil {
+			s.consider(st, l, n, mask)
+		}
 	}
 	if len(x.byClass.keys) > 0 {
 		// the words as hasToken splits them, empty ones included
-		for list := class; len(list) > 0; {
-			i := strings.IndexAny(list, " \t\n\f\r")
-			word := list
-			if i >= 0 {
-				word, list = list[:i], list[i+1:]
-			} else {
-				list = ""
+		for start, i := 0, 0; start < len(class); i++ {
+			if i < len(class) && !classSpace[class[i]] {
+				continue
 			}
-			if l := x.byClass.get(word); l != nil {
-				s.consider(&st, l, n, mask)
+			if l := x.byClass.get(class[start:i]); l != nil {
+				s.consider(st, l, n, mask)
 			}
+			start = i + 1
 		}
 	}
-	return st
 }
+
+// classSpace marks the bytes hasToken splits a class list on.
+var classSpace = [256]bool{' ': true, '\t': true, '\n': true, '\f': true, '\r': true}
 
 func (s *styleSheet) consider(st *elemStyle, list []int, n *html.Node, mask uint8) {
 	for _, i := range list {

@@ -290,10 +290,18 @@ func ownFlags(f *Frame, sheet *styleSheet, n *html.Node, parent uint8) uint8 {
 	case atom.Head, atom.Script, atom.Style, atom.Template, atom.Noscript, atom.Title, atom.Meta, atom.Link, atom.Base:
 		flags |= flagDisplay
 	}
-	var style, rlHidden string
-	hiddenAttr, hiddenInput := false, false
+	var style, rlHidden, id, class string
+	hiddenAttr, hiddenInput, hasID, hasClass := false, false, false, false
 	for _, a := range n.Attr {
 		switch a.Key {
+		case "id":
+			if !hasID {
+				id, hasID = a.Val, true
+			}
+		case "class":
+			if !hasClass {
+				class, hasClass = a.Val, true
+			}
 		case "aria-hidden":
 			if strings.EqualFold(strings.TrimSpace(a.Val), "true") {
 				flags |= flagAria
@@ -329,7 +337,7 @@ func ownFlags(f *Frame, sheet *styleSheet, n *html.Node, parent uint8) uint8 {
 	}
 	display, visibility := "", ""
 	if sheet != nil {
-		display, visibility = sheet.displayVisibility(n)
+		display, visibility = sheet.displayVisibility(n, id, class)
 	}
 	if style != "" {
 		if v := styleProp(style, "display"); v != "" {
