@@ -558,7 +558,28 @@ func (o *Observation) View(view string, lim Limits) *Snapshot {
 
 // runeCount counts characters as ranging over s does (an invalid byte is
 // one).
-func runeCount(s string) int { return utf8.RuneCountInString(s) }
+func runeCount(s string) int {
+	n := 0
+	for len(s) > 0 {
+		// eight ASCII bytes at a time are eight characters
+		for len(s) >= 8 && (s[0]|s[1]|s[2]|s[3]|s[4]|s[5]|s[6]|s[7]) < utf8.RuneSelf {
+			n += 8
+			s = s[8:]
+		}
+		if len(s) == 0 {
+			break
+		}
+		if s[0] < utf8.RuneSelf {
+			n++
+			s = s[1:]
+			continue
+		}
+		_, size := utf8.DecodeRuneInString(s)
+		n++
+		s = s[size:]
+	}
+	return n
+}
 
 // Query is a find: every field is optional; Name matches exactly after
 // whitespace normalisation, Text matches a case-insensitive substring of
