@@ -191,8 +191,7 @@ func (w *world) applyChat() error {
 }
 
 func openChat(ctx context.Context) error {
-	w := worldOf(ctx)
-	p, err := w.ensurePage(ctx)
+	w, p, err := worldPage(ctx)
 	if err != nil {
 		return err
 	}
@@ -200,8 +199,7 @@ func openChat(ctx context.Context) error {
 }
 
 func send(ctx context.Context, text string) error {
-	w := worldOf(ctx)
-	p, err := w.ensurePage(ctx)
+	_, p, err := worldPage(ctx)
 	if err != nil {
 		return err
 	}
@@ -255,8 +253,7 @@ func waitAnswerMedia(ctx context.Context, n int, kind string) error {
 }
 
 func waitFor(ctx context.Context, opt answer.Options) error {
-	w := worldOf(ctx)
-	p, err := w.ensurePage(ctx)
+	w, p, err := worldPage(ctx)
 	if err != nil {
 		return err
 	}
@@ -271,8 +268,7 @@ func waitFor(ctx context.Context, opt answer.Options) error {
 type snapshots struct{ views []*engine.View }
 
 func takeSnapshot(ctx context.Context) error {
-	w := worldOf(ctx)
-	p, err := w.ensurePage(ctx)
+	w, p, err := worldPage(ctx)
 	if err != nil {
 		return err
 	}

@@ -61,8 +61,7 @@ func (w *world) keepRefusal(err error) error {
 }
 
 func clickByRole(ctx context.Context, role, name, status string) error {
-	w := worldOf(ctx)
-	p, err := w.ensurePage(ctx)
+	w, p, err := worldPage(ctx)
 	if err != nil {
 		return err
 	}
@@ -74,8 +73,7 @@ func statusExpect(status string) engine.Expect {
 }
 
 func clickLinkHref(ctx context.Context, name, href, status string) error {
-	w := worldOf(ctx)
-	p, err := w.ensurePage(ctx)
+	w, p, err := worldPage(ctx)
 	if err != nil {
 		return err
 	}
@@ -169,8 +167,7 @@ func refusalDescribes(ctx context.Context) error {
 }
 
 func pageTextHas(ctx context.Context, mode, text string) error {
-	w := worldOf(ctx)
-	p, err := w.ensurePage(ctx)
+	_, p, err := worldPage(ctx)
 	if err != nil {
 		return err
 	}
@@ -190,8 +187,7 @@ func pageTextHas(ctx context.Context, mode, text string) error {
 }
 
 func typeInto(ctx context.Context, text, role, name string) error {
-	w := worldOf(ctx)
-	p, err := w.ensurePage(ctx)
+	_, p, err := worldPage(ctx)
 	if err != nil {
 		return err
 	}

@@ -164,8 +164,7 @@ func openSimPageInTab(ctx context.Context, path, tab string) error {
 }
 
 func lookAtPage(ctx context.Context) error {
-	w := worldOf(ctx)
-	p, err := w.ensurePage(ctx)
+	w, p, err := worldPage(ctx)
 	if err != nil {
 		return err
 	}
@@ -174,8 +173,7 @@ func lookAtPage(ctx context.Context) error {
 }
 
 func openCloseMenu(ctx context.Context, n int) error {
-	w := worldOf(ctx)
-	p, err := w.ensurePage(ctx)
+	w, p, err := worldPage(ctx)
 	if err != nil {
 		return err
 	}
@@ -207,8 +205,7 @@ func menuStamp(text string) string {
 }
 
 func openCloseMenuByRefs(ctx context.Context, n int) error {
-	w := worldOf(ctx)
-	p, err := w.ensurePage(ctx)
+	w, p, err := worldPage(ctx)
 	if err != nil {
 		return err
 	}
@@ -249,8 +246,7 @@ func clickButtonTimesLooking(ctx context.Context, name string, n int, text strin
 }
 
 func clickButtons(ctx context.Context, name string, n int, text string, looks int) error {
-	w := worldOf(ctx)
-	p, err := w.ensurePage(ctx)
+	w, p, err := worldPage(ctx)
 	if err != nil {
 		return err
 	}
@@ -268,8 +264,7 @@ func clickButtons(ctx context.Context, name string, n int, text string, looks in
 }
 
 func clickSameRef(ctx context.Context, name string, n int, text string) error {
-	w := worldOf(ctx)
-	p, err := w.ensurePage(ctx)
+	w, p, err := worldPage(ctx)
 	if err != nil {
 		return err
 	}
@@ -292,8 +287,7 @@ func clickSameRef(ctx context.Context, name string, n int, text string) error {
 }
 
 func readGuide(ctx context.Context, last int) error {
-	w := worldOf(ctx)
-	p, err := w.ensurePage(ctx)
+	w, p, err := worldPage(ctx)
 	if err != nil {
 		return err
 	}
@@ -339,8 +333,7 @@ func refreshTabs(ctx context.Context, other string, n int) error {
 
 // passive runs op n times on the main tab and collects signals after each.
 func passive(ctx context.Context, n int, op func(*engine.Page) error) error {
-	w := worldOf(ctx)
-	p, err := w.ensurePage(ctx)
+	w, p, err := worldPage(ctx)
 	if err != nil {
 		return err
 	}
@@ -374,8 +367,7 @@ func verifyFieldTimes(ctx context.Context, role, name, want string, n int) error
 }
 
 func signInTimes(ctx context.Context, n int, password, codes string) error {
-	w := worldOf(ctx)
-	p, err := w.ensurePage(ctx)
+	w, p, err := worldPage(ctx)
 	if err != nil {
 		return err
 	}

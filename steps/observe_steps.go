@@ -75,8 +75,7 @@ func init() {
 }
 
 func openSimPage(ctx context.Context, path string) error {
-	w := worldOf(ctx)
-	p, err := w.ensurePage(ctx)
+	w, p, err := worldPage(ctx)
 	if err != nil {
 		return err
 	}
@@ -84,8 +83,7 @@ func openSimPage(ctx context.Context, path string) error {
 }
 
 func takeFullSnapshot(ctx context.Context) error {
-	w := worldOf(ctx)
-	p, err := w.ensurePage(ctx)
+	w, p, err := worldPage(ctx)
 	if err != nil {
 		return err
 	}
@@ -266,8 +264,7 @@ func tableInfo(ctx context.Context, n int, role, name string, parent int) error 
 }
 
 func runFind(ctx context.Context, q observe.Query) error {
-	w := worldOf(ctx)
-	p, err := w.ensurePage(ctx)
+	w, p, err := worldPage(ctx)
 	if err != nil {
 		return err
 	}
@@ -334,8 +331,7 @@ func findComplete(ctx context.Context, want string) error {
 }
 
 func foundOnce(ctx context.Context, table *godog.Table) error {
-	w := worldOf(ctx)
-	p, err := w.ensurePage(ctx)
+	_, p, err := worldPage(ctx)
 	if err != nil {
 		return err
 	}
@@ -360,8 +356,7 @@ func foundOnce(ctx context.Context, table *godog.Table) error {
 }
 
 func searchText(ctx context.Context, text string) error {
-	w := worldOf(ctx)
-	p, err := w.ensurePage(ctx)
+	w, p, err := worldPage(ctx)
 	if err != nil {
 		return err
 	}

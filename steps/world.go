@@ -145,6 +145,14 @@ func (w *world) createHint() string {
 	return "go run ./cmd/replaylab run --mode record-once (Chromium installed; records only what is missing), or go test ./steps -update to re-record everything"
 }
 
+// worldPage returns the scenario's world and its main tab, opening the tab
+// on first use: the preamble of every step that drives the page.
+func worldPage(ctx context.Context) (*world, *engine.Page, error) {
+	w := worldOf(ctx)
+	p, err := w.ensurePage(ctx)
+	return w, p, err
+}
+
 // ensurePage returns the scenario's main tab.
 func (w *world) ensurePage(ctx context.Context) (*engine.Page, error) {
 	return w.ensureTab(ctx, mainTab)
