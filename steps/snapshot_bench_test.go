@@ -100,11 +100,11 @@ func BenchmarkSnapshot200Turns(b *testing.B) {
 				return res
 			}
 			call("begin", mcp.BeginIn{Goal: "bench"})
-			call("navigate", mcp.NavigateIn{Task: "t1", URL: url})
+			call("navigate", mcp.NavigateIn{PageIn: mcp.PageIn{Task: "t1"}, URL: url})
 			var size, whole int
 			b.ReportAllocs()
 			for b.Loop() {
-				res := call("snapshot", mcp.SnapshotIn{Task: "t1", View: view})
+				res := call("snapshot", mcp.SnapshotIn{PageIn: mcp.PageIn{Task: "t1"}, View: view})
 				body, err := json.Marshal(res.StructuredContent)
 				if err != nil {
 					b.Fatal(err)

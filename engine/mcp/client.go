@@ -346,13 +346,13 @@ func (p *Page) in() PageIn { return PageIn{Task: p.t.ID, Page: p.Name} }
 
 // Navigate opens url.
 func (p *Page) Navigate(ctx context.Context, url string) error {
-	return p.t.c.call(ctx, p.t, "navigate", 0, NavigateIn{Task: p.t.ID, Page: p.Name, URL: url}, nil)
+	return p.t.c.call(ctx, p.t, "navigate", 0, NavigateIn{PageIn: p.in(), URL: url}, nil)
 }
 
 // Snapshot returns a bounded view ("page" or "full").
 func (p *Page) Snapshot(ctx context.Context, view string) (*engine.View, error) {
 	var v engine.View
-	if err := p.t.c.call(ctx, p.t, "snapshot", 0, SnapshotIn{Task: p.t.ID, Page: p.Name, View: view}, &v); err != nil {
+	if err := p.t.c.call(ctx, p.t, "snapshot", 0, SnapshotIn{PageIn: p.in(), View: view}, &v); err != nil {
 		return nil, err
 	}
 	return &v, nil
@@ -361,14 +361,14 @@ func (p *Page) Snapshot(ctx context.Context, view string) (*engine.View, error) 
 // Find runs a fresh find.
 func (p *Page) Find(ctx context.Context, q observe.Query) (observe.FindResult, error) {
 	var r observe.FindResult
-	err := p.t.c.call(ctx, p.t, "find", 0, FindIn{Task: p.t.ID, Page: p.Name, Role: q.Role, Name: q.Name, Text: q.Text, Href: q.Href, Offset: q.Offset, Limit: q.Limit}, &r)
+	err := p.t.c.call(ctx, p.t, "find", 0, FindIn{PageIn: p.in(), Role: q.Role, Name: q.Name, Text: q.Text, Href: q.Href, Offset: q.Offset, Limit: q.Limit}, &r)
 	return r, err
 }
 
 // Extract reads text, tables or search snippets.
 func (p *Page) Extract(ctx context.Context, req engine.ExtractRequest) (*engine.Extract, error) {
 	var x engine.Extract
-	if err := p.t.c.call(ctx, p.t, "extract", 0, ExtractIn{Task: p.t.ID, Page: p.Name, What: req.What, Query: req.Query}, &x); err != nil {
+	if err := p.t.c.call(ctx, p.t, "extract", 0, ExtractIn{PageIn: p.in(), What: req.What, Query: req.Query}, &x); err != nil {
 		return nil, err
 	}
 	return &x, nil
@@ -376,7 +376,7 @@ func (p *Page) Extract(ctx context.Context, req engine.ExtractRequest) (*engine.
 
 // Fill types text once and verifies the field.
 func (p *Page) Fill(ctx context.Context, t engine.Target, text string) error {
-	return p.t.c.call(ctx, p.t, "fill", 0, FillIn{Task: p.t.ID, Page: p.Name, Target: targetOf(t), Text: text}, nil)
+	return p.t.c.call(ctx, p.t, "fill", 0, FillIn{PageIn: p.in(), Target: targetOf(t), Text: text}, nil)
 }
 
 func outcomeWait(x engine.Expect) time.Duration {
@@ -397,12 +397,12 @@ func wireExpect(x engine.Expect) *Expect {
 
 // Click clicks the target and waits for the expected outcome.
 func (p *Page) Click(ctx context.Context, t engine.Target, x engine.Expect) error {
-	return p.t.c.call(ctx, p.t, "click", outcomeWait(x), ActIn{Task: p.t.ID, Page: p.Name, Target: targetOf(t), Expect: wireExpect(x)}, nil)
+	return p.t.c.call(ctx, p.t, "click", outcomeWait(x), ActIn{PageIn: p.in(), Target: targetOf(t), Expect: wireExpect(x)}, nil)
 }
 
 // Press presses key on the target and waits for the expected outcome.
 func (p *Page) Press(ctx context.Context, t engine.Target, key string, x engine.Expect) error {
-	return p.t.c.call(ctx, p.t, "press", outcomeWait(x), ActIn{Task: p.t.ID, Page: p.Name, Target: targetOf(t), Key: key, Expect: wireExpect(x)}, nil)
+	return p.t.c.call(ctx, p.t, "press", outcomeWait(x), ActIn{PageIn: p.in(), Target: targetOf(t), Key: key, Expect: wireExpect(x)}, nil)
 }
 
 // WaitAnswer waits for the new answer group.
@@ -412,7 +412,7 @@ func (p *Page) WaitAnswer(ctx context.Context, opt answer.Options) (answer.Resul
 		wait = answer.DefaultOptions.Timeout
 	}
 	var out AnswerOut
-	if err := p.t.c.call(ctx, p.t, "waitAnswer", wait, WaitAnswerIn{Task: p.t.ID, Page: p.Name, TimeoutMS: int(opt.Timeout / time.Millisecond), Media: opt.Media}, &out); err != nil {
+	if err := p.t.c.call(ctx, p.t, "waitAnswer", wait, WaitAnswerIn{PageIn: p.in(), TimeoutMS: int(opt.Timeout / time.Millisecond), Media: opt.Media}, &out); err != nil {
 		return answer.Result{}, err
 	}
 	return out.result(), nil
@@ -420,17 +420,17 @@ func (p *Page) WaitAnswer(ctx context.Context, opt answer.Options) (answer.Resul
 
 // WaitFor waits, without acting, until x holds.
 func (p *Page) WaitFor(ctx context.Context, x engine.Expect) error {
-	return p.t.c.call(ctx, p.t, "waitFor", outcomeWait(x), VerifyOutcomeIn{Task: p.t.ID, Page: p.Name, Expect: *expectOf(x)}, nil)
+	return p.t.c.call(ctx, p.t, "waitFor", outcomeWait(x), VerifyOutcomeIn{PageIn: p.in(), Expect: *expectOf(x)}, nil)
 }
 
 // VerifyField compares the field's real value with want.
 func (p *Page) VerifyField(ctx context.Context, t engine.Target, want string) error {
-	return p.t.c.call(ctx, p.t, "verifyField", 0, VerifyFieldIn{Task: p.t.ID, Page: p.Name, Target: targetOf(t), Value: want}, nil)
+	return p.t.c.call(ctx, p.t, "verifyField", 0, VerifyFieldIn{PageIn: p.in(), Target: targetOf(t), Value: want}, nil)
 }
 
 // VerifyOutcome checks x once.
 func (p *Page) VerifyOutcome(ctx context.Context, x engine.Expect) error {
-	return p.t.c.call(ctx, p.t, "verifyOutcome", 0, VerifyOutcomeIn{Task: p.t.ID, Page: p.Name, Expect: *expectOf(x)}, nil)
+	return p.t.c.call(ctx, p.t, "verifyOutcome", 0, VerifyOutcomeIn{PageIn: p.in(), Expect: *expectOf(x)}, nil)
 }
 
 // Changes summarises the page's last two observations; ok is false until

@@ -37,15 +37,13 @@ type PageIn struct {
 
 // SnapshotIn asks for a bounded view.
 type SnapshotIn struct {
-	Task string `json:"task" jsonschema:"the task id begin returned"`
-	Page string `json:"page,omitempty" jsonschema:"the tab; default main"`
+	PageIn
 	View string `json:"view,omitempty" jsonschema:"page (default: the shorter view, 30 elements and 1500 characters) or full (60 elements, 4000 characters per frame)"`
 }
 
 // FindIn is a fresh find with selection facts.
 type FindIn struct {
-	Task   string `json:"task" jsonschema:"the task id begin returned"`
-	Page   string `json:"page,omitempty" jsonschema:"the tab; default main"`
+	PageIn
 	Role   string `json:"role,omitempty" jsonschema:"exact ARIA role (button, link, textbox, …)"`
 	Name   string `json:"name,omitempty" jsonschema:"exact accessible name, whitespace-normalised"`
 	Text   string `json:"text,omitempty" jsonschema:"case-insensitive substring of the name or value"`
@@ -56,17 +54,15 @@ type FindIn struct {
 
 // ExtractIn is a bounded content read.
 type ExtractIn struct {
-	Task  string `json:"task" jsonschema:"the task id begin returned"`
-	Page  string `json:"page,omitempty" jsonschema:"the tab; default main"`
+	PageIn
 	What  string `json:"what" jsonschema:"text, tables or search"`
 	Query string `json:"query,omitempty" jsonschema:"the text to search for (what=search)"`
 }
 
 // NavigateIn opens a URL.
 type NavigateIn struct {
-	Task string `json:"task" jsonschema:"the task id begin returned"`
-	Page string `json:"page,omitempty" jsonschema:"the tab; default main"`
-	URL  string `json:"url" jsonschema:"absolute http(s) URL"`
+	PageIn
+	URL string `json:"url" jsonschema:"absolute http(s) URL"`
 }
 
 // Target names an element: a ref from the latest snapshot of the page, or
@@ -98,16 +94,14 @@ type Expect struct {
 
 // FillIn types into a field once and verifies it.
 type FillIn struct {
-	Task   string `json:"task" jsonschema:"the task id begin returned"`
-	Page   string `json:"page,omitempty" jsonschema:"the tab; default main"`
+	PageIn
 	Target Target `json:"target" jsonschema:"the field"`
 	Text   string `json:"text" jsonschema:"the text to type (once; a different resulting value is FIELD_MISMATCH and is not retyped)"`
 }
 
 // ActIn is a click or a key press with its expected outcome.
 type ActIn struct {
-	Task   string  `json:"task" jsonschema:"the task id begin returned"`
-	Page   string  `json:"page,omitempty" jsonschema:"the tab; default main"`
+	PageIn
 	Target Target  `json:"target" jsonschema:"the element"`
 	Key    string  `json:"key,omitempty" jsonschema:"press only: the key, e.g. Enter"`
 	Expect *Expect `json:"expect,omitempty" jsonschema:"the expected outcome; required by the engine (MISSING_EXPECTATION)"`
@@ -115,24 +109,21 @@ type ActIn struct {
 
 // WaitAnswerIn waits for the new answer group.
 type WaitAnswerIn struct {
-	Task      string `json:"task" jsonschema:"the task id begin returned"`
-	Page      string `json:"page,omitempty" jsonschema:"the tab; default main"`
+	PageIn
 	TimeoutMS int    `json:"timeoutMs,omitempty" jsonschema:"the whole wait in milliseconds; default 30000"`
 	Media     string `json:"media,omitempty" jsonschema:"image or video: completion also needs ready media of that kind in the new group"`
 }
 
 // VerifyFieldIn compares a field's real value.
 type VerifyFieldIn struct {
-	Task   string `json:"task" jsonschema:"the task id begin returned"`
-	Page   string `json:"page,omitempty" jsonschema:"the tab; default main"`
+	PageIn
 	Target Target `json:"target" jsonschema:"the field"`
 	Value  string `json:"value" jsonschema:"the value it must hold"`
 }
 
 // VerifyOutcomeIn checks an expectation once.
 type VerifyOutcomeIn struct {
-	Task   string `json:"task" jsonschema:"the task id begin returned"`
-	Page   string `json:"page,omitempty" jsonschema:"the tab; default main"`
+	PageIn
 	Expect Expect `json:"expect" jsonschema:"the outcome to check"`
 }
 
