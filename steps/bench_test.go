@@ -2,10 +2,8 @@ package steps
 
 import (
 	"context"
-	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"golang.org/x/net/html"
 
@@ -13,6 +11,7 @@ import (
 	"github.com/replaylab/replaylab/engine/browser"
 	"github.com/replaylab/replaylab/engine/capture"
 	"github.com/replaylab/replaylab/engine/observe"
+	"github.com/replaylab/replaylab/internal/pairbench"
 	"github.com/replaylab/replaylab/sim"
 )
 
@@ -30,48 +29,26 @@ func observeCycle(b *testing.B, c *capture.Capture) {
 	}
 }
 
-// parseBaseline measures bare html.Parse of the same bytes in this run, so
-// the ratios below compare like with like on a noisy machine.
-// (testing.Benchmark cannot nest inside a running benchmark, so it is
-// timed by hand: the median of 15 parses).
-func parseBaseline(src string) float64 {
-	var ns []int64
-	for range 15 {
-		start := time.Now()
-		if _, err := html.Parse(strings.NewReader(src)); err != nil {
-			panic(err)
-		}
-		ns = append(ns, time.Since(start).Nanoseconds())
-	}
-	slices.Sort(ns)
-	return float64(ns[len(ns)/2])
-}
-
 // BenchmarkObserve200Turns: one capture→observe cycle on the sim's chat
-// page with 200 earlier turns, beside bare html.Parse of the same bytes.
+// page with 200 earlier turns, alternating in one loop with bare
+// html.Parse of the same bytes (x-html.Parse; the capture's bytes for the
+// live row), so both see the same load.
 //
 //	go test ./steps -run '^$' -bench Observe200 -benchmem
 func BenchmarkObserve200Turns(b *testing.B) {
 	chat := sim.Chat{Style: sim.StyleMarker, History: 200, Seed: 1}
 	offline := capture.New("http://sim.test/chat", sim.RenderChat(chat, chat.HistoryTurns()))
 
-	b.Run("html.Parse", func(b *testing.B) {
-		b.SetBytes(int64(len(offline.Frames[0].HTML)))
-		for b.Loop() {
-			if _, err := html.Parse(strings.NewReader(offline.Frames[0].HTML)); err != nil {
+	parse := func(src string) func() {
+		return func() {
+			if _, err := html.Parse(strings.NewReader(src)); err != nil {
 				b.Fatal(err)
 			}
 		}
-	})
+	}
 	b.Run("observe", func(b *testing.B) {
-		base := parseBaseline(offline.Frames[0].HTML)
 		b.SetBytes(int64(len(offline.Frames[0].HTML)))
-		b.ReportAllocs()
-		b.ResetTimer()
-		for b.Loop() {
-			observeCycle(b, offline)
-		}
-		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/base, "x-html.Parse")
+		pairbench.Run(b, "html.Parse", parse(offline.Frames[0].HTML), func() { observeCycle(b, offline) })
 	})
 	b.Run("capture+observe", func(b *testing.B) {
 		if _, err := browser.FindChromium(); err != nil {
@@ -101,17 +78,13 @@ func BenchmarkObserve200Turns(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		base := parseBaseline(c.Frames[0].HTML)
 		b.SetBytes(int64(len(c.Frames[0].HTML)))
-		b.ReportAllocs()
-		b.ResetTimer()
-		for b.Loop() {
+		pairbench.Run(b, "html.Parse", parse(c.Frames[0].HTML), func() {
 			c, err := p.Capture(ctx)
 			if err != nil {
 				b.Fatal(err)
 			}
 			observeCycle(b, c)
-		}
-		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/base, "x-html.Parse")
+		})
 	})
 }

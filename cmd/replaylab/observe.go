@@ -98,20 +98,30 @@ func cmdObserve(ctx context.Context, args []string, stdout, stderr io.Writer) (i
 	if err != nil {
 		return exitBadInput, err
 	}
-	doc, err := observe.Parse(c)
+	out, structure, err := observeCapture(c, ad, note, *view, lim)
 	if err != nil {
 		return exitFailed, err
 	}
-	groups := ad.Groups(doc)
-	o := observe.Observe(doc, 1, observe.Options{GroupOf: groups.GroupOf()})
-	out := observation{Snapshot: o.View(*view, lim), Adapter: groups.Adapter, Note: note, Groups: groups.Groups}
 	if *asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
 		return exitOK, enc.Encode(out)
 	}
-	printObservation(stdout, out, groups.Structure)
+	printObservation(stdout, out, structure)
 	return exitOK, nil
+}
+
+// observeCapture is observe's work on one capture: parse, answer groups,
+// observation and the bounded view (BenchmarkObserveCLI measures it).
+func observeCapture(c *capture.Capture, ad adapter.Adapter, note, view string, lim observe.Limits) (observation, bool, error) {
+	doc, err := observe.Parse(c)
+	if err != nil {
+		return observation{}, false, err
+	}
+	groups := ad.Groups(doc)
+	o := observe.Observe(doc, 1, observe.Options{GroupOf: groups.GroupOf()})
+	out := observation{Snapshot: o.View(view, lim), Adapter: groups.Adapter, Note: note, Groups: groups.Groups}
+	return out, groups.Structure, nil
 }
 
 func printObservation(w io.Writer, o observation, structure bool) {

@@ -1,0 +1,107 @@
+package mcp_test
+
+import (
+	"context"
+	"encoding/json"
+	"strconv"
+	"strings"
+	"testing"
+
+	mcpsdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"golang.org/x/net/html"
+
+	"github.com/replaylab/replaylab/engine"
+	"github.com/replaylab/replaylab/engine/adapter"
+	"github.com/replaylab/replaylab/engine/capture"
+	"github.com/replaylab/replaylab/engine/mcp"
+	"github.com/replaylab/replaylab/engine/observe"
+	"github.com/replaylab/replaylab/engine/replay"
+	"github.com/replaylab/replaylab/internal/chatpage"
+	"github.com/replaylab/replaylab/internal/pairbench"
+)
+
+const benchURL = "http://bench.test/chat"
+
+// benchSession is a recording of one seeded chat page: a navigate, then
+// the one capture a replay returns for every later observation.
+func benchSession(page string) *replay.Session {
+	zero := 0
+	return &replay.Session{Version: replay.FormatVersion, Captures: []*capture.Capture{capture.New(benchURL, page)},
+		Steps: []replay.Step{{Kind: replay.KindNavigate, URL: benchURL}, {AtMS: 1, Kind: replay.KindCapture, Capture: &zero}}}
+}
+
+// BenchmarkPageSnapshot is the MCP snapshot tool's work on the replay
+// driver with the auto adapter (the engine's page snapshot and its JSON),
+// on the seeded chat pages, alternating in one loop with bare html.Parse
+// of the same bytes (x-html.Parse, xmem-html.Parse). mcp-B is the size of
+// the snapshot tool's structured result over MCP for the page view (the
+// bytes an agent reads), full-B that of the full view.
+//
+//	go test ./engine/mcp -run '^$' -bench PageSnapshot -count 5
+func BenchmarkPageSnapshot(b *testing.B) {
+	ctx := context.Background()
+	cfg := engine.Config{Adapter: adapter.DefaultAuto}
+	for _, n := range chatpage.Sizes {
+		b.Run("turns="+strconv.Itoa(n), func(b *testing.B) {
+			page := chatpage.Render(chatpage.Options{Turns: n, Seed: 1})
+			p := engine.New(cfg).Begin(ctx, "bench").Page("main", replay.NewDriver(benchSession(page)))
+			if err := p.Navigate(ctx, benchURL); err != nil {
+				b.Fatal(err)
+			}
+			b.SetBytes(int64(len(page)))
+			pairbench.Run(b, "html.Parse", func() {
+				if _, err := html.Parse(strings.NewReader(page)); err != nil {
+					b.Fatal(err)
+				}
+			}, func() {
+				v, err := p.Snapshot(ctx, observe.ViewPage)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if _, err := json.Marshal(v); err != nil {
+					b.Fatal(err)
+				}
+			})
+			b.StopTimer()
+			b.ReportMetric(float64(mcpSnapshotBytes(b, cfg, page, observe.ViewPage)), "mcp-B")
+			b.ReportMetric(float64(mcpSnapshotBytes(b, cfg, page, observe.ViewFull)), "full-B")
+		})
+	}
+}
+
+// mcpSnapshotBytes returns the size of one snapshot tool result's
+// structured content over an in-memory MCP session.
+func mcpSnapshotBytes(tb testing.TB, cfg engine.Config, page, view string) int {
+	tb.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	s := benchSession(page)
+	srv := mcp.NewServer(mcp.Options{Engine: cfg, Driver: func(context.Context, string, string) (engine.Driver, func() error, error) {
+		return replay.NewDriver(s), func() error { return nil }, nil
+	}})
+	st, ct := mcpsdk.NewInMemoryTransports()
+	go func() { _ = srv.Run(ctx, st) }()
+	cs, err := mcpsdk.NewClient(&mcpsdk.Implementation{Name: "bench", Version: "dev"}, nil).Connect(ctx, ct, nil)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer cs.Close()
+	call := func(tool string, args any) *mcpsdk.CallToolResult {
+		res, err := cs.CallTool(ctx, &mcpsdk.CallToolParams{Name: tool, Arguments: args})
+		if err != nil {
+			tb.Fatal(err)
+		}
+		if res.IsError {
+			tb.Fatalf("%s: %s", tool, res.StructuredContent)
+		}
+		return res
+	}
+	call("begin", mcp.BeginIn{Goal: "bench"})
+	call("navigate", mcp.NavigateIn{PageIn: mcp.PageIn{Task: "t1"}, URL: benchURL})
+	res := call("snapshot", mcp.SnapshotIn{PageIn: mcp.PageIn{Task: "t1"}, View: view})
+	body, err := json.Marshal(res.StructuredContent)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return len(body)
+}
