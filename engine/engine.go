@@ -70,9 +70,10 @@ type GroupLimits struct {
 }
 
 // Defaults of the group limits: the page view shows the last 5 groups with
-// 500 characters each, the full view the last 20 with 2,000.
+// 200 characters each (its text, the end of the page's, holds the newest
+// answer's last 1,500), the full view the last 20 with 2,000.
 var (
-	DefaultPageGroups = GroupLimits{GroupsMax: 5, TextCharsMax: 500}
+	DefaultPageGroups = GroupLimits{GroupsMax: 5, TextCharsMax: 200}
 	DefaultFullGroups = GroupLimits{GroupsMax: 20, TextCharsMax: 2000}
 )
 

@@ -8,6 +8,7 @@ import (
 
 	"golang.org/x/net/html"
 
+	"github.com/replaylab/replaylab/engine"
 	"github.com/replaylab/replaylab/engine/adapter"
 	"github.com/replaylab/replaylab/engine/capture"
 	"github.com/replaylab/replaylab/engine/observe"
@@ -34,7 +35,7 @@ func BenchmarkObserveCLI(b *testing.B) {
 				}
 			}, func() {
 				var err error
-				if out, _, err = observeCapture(c, adapter.DefaultMarker, "", observe.ViewFull, observe.DefaultLimits); err != nil {
+				if out, _, err = observeCapture(c, adapter.DefaultMarker, "", observe.ViewFull, observe.DefaultLimits, engine.DefaultFullGroups); err != nil {
 					b.Fatal(err)
 				}
 			})

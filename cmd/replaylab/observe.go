@@ -6,9 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
+	"strconv"
 	"strings"
 
+	"github.com/replaylab/replaylab/engine"
 	"github.com/replaylab/replaylab/engine/adapter"
 	"github.com/replaylab/replaylab/engine/browser"
 	"github.com/replaylab/replaylab/engine/capture"
@@ -67,13 +70,18 @@ type observation struct {
 	Adapter string          `json:"adapter"`
 	Note    string          `json:"adapterNote,omitempty"`
 	Groups  []adapter.Group `json:"groups"`
+	// GroupCount says how many groups the page has and whether --groups
+	// left any out or a text was cut.
+	GroupCount observe.Count `json:"groupCount"`
 }
 
 func cmdObserve(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
 	fs := newFlagSet("observe", stderr)
 	adapterName := fs.String("adapter", "marker", "marker, heading, auto or an adapter file (JSON)")
 	view := fs.String("view", observe.ViewFull, "full (the bounded full view) or page (the page API's shorter view)")
-	asJSON := fs.Bool("json", false, "print JSON")
+	asJSON := fs.Bool("json", false, "print JSON (compact; --indent to indent it)")
+	indent := fs.Bool("indent", false, "with --json: indent the JSON")
+	groupsFlag := fs.String("groups", "", "answer groups to print: the last N, or all (default: as the view: 20 for full, 5 for page)")
 	cdpURL := fs.String("cdp", "", "for an http(s) SOURCE: attach to a running Chromium at this CDP websocket URL")
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
@@ -82,13 +90,24 @@ func cmdObserve(ctx context.Context, args []string, stdout, stderr io.Writer) (i
 	if len(pos) != 1 {
 		return exitBadInput, badInput("want exactly one SOURCE (.html file, capture file or http(s) URL), got %d", len(pos))
 	}
-	lim := observe.DefaultLimits
+	lim, glim := observe.DefaultLimits, engine.DefaultFullGroups
 	switch *view {
 	case observe.ViewFull:
 	case observe.ViewPage:
-		lim = observe.PageLimits
+		lim, glim = observe.PageLimits, engine.DefaultPageGroups
 	default:
 		return exitBadInput, badInput("--view must be full or page, got %q", *view)
+	}
+	switch g := *groupsFlag; {
+	case g == "":
+	case g == "all":
+		glim.GroupsMax = math.MaxInt
+	default:
+		n, err := strconv.Atoi(g)
+		if err != nil || n < 0 {
+			return exitBadInput, badInput("--groups must be a number of groups (0 or more) or all, got %q", g)
+		}
+		glim.GroupsMax = n
 	}
 	ad, note, err := pickAdapter(*adapterName)
 	if err != nil {
@@ -98,13 +117,15 @@ func cmdObserve(ctx context.Context, args []string, stdout, stderr io.Writer) (i
 	if err != nil {
 		return exitBadInput, err
 	}
-	out, structure, err := observeCapture(c, ad, note, *view, lim)
+	out, structure, err := observeCapture(c, ad, note, *view, lim, glim)
 	if err != nil {
 		return exitFailed, err
 	}
 	if *asJSON {
 		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
+		if *indent {
+			enc.SetIndent("", "  ")
+		}
 		return exitOK, enc.Encode(out)
 	}
 	printObservation(stdout, out, structure)
@@ -112,15 +133,20 @@ func cmdObserve(ctx context.Context, args []string, stdout, stderr io.Writer) (i
 }
 
 // observeCapture is observe's work on one capture: parse, answer groups,
-// observation and the bounded view (BenchmarkObserveCLI measures it).
-func observeCapture(c *capture.Capture, ad adapter.Adapter, note, view string, lim observe.Limits) (observation, bool, error) {
+// observation, the bounded view and the last groups (BenchmarkObserveCLI
+// measures it).
+func observeCapture(c *capture.Capture, ad adapter.Adapter, note, view string, lim observe.Limits, glim engine.GroupLimits) (observation, bool, error) {
 	doc, err := observe.Parse(c)
 	if err != nil {
 		return observation{}, false, err
 	}
 	groups := ad.Groups(doc)
 	o := observe.Observe(doc, 1, observe.Options{GroupOf: groups.GroupOf()})
-	out := observation{Snapshot: o.View(view, lim), Adapter: groups.Adapter, Note: note, Groups: groups.Groups}
+	out := observation{Snapshot: o.View(view, lim), Adapter: groups.Adapter, Note: note}
+	out.Groups, out.GroupCount = engine.BoundGroups(groups.Groups, glim)
+	if out.GroupCount.Truncated {
+		out.Complete = false
+	}
 	return out, groups.Structure, nil
 }
 
@@ -171,6 +197,9 @@ func printObservation(w io.Writer, o observation, structure bool) {
 	}
 	if !structure {
 		fmt.Fprintf(w, "groups: none — the %s adapter found no turn structure (STRUCTURE_UNKNOWN)\n", o.Adapter)
+	}
+	if o.GroupCount.Returned < o.GroupCount.Total {
+		fmt.Fprintf(w, "groups: the last %d of %d (--groups N or all for more)\n", o.GroupCount.Returned, o.GroupCount.Total)
 	}
 	for _, g := range o.Groups {
 		text := g.Text

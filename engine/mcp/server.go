@@ -361,7 +361,7 @@ func (s *Server) register() {
 			s.mu.Unlock()
 			return BeginOut{Task: t.ID}, t.ID, nil
 		})
-	addTool(s, "snapshot", "Observe the page: a bounded view (page: 30 elements, 1500 characters; full: 60 elements, 4000 characters per frame) with refs, answer groups and truncation facts. Refs of earlier snapshots become stale.", true,
+	addTool(s, "snapshot", "Observe the page: a bounded view with refs, answer groups and truncation facts. page (default): the present, under 8 KB — inputs first, then the newest turns' controls (30 elements), the last 1500 characters of text, the last 5 groups; full: the first 60 elements and 4000 characters per frame, the last 20 groups. Groups name their rule by ruleRef into rules. Refs of earlier snapshots become stale.", true,
 		func(ctx context.Context, in SnapshotIn) (any, string, error) {
 			return s.onPage(ctx, "snapshot", in.Task, in.Page, func(_ *taskState, p *engine.Page) (any, error) {
 				return p.Snapshot(ctx, in.View)

@@ -2,6 +2,7 @@ package observe
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -99,7 +100,7 @@ func TestLimits(t *testing.T) {
 		textRet  int
 	}{
 		{"full", ViewFull, DefaultLimits, Count{30, 50, true}, 4000},
-		{"page", ViewPage, PageLimits, Count{30, 50, true}, 1500},
+		{"page", ViewPage, PageLimits, Count{10, 50, true}, 1500},
 		{"wide", ViewFull, Limits{HeadingsMax: 100, MergedHeadingsMax: 100, TextCharsMax: 1 << 20, MergedTextCharsMax: 1 << 20}, Count{50, 50, false}, -1},
 	}
 	for _, tt := range tests {
@@ -121,6 +122,60 @@ func TestLimits(t *testing.T) {
 				t.Errorf("text has %d chars, over the limit", got)
 			}
 		})
+	}
+}
+
+// TestRecentView: a Recent view (the page view) keeps the same counts as
+// a first-items view, the composer first, and the newest of everything a
+// limit cuts.
+func TestRecentView(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`<nav>`)
+	for i := range 40 {
+		fmt.Fprintf(&b, `<a href="/c/%d">Chat %d</a>`, i, i)
+	}
+	b.WriteString(`</nav><main>`)
+	for i := range 20 {
+		fmt.Fprintf(&b, `<h3>Turn %d</h3><p>Text of turn %d.</p><button>Copy %d</button><table><tr><td>t%d</td></tr></table>`, i, i, i, i)
+	}
+	b.WriteString(`<textarea aria-label="Message"></textarea><button>Send</button></main>`)
+	o := observeHTML(t, b.String())
+	lim := DefaultLimits
+	lim.ElementsMax, lim.MergedElementsMax = 5, 5
+	lim.HeadingsMax, lim.MergedHeadingsMax = 3, 3
+	lim.TablesMax, lim.MergedTablesMax = 2, 2
+	lim.TextCharsMax, lim.MergedTextCharsMax = 30, 30
+	first := o.View(ViewFull, lim)
+	lim.Recent = true
+	recent := o.View(ViewPage, lim)
+	if first.Counts != recent.Counts || !slices.Equal(first.Frames, recent.Frames) {
+		t.Errorf("counts differ: first %+v, recent %+v", first.Counts, recent.Counts)
+	}
+	if !recent.Recent || first.Recent {
+		t.Errorf("recent flags: first %v, recent %v", first.Recent, recent.Recent)
+	}
+	var names []string
+	for _, e := range recent.Elements {
+		names = append(names, e.Name)
+	}
+	if want := []string{"Message", "Copy 17", "Copy 18", "Copy 19", "Send"}; !slices.Equal(names, want) {
+		t.Errorf("recent elements %q, want %q", names, want)
+	}
+	var heads []string
+	for _, h := range recent.Headings {
+		heads = append(heads, h.Text)
+	}
+	if want := []string{"Turn 17", "Turn 18", "Turn 19"}; !slices.Equal(heads, want) {
+		t.Errorf("recent headings %q, want %q", heads, want)
+	}
+	if len(recent.Tables) != 2 || recent.Tables[1].Rows[0][0] != "t19" || recent.Tables[1].Index != 20 {
+		t.Errorf("recent tables %+v, want the last two", recent.Tables)
+	}
+	if !strings.HasSuffix(recent.Text, "turn 19.\nCopy 19\nt19\nSend") || runeCount(recent.Text) != 30 {
+		t.Errorf("recent text %q, want the last 30 characters", recent.Text)
+	}
+	if !strings.HasPrefix(first.Text, "Chat 0") {
+		t.Errorf("first text %q, want the page's start", first.Text)
 	}
 }
 

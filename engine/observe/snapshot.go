@@ -31,6 +31,15 @@ type Limits struct {
 
 	SnippetsMax     int // snippets one text search returns
 	SnippetCharsMax int // characters of one snippet, the match included
+
+	// Recent says which end a limit keeps when it bites: false keeps the
+	// first items in page order (the full view), true the most recent —
+	// the end of each frame's text, the last headings and tables, and,
+	// within the priority class the element limit cuts, the last
+	// candidates in page order (those of the newest turns). Priority
+	// between classes (OBS-2) holds either way, and every count and flag
+	// is the same: only which items are returned changes.
+	Recent bool
 }
 
 // DefaultLimits is the full view (SPEC OBS-3). The merged element limit is
@@ -55,24 +64,29 @@ var DefaultLimits = Limits{
 }
 
 // PageLimits is the shorter view the page API's snapshot returns (OBS-4):
-// 30 elements and 1,500 characters, per frame and merged; the rest as in
-// DefaultLimits.
+// 30 elements and 1,500 characters, per frame and merged; 10 headings and
+// 2 tables, so that with the answer groups the engine adds the page view
+// of a long chat stays under 8 KB of JSON. It shows the present (Recent):
+// the composer and controls first, then the newest turns' controls, the
+// end of the text, the last headings and tables.
 var PageLimits = Limits{
 	ElementsMax:       30,
 	TextCharsMax:      1500,
-	TablesMax:         4,
+	TablesMax:         2,
 	TableRowsMax:      20,
 	TableColsMax:      8,
 	TableCellCharsMax: 200,
-	HeadingsMax:       30,
+	HeadingsMax:       10,
 
 	MergedElementsMax:  30,
 	MergedTextCharsMax: 1500,
-	MergedTablesMax:    6,
-	MergedHeadingsMax:  40,
+	MergedTablesMax:    2,
+	MergedHeadingsMax:  10,
 
 	SnippetsMax:     10,
 	SnippetCharsMax: 160,
+
+	Recent: true,
 }
 
 // DefaultFindLimit and MaxFindLimit bound one page of find results.
@@ -107,6 +121,7 @@ type Element struct {
 
 	value string // the real value, even for sensitive fields
 	node  *html.Node
+	class uint8 // priority class (OBS-2)
 }
 
 // RealValue is the element's live value, unmasked; only verification uses
@@ -246,6 +261,7 @@ func Observe(doc *Document, id int, opts Options) *Observation {
 				o.All = append(o.All, Element{})
 				el := &o.All[len(o.All)-1]
 				fillElement(el, doc, f, rc, opts)
+				el.class = class
 				// the ref and (in a plain file) the node id are short
 				// strings made for every candidate: packed, they share
 				// one allocation per chunk (o.All never moves: its
@@ -386,11 +402,14 @@ func sensitive(n *html.Node) bool {
 // it is; Complete is true only when no limit bit and every frame was read,
 // so one view is never presented as the whole page (OBS-4, OBS-7).
 type Snapshot struct {
-	ID       int           `json:"snapshot"`
-	View     string        `json:"view"`
-	URL      string        `json:"url"`
-	Title    string        `json:"title,omitempty"`
-	Complete bool          `json:"complete"`
+	ID       int    `json:"snapshot"`
+	View     string `json:"view"`
+	URL      string `json:"url"`
+	Title    string `json:"title,omitempty"`
+	Complete bool   `json:"complete"`
+	// Recent is set when the view keeps the most recent items where a
+	// limit bites (Limits.Recent): the text is each frame's end.
+	Recent   bool          `json:"recent,omitempty"`
 	Elements []Element     `json:"elements"`
 	Text     string        `json:"text"`
 	Headings []Heading     `json:"headings"`
@@ -463,13 +482,23 @@ func (o *Observation) View(view string, lim Limits) *Snapshot {
 		return lastFacts
 	}
 
-	for _, e := range o.All {
+	s.Recent = lim.Recent
+	var frameTook, took []bool
+	if lim.Recent {
+		frameTook, took = o.recentElements(lim)
+	}
+	for i, e := range o.All {
 		ff := factsOf(e.Frame)
-		took := ff.Elements.Returned < lim.ElementsMax
-		ff.Elements.add(took)
-		took = took && len(s.Elements) < lim.MergedElementsMax
-		s.Counts.Elements.add(took)
-		if took {
+		var ft, mt bool
+		if lim.Recent {
+			ft, mt = frameTook[i], took[i]
+		} else {
+			ft = ff.Elements.Returned < lim.ElementsMax
+			mt = ft && len(s.Elements) < lim.MergedElementsMax
+		}
+		ff.Elements.add(ft)
+		s.Counts.Elements.add(mt)
+		if mt {
 			s.Elements = append(s.Elements, e)
 		}
 	}
@@ -482,7 +511,9 @@ func (o *Observation) View(view string, lim Limits) *Snapshot {
 		frameTake := min(total, max(lim.TextCharsMax, 0))
 		take := min(frameTake, max(lim.MergedTextCharsMax-used, 0))
 		ff.Text = Count{Returned: frameTake, Total: total, Truncated: frameTake < total}
-		if take > 0 {
+		if take > 0 && lim.Recent {
+			texts = append(texts, lastRunes(ft.text, take, total))
+		} else if take > 0 {
 			texts = append(texts, truncRunes(ft.text, take))
 		}
 		used += take
@@ -492,13 +523,15 @@ func (o *Observation) View(view string, lim Limits) *Snapshot {
 	s.Counts.Text.Returned = used
 	s.Counts.Text.Truncated = used < s.Counts.Text.Total
 
-	for _, h := range o.headings {
-		ff := facts[h.Frame]
-		took := ff.Headings.Returned < lim.HeadingsMax
-		ff.Headings.add(took)
-		took = took && len(s.Headings) < lim.MergedHeadingsMax
-		s.Counts.Headings.add(took)
-		if took {
+	hFrames := make([]string, len(o.headings))
+	for i, h := range o.headings {
+		hFrames[i] = h.Frame
+	}
+	hFrame, hTook := keep(hFrames, lim.HeadingsMax, lim.MergedHeadingsMax, lim.Recent)
+	for i, h := range o.headings {
+		facts[h.Frame].Headings.add(hFrame[i])
+		s.Counts.Headings.add(hTook[i])
+		if hTook[i] {
 			s.Headings = append(s.Headings, h)
 		}
 	}
@@ -506,15 +539,17 @@ func (o *Observation) View(view string, lim Limits) *Snapshot {
 	tablesComplete := true
 	perFrameIndex := map[string]int{}
 	globalToLocal := make([]int, len(o.tables))
+	tFrames := make([]string, len(o.tables))
+	for i, t := range o.tables {
+		tFrames[i] = t.frame
+	}
+	tFrame, tTook := keep(tFrames, lim.TablesMax, lim.MergedTablesMax, lim.Recent)
 	for i, t := range o.tables {
 		perFrameIndex[t.frame]++
 		globalToLocal[i] = perFrameIndex[t.frame]
-		ff := facts[t.frame]
-		took := ff.Tables.Returned < lim.TablesMax
-		ff.Tables.add(took)
-		took = took && len(s.Tables) < lim.MergedTablesMax
-		s.Counts.Tables.add(took)
-		if !took {
+		facts[t.frame].Tables.add(tFrame[i])
+		s.Counts.Tables.add(tTook[i])
+		if !tTook[i] {
 			continue
 		}
 		tv := Table{Index: globalToLocal[i], Frame: t.frame, Role: t.role, Name: t.name, Rows: [][]string{}}
@@ -554,6 +589,127 @@ func (o *Observation) View(view string, lim Limits) *Snapshot {
 	s.Complete = !s.Counts.Elements.Truncated && !s.Counts.Text.Truncated && !s.Counts.Headings.Truncated &&
 		!s.Counts.Tables.Truncated && tablesComplete && o.Whole()
 	return s
+}
+
+// keep decides which of a list of items (named by their frames, in page
+// order) a view returns: at most perFrame of each frame, then at most
+// merged of those. It returns, per item, whether the frame's limit kept it
+// and whether it is returned. recent keeps the last items instead of the
+// first.
+func keep(frames []string, perFrame, merged int, recent bool) (frameTook, took []bool) {
+	frameTook, took = make([]bool, len(frames)), make([]bool, len(frames))
+	count := map[string]int{}
+	if recent {
+		for _, f := range frames {
+			count[f]++
+		}
+	}
+	seen := map[string]int{}
+	kept := 0
+	for i, f := range frames {
+		pos := seen[f]
+		seen[f]++
+		if recent {
+			frameTook[i] = count[f]-pos <= perFrame
+		} else {
+			frameTook[i] = pos < perFrame
+		}
+		if frameTook[i] {
+			kept++
+		}
+	}
+	n := 0
+	for i := range frames {
+		if !frameTook[i] {
+			continue
+		}
+		if recent {
+			took[i] = kept-n <= merged
+		} else {
+			took[i] = n < merged
+		}
+		n++
+	}
+	return frameTook, took
+}
+
+// recentElements picks the elements of a Recent view: the priority
+// classes in order (OBS-2), each taken whole while it fits; the class the
+// limit cuts keeps its last candidates in page order. The per-frame limit
+// picks within each frame, then the merged limit among those.
+func (o *Observation) recentElements(lim Limits) (frameTook, took []bool) {
+	frameTook, took = make([]bool, len(o.All)), make([]bool, len(o.All))
+	// per frame and class: how many candidates
+	type key struct {
+		frame string
+		class uint8
+	}
+	perClass := map[key]int{}
+	for _, e := range o.All {
+		perClass[key{e.Frame, e.class}]++
+	}
+	// each frame's quota per class, classes in priority order
+	quota := map[key]int{}
+	left := map[string]int{}
+	for _, e := range o.All {
+		if _, ok := left[e.Frame]; !ok {
+			left[e.Frame] = max(lim.ElementsMax, 0)
+		}
+	}
+	for class := uint8(classEditor); class <= classNav; class++ {
+		for f, l := range left {
+			q := min(perClass[key{f, class}], l)
+			quota[key{f, class}] = q
+			left[f] = l - q
+		}
+	}
+	seen := map[key]int{}
+	var classTotal [classNav + 1]int
+	for i, e := range o.All {
+		k := key{e.Frame, e.class}
+		pos := seen[k]
+		seen[k]++
+		frameTook[i] = perClass[k]-pos <= quota[k]
+		if frameTook[i] {
+			classTotal[e.class]++
+		}
+	}
+	// merged: the same over the frame-kept candidates of every frame
+	var mquota [classNav + 1]int
+	mleft := max(lim.MergedElementsMax, 0)
+	for class := range mquota {
+		mquota[class] = min(classTotal[class], mleft)
+		mleft -= mquota[class]
+	}
+	var mseen [classNav + 1]int
+	for i, e := range o.All {
+		if !frameTook[i] {
+			continue
+		}
+		took[i] = classTotal[e.class]-mseen[e.class] <= mquota[e.class]
+		mseen[e.class]++
+	}
+	return frameTook, took
+}
+
+// lastRunes returns the last n of s's total characters.
+func lastRunes(s string, n, total int) string {
+	skip := total - n
+	if skip <= 0 {
+		return s
+	}
+	// s[:k] of skip characters: ASCII is one byte a character
+	i := 0
+	for skip > 0 && i < len(s) {
+		if s[i] < utf8.RuneSelf {
+			i++
+		} else {
+			_, size := utf8.DecodeRuneInString(s[i:])
+			i += size
+		}
+		skip--
+	}
+	return s[i:]
 }
 
 // runeCount counts characters as ranging over s does (an invalid byte is

@@ -1,0 +1,86 @@
+package engine
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/replaylab/replaylab/engine/adapter"
+	"github.com/replaylab/replaylab/engine/monitor"
+	"github.com/replaylab/replaylab/engine/observe"
+)
+
+// A View's JSON names each adapter rule once: "rules" lists the distinct
+// rule strings of the view's groups, and each group carries "ruleRef",
+// the index of its rule in that list, instead of repeating the ~100-byte
+// string per group. Decoding restores Group.Rule, so a View read back
+// (the MCP client) is the View that was written.
+
+// ViewGroupJSON is one answer group as a View's JSON carries it.
+type ViewGroupJSON struct {
+	ID            string          `json:"id"`
+	RuleRef       int             `json:"ruleRef"`
+	State         string          `json:"state"`
+	Text          string          `json:"text"`
+	TextTruncated bool            `json:"textTruncated,omitempty"`
+	Media         []adapter.Media `json:"media"`
+	Frame         string          `json:"frame"`
+	Evidence      string          `json:"evidence"`
+}
+
+// ViewJSON is the JSON shape of a View (its output schema derives from
+// it).
+type ViewJSON struct {
+	*observe.Snapshot
+	Adapter string `json:"adapter"`
+	// Rules are the adapter rules of the groups, each once.
+	Rules      []string        `json:"rules"`
+	Groups     []ViewGroupJSON `json:"groups"`
+	GroupCount observe.Count   `json:"groupCount"`
+	Signal     *monitor.Signal `json:"signal,omitempty"`
+}
+
+// MarshalJSON writes the view with each group's rule named once.
+func (v View) MarshalJSON() ([]byte, error) {
+	out := ViewJSON{Snapshot: v.Snapshot, Adapter: v.Adapter, Rules: []string{}, Groups: make([]ViewGroupJSON, 0, len(v.Groups)),
+		GroupCount: v.GroupCount, Signal: v.Signal}
+	if out.Snapshot == nil {
+		out.Snapshot = &observe.Snapshot{}
+	}
+	index := map[string]int{}
+	for _, g := range v.Groups {
+		ref, ok := index[g.Rule]
+		if !ok {
+			ref = len(out.Rules)
+			index[g.Rule] = ref
+			out.Rules = append(out.Rules, g.Rule)
+		}
+		out.Groups = append(out.Groups, ViewGroupJSON{ID: g.ID, RuleRef: ref, State: g.State, Text: g.Text,
+			TextTruncated: g.TextTruncated, Media: g.Media, Frame: g.Frame, Evidence: g.Evidence})
+	}
+	return json.Marshal(out)
+}
+
+// UnmarshalJSON reads what MarshalJSON wrote, each group's rule restored.
+func (v *View) UnmarshalJSON(data []byte) error {
+	var in ViewJSON
+	if err := json.Unmarshal(data, &in); err != nil {
+		return err
+	}
+	*v = View{Snapshot: in.Snapshot, Adapter: in.Adapter, GroupCount: in.GroupCount, Signal: in.Signal,
+		Groups: make([]adapter.Group, 0, len(in.Groups))}
+	for _, g := range in.Groups {
+		if g.RuleRef < 0 || g.RuleRef >= len(in.Rules) {
+			return fmt.Errorf("engine: view group %s: ruleRef %d outside the %d rules", g.ID, g.RuleRef, len(in.Rules))
+		}
+		v.Groups = append(v.Groups, adapter.Group{ID: g.ID, Rule: in.Rules[g.RuleRef], State: g.State, Text: g.Text,
+			TextTruncated: g.TextTruncated, Media: g.Media, Frame: g.Frame, Evidence: g.Evidence})
+	}
+	return nil
+}
+
+// BoundGroups keeps the last lim.GroupsMax groups, each text cut to
+// lim.TextCharsMax characters, as the views do; the count says how many
+// there were and whether any was left out or cut.
+func BoundGroups(all []adapter.Group, lim GroupLimits) ([]adapter.Group, observe.Count) {
+	return boundGroups(all, lim)
+}
