@@ -109,7 +109,7 @@ type Suite struct {
 	browser  *browser.Browser
 	startErr error
 	used     map[string]bool // golden names this run compared
-	slugs    map[string]int
+	names    scenarioNames
 }
 
 // NewSuite validates opt and returns a suite.
@@ -138,7 +138,7 @@ func NewSuite(opt Options) (*Suite, error) {
 	if opt.Update && opt.Driver == DriverBrowser {
 		opt.Mode = ModeRecord // updating from the browser re-records as well
 	}
-	return &Suite{opt: opt, used: map[string]bool{}, slugs: map[string]int{}}, nil
+	return &Suite{opt: opt, used: map[string]bool{}}, nil
 }
 
 // Run runs the scenarios and returns godog's exit status: 0 only when
@@ -198,18 +198,9 @@ func (s *Suite) sessionsDir() string  { return filepath.Join(s.opt.Root, "record
 func (s *Suite) markUsed(name string) { s.mu.Lock(); s.used[name] = true; s.mu.Unlock() }
 
 // slug names a scenario's files: feature file base name / scenario name,
-// lower-case, non-alphanumerics as dashes; repeats get -2, -3.
-func (s *Suite) slug(uri, name string) string {
-	feat := strings.TrimSuffix(filepath.Base(uri), filepath.Ext(uri))
-	base := slugify(feat) + "/" + slugify(name)
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.slugs[base]++
-	if n := s.slugs[base]; n > 1 {
-		return fmt.Sprintf("%s-%d", base, n)
-	}
-	return base
-}
+// lower-case, non-alphanumerics as dashes; scenarios of one file with the
+// same name are numbered by their place in the file (see scenarioNames).
+func (s *Suite) slug(p *godog.Scenario) (string, error) { return s.names.name(p) }
 
 func slugify(s string) string {
 	var b strings.Builder

@@ -78,7 +78,11 @@ func worldOf(ctx context.Context) *world {
 // InitializeScenario binds the steps and the per-scenario hooks.
 func (s *Suite) InitializeScenario(sc *godog.ScenarioContext) {
 	sc.Before(func(ctx context.Context, p *godog.Scenario) (context.Context, error) {
-		w := &world{suite: s, slug: s.slug(p.Uri, p.Name), scenario: fingerprint(p), chat: sim.DefaultChat()}
+		slug, err := s.slug(p)
+		if err != nil {
+			return ctx, err
+		}
+		w := &world{suite: s, slug: slug, scenario: fingerprint(p), chat: sim.DefaultChat()}
 		w.chat.Seed = s.opt.Seed
 		w.log = &trace.Log{}
 		if s.opt.Driver == DriverBrowser {
