@@ -13,6 +13,7 @@ import (
 	mcpsdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/replaylab/replaylab/engine"
+	"github.com/replaylab/replaylab/engine/answer"
 	"github.com/replaylab/replaylab/engine/locate"
 	"github.com/replaylab/replaylab/engine/mcp"
 	"github.com/replaylab/replaylab/engine/observe"
@@ -35,6 +36,8 @@ type actPage interface {
 	Extract(ctx context.Context, req engine.ExtractRequest) (*engine.Extract, error)
 	Fill(ctx context.Context, t engine.Target, text string) error
 	Click(ctx context.Context, t engine.Target, x engine.Expect) error
+	Press(ctx context.Context, t engine.Target, key string, x engine.Expect) error
+	WaitAnswer(ctx context.Context, opt answer.Options) (answer.Result, error)
 	WaitFor(ctx context.Context, x engine.Expect) error
 	VerifyField(ctx context.Context, t engine.Target, want string) error
 	VerifyOutcome(ctx context.Context, x engine.Expect) error
@@ -53,59 +56,91 @@ type actState struct {
 	page    actPage
 	ids     []string // ids of the tasks begun, in order
 	local   *engine.Engine
-	acted   bool
-	lastErr error
 	late    *bool
 	tools   []*mcpsdk.Tool
 }
 
-// actTimeout bounds the waits of these steps that name none.
-const actTimeout = 5 * time.Second
+// clickWait is how long a click or press waits for its expected outcome
+// when the step names no time; actTimeout the same for the URL forms.
+const (
+	clickWait  = 5 * time.Second
+	actTimeout = clickWait
+)
 
 func init() {
-	const g = "Actions and outcomes"
+	const g = "Actions (each keeps its result)"
 	step(g, `^the agent drives the engine over MCP$`,
 		"the following steps go through the Go MCP client to an in-process replaylab MCP server (in-memory transport) whose pages use the scenario's driver; without this step they call the engine in process",
 		"Given the agent drives the engine over MCP", overMCP)
 	step(g, `^I begin a task "([^"]*)"$`, "start a new task (in process or over MCP) whose main page is the scenario's tab; later steps act in it",
 		`When I begin a task "save settings"`, beginTask)
-	step(g, `^I navigate to the sim page "([^"]*)"$`, "navigate the current task's page to that sim path; the result is kept for \"the action ends with\"",
-		`When I navigate to the sim page "/act/links"`, actNavigate)
-	step(g, `^I fill the (\w+) "([^"]*)" with "([^"]*)"$`, "fill by role and name: type once, verify the real value (ACT-1); the result is kept",
-		`When I fill the textbox "Phone" with "555 0100"`, actFill)
+	step(g, `^I switch to the (\w+) tab$`, `the following action steps act in that tab of the scenario's task ("main" is the tab every scenario starts with; another name opens a new tab on first use, with its own recorded session)`,
+		"When I switch to the second tab", switchTab)
+	step(g, `^I navigate to the sim page "([^"]*)"$`, "navigate the current page to that sim path",
+		`When I navigate to the sim page "/act/links"`, actNavigate, isAction, needsSim)
+	step(g, `^I fill the (\w+) "([^"]*)" with "([^"]*)"$`, "fill by role and name: resolve by a fresh find, type once, verify the real value (ACT-1; FIELD_MISMATCH when the page rewrote it, never typed again)",
+		`When I fill the textbox "Phone" with "555 0100"`, actFill, isAction)
+	alias(`^I fill the (\w+) "([^"]*)" with "([^"]*)"$`, `^I type "([^"]*)" into the (\w+) "([^"]*)"$`,
+		`When I type "a secret remark" into the textbox "Comment"`, typeInto)
 	step(g, `^I click the (\w+) "([^"]*)" with no expected outcome$`, "a click with no expectation (refused: MISSING_EXPECTATION, ACT-2)",
-		`When I click the link "Next page" with no expected outcome`, actClickNoExpect)
+		`When I click the link "Next page" with no expected outcome`, actClickNoExpect, isAction)
 	step(g, `^I click the (\w+) "([^"]*)" expecting the URL "([^"]*)"$`, "a click expecting exactly this URL, as written (a relative one is INVALID_EXPECTATION before anything is sent)",
-		`When I click the link "Next page" expecting the URL "/act/links/next"`, actClickURL)
-	step(g, `^I click the (\w+) "([^"]*)" expecting the sim URL "([^"]*)"$`, "a click expecting the absolute URL of that sim path",
-		`When I click the link "Next page" expecting the sim URL "/act/links/next"`, actClickSimURL)
-	step(g, `^I click the (\w+) "([^"]*)" expecting the text "([^"]*)" within (\d+) ms$`, "a click expecting visible text within that time (OUTCOME_UNKNOWN and a blocked task otherwise, ACT-3)",
-		`When I click the button "Save" expecting the text "Saved" within 300 ms`, actClickText)
+		`When I click the link "Next page" expecting the URL "/act/links/next"`, actClickURL, isAction, defaults("waits up to 5 s for the URL"))
+	step(g, `^I click the (\w+) "([^"]*)" expecting the sim URL "([^"]*)"$`, "a click expecting the absolute URL of that sim path (and a loaded document there)",
+		`When I click the link "Next page" expecting the sim URL "/act/links/next"`, actClickSimURL, isAction, needsSim, defaults("waits up to 5 s for the URL"))
+	step(g, `^I click the (\w+) "([^"]*)" expecting the text "([^"]*)"$`, "getByRole(role, name) resolved by a fresh find, clicked, expecting that text to be visible (OUTCOME_UNKNOWN and a blocked task when it does not show, ACT-3)",
+		`When I click the button "Archive" expecting the text "Archived"`, actClickTextDefault, isAction, defaults("waits up to 5 s for the text"))
+	alias(`^I click the (\w+) "([^"]*)" expecting the text "([^"]*)"$`, `^I click the (\w+) "([^"]*)" expecting the status "([^"]*)"$`,
+		`When I click the button "Delete" expecting the status "Deleted"`, actClickTextDefault)
+	alias(`^I click the (\w+) "([^"]*)" expecting the text "([^"]*)"$`, `^I click the (\w+) "([^"]*)" expecting "([^"]*)"$`,
+		`When I click the button "Build report" expecting "Working on the report"`, actClickTextDefault)
+	step(g, `^I click the (\w+) "([^"]*)" expecting the text "([^"]*)" within (\d+) ms$`, "the same click, waiting that long for the text",
+		`When I click the button "Save" expecting the text "Saved" within 300 ms`, actClickText, isAction)
+	step(g, `^I click the link "([^"]*)" at "([^"]*)" expecting the text "([^"]*)"$`,
+		"getByRole(link, name) narrowed by its href, then clicked",
+		`When I click the link "Docs" at "#docs-07" expecting the text "Opened docs 07"`, clickLinkHref, isAction, defaults("waits up to 5 s for the text"))
+	alias(`^I click the link "([^"]*)" at "([^"]*)" expecting the text "([^"]*)"$`, `^I click the link "([^"]*)" at "([^"]*)" expecting the status "([^"]*)"$`,
+		`When I click the link "Docs" at "#docs-03" expecting the status "Opened docs 03"`, clickLinkHref)
+	step(g, `^I click the (\w+) "([^"]*)" (\d+) times? expecting the text "([^"]*)"$`,
+		"the same click N times in a row, each resolved by a fresh find and expecting the text; stops at the first that does not end ok",
+		`When I click the button "Check for updates" 6 times expecting the text "No updates"`, clickTimes, isAction, defaults("each click waits up to 5 s for the text"))
+	alias(`^I click the (\w+) "([^"]*)" (\d+) times? expecting the text "([^"]*)"$`, `^I click the (\w+) "([^"]*)" (\d+) times? expecting "([^"]*)"$`,
+		`When I click the button "Check for updates" 1 time expecting "No updates"`, clickTimes)
+	step(g, `^I press "([^"]*)" in the (\w+) "([^"]*)" expecting the text "([^"]*)"$`,
+		"press a key (Enter, Escape, Tab, …) in the element of that role and name, expecting that text (ACT-2: a press needs an expectation like a click)",
+		`When I press "Enter" in the searchbox "Search" expecting the text "Results for"`, actPress, isAction, defaults("waits up to 5 s for the text"))
 	step(g, `^I wait up to (\d+) ms for the text "([^"]*)"$`, "a passive wait (waitFor) until the text is visible; allowed on a blocked task and never unblocking it; fails when the text does not come",
 		`When I wait up to 3000 ms for the text "Saved"`, actWaitText)
-	step(g, `^I re-check the outcome$`, "the one re-check of the expectation that blocked the task (a read; nothing is sent again, ACT-4); the result is kept",
-		"When I re-check the outcome", actRecheck)
-	step(g, `^I finish the task$`, "finish the current task; the result is kept (TASK_BLOCKED while blocked)",
-		"When I finish the task", actFinish)
+	step(g, `^I re-check the outcome$`, "the one re-check of the expectation that blocked the task (a read; nothing is sent again, ACT-4); its result is kept like an action's",
+		"When I re-check the outcome", actRecheck, isAction)
+	step(g, `^I finish the task$`, "finish the current task; its result is kept like an action's (TASK_BLOCKED while blocked)",
+		"When I finish the task", actFinish, isAction)
 	step(g, `^I read the page with snapshot, find and extract$`, "three reads in a row — the page snapshot, a find of every candidate, the text extract; fails if any is refused (reads work on a blocked task)",
 		"When I read the page with snapshot, find and extract", actReads)
 
-	const c = "Action checks"
-	step(c, `^the action ends with "([^"]*)"$`, `the code the last kept action ended with ("ok" when it succeeded)`,
-		`Then the action ends with "FIELD_MISMATCH"`, actEndsWith)
-	step(c, `^the refused action names (\d+) matches$`, "the last action's error counts that many matching elements (TARGET_AMBIGUOUS carries the count)",
-		"And the refused action names 2 matches", actMatches)
+	const c = "Action results"
+	step(c, `^the action ends with "([^"]*)"$`, `the code the last action step ended with, "ok" when it succeeded: any engine code (TARGET_AMBIGUOUS, FIELD_MISMATCH, OUTCOME_UNKNOWN, TASK_BLOCKED, …)`,
+		`Then the action ends with "FIELD_MISMATCH"`, actEndsWith, isResult)
+	step(c, `^the action is refused with "([^"]*)"$`, "the last action step was refused before anything reached the page, with that code (TARGET_AMBIGUOUS, TARGET_QUERY_TRUNCATED, TARGET_NOT_FOUND, STALE_REF, MISSING_EXPECTATION, INVALID_EXPECTATION, TASK_BLOCKED, TASK_FINISHED); an outcome after delivery (FIELD_MISMATCH, OUTCOME_UNKNOWN) is not a refusal: check it with \"the action ends with\"",
+		`Then the action is refused with "TARGET_AMBIGUOUS"`, refusedWith, isResult)
+	step(c, `^the refusal counts (\d+) match(?:es)?$`, "the number of matching elements the last action's refusal carries (TARGET_AMBIGUOUS and TARGET_QUERY_TRUNCATED count them)",
+		"And the refusal counts 2 matches", refusalCount, isResult)
+	alias(`^the refusal counts (\d+) match(?:es)?$`, `^the refused action names (\d+) match(?:es)?$`,
+		"And the refused action names 1 match", refusalCount)
+	step(c, `^the refusal describes each match by role, name, frame and ref$`,
+		"each candidate of the last action's refusal is described (up to 5), and no typed value appears in the message",
+		"And the refusal describes each match by role, name, frame and ref", refusalDescribes, isResult)
 	step(c, `^the task is (blocked|not blocked)$`, "whether the current in-process task is blocked by an unknown outcome (over MCP: a read of the blocked state is not a tool; use the refusals instead)",
 		"And the task is blocked", actBlocked)
 	step(c, `^the re-check (records a late success|finds the outcome still unknown)$`, "what the last re-check found",
-		"Then the re-check records a late success", actRecheckWas)
+		"Then the re-check records a late success", actRecheckWas, isResult)
 	step(c, `^the field "([^"]*)" holds "([^"]*)"$`, "verifyField on the textbox of that name: its real value equals this (a read)",
 		`And the field "Phone" holds "555-0100"`, actFieldHolds)
 	step(c, `^the page is at the sim URL "([^"]*)"$`, "verifyOutcome: the page's URL is that sim path (a read)",
-		`And the page is at the sim URL "/act/links"`, actAtURL)
+		`And the page is at the sim URL "/act/links"`, actAtURL, needsSim)
 	step(c, `^the sim received (\d+) saves? from "([^"]*)"$`,
 		"live runs only (the browser driver, where the sim runs): the sim counted that many calls of the page's Save button. A replay has no server; there the recording proves it instead — it holds each click once, and a second click would fail with REPLAY_DIVERGED, an unsent one as never replayed",
-		`And the sim received 1 save from "late"`, actSaves)
+		`And the sim received 1 save from "late"`, actSaves, needsSim)
 	step(c, `^the tasks have different ids$`, "every task begun in the scenario got its own id (ACT-6)",
 		"And the tasks have different ids", actDistinctIDs)
 	step(c, `^I list the MCP tools$`, "list the server's tools over MCP", "When I list the MCP tools", actListTools)
@@ -114,7 +149,7 @@ func init() {
 		"Then no MCP tool takes a script or code", actNoScript)
 	step(c, `^calling the MCP tool "([^"]*)" is refused$`, "a call of a tool the server does not have fails (e.g. evaluate)",
 		`And calling the MCP tool "evaluate" is refused`, actCallRefused)
-	step(c, `^the task's metrics count (\d+) calls in bytes that add up$`,
+	step(c, `^the task's metrics count (\d+) calls? in bytes that add up$`,
 		"over MCP: the task's metrics are {calls, requestBytes, responseBytes}, named as bytes, never tokens; they count that many calls and equal the sums of the per-call sizes (ACT-7). The byte values are not traced: URLs differ between the live sim and the recording",
 		"Then the task's metrics count 5 calls in bytes that add up", actMetrics)
 }
@@ -225,42 +260,21 @@ func surface(ctx context.Context) (*actState, error) {
 	return st, nil
 }
 
-// keep records an action's result. Errors without a stable code (a
-// broken driver, a replay that diverged is coded and kept too) fail the
-// step.
-func (st *actState) keep(err error) error {
-	st.acted, st.lastErr = true, err
-	if err != nil && engine.CodeOf(err) == "" {
-		return err
-	}
-	if c := engine.CodeOf(err); c == "REPLAY_DIVERGED" {
-		return err
-	}
-	return nil
-}
-
 func actNavigate(ctx context.Context, path string) error {
-	st, err := surface(ctx)
-	if err != nil {
-		return err
-	}
-	return st.keep(st.page.Navigate(ctx, worldOf(ctx).base+path))
+	u := worldOf(ctx).base + path
+	return act(ctx, func(p actPage) error { return p.Navigate(ctx, u) })
 }
 
 func actFill(ctx context.Context, role, name, text string) error {
-	st, err := surface(ctx)
-	if err != nil {
-		return err
-	}
-	return st.keep(st.page.Fill(ctx, engine.ByRole(role, name), text))
+	return act(ctx, func(p actPage) error { return p.Fill(ctx, engine.ByRole(role, name), text) })
+}
+
+func typeInto(ctx context.Context, text, role, name string) error {
+	return actFill(ctx, role, name, text)
 }
 
 func actClick(ctx context.Context, role, name string, x engine.Expect) error {
-	st, err := surface(ctx)
-	if err != nil {
-		return err
-	}
-	return st.keep(st.page.Click(ctx, engine.ByRole(role, name), x))
+	return act(ctx, func(p actPage) error { return p.Click(ctx, engine.ByRole(role, name), x) })
 }
 
 func actClickNoExpect(ctx context.Context, role, name string) error {
@@ -277,6 +291,54 @@ func actClickSimURL(ctx context.Context, role, name, path string) error {
 
 func actClickText(ctx context.Context, role, name, text string, n int) error {
 	return actClick(ctx, role, name, engine.Expect{TextVisible: text, Timeout: ms(n)})
+}
+
+func actClickTextDefault(ctx context.Context, role, name, text string) error {
+	return actClick(ctx, role, name, engine.Expect{TextVisible: text, Timeout: clickWait})
+}
+
+func clickLinkHref(ctx context.Context, name, href, text string) error {
+	t := engine.Target{Locator: locate.Locator{Role: "link", Name: name, Href: href}}
+	return act(ctx, func(p actPage) error { return p.Click(ctx, t, engine.Expect{TextVisible: text, Timeout: clickWait}) })
+}
+
+func clickTimes(ctx context.Context, role, name string, n int, text string) error {
+	return act(ctx, func(p actPage) error {
+		w := worldOf(ctx)
+		for range n {
+			err := p.Click(ctx, engine.ByRole(role, name), engine.Expect{TextVisible: text, Timeout: clickWait})
+			stateOf[loopState](w).collect(w)
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+func actPress(ctx context.Context, key, role, name, text string) error {
+	return act(ctx, func(p actPage) error {
+		return p.Press(ctx, engine.ByRole(role, name), key, engine.Expect{TextVisible: text, Timeout: clickWait})
+	})
+}
+
+// switchTab makes the named tab of the scenario's own task the page the
+// following action steps act in.
+func switchTab(ctx context.Context, name string) error {
+	w := worldOf(ctx)
+	st := stateOf[actState](w)
+	if st.client != nil || (st.task != nil && st.task != actTask(w.task)) {
+		return errors.New("switching tabs works on the scenario's own task, not on one begun with \"I begin a task\"")
+	}
+	if _, err := w.ensurePage(ctx); err != nil { // the main tab starts the task
+		return err
+	}
+	p, err := w.ensureTab(ctx, name)
+	if err != nil {
+		return err
+	}
+	st.task, st.taskID, st.page = w.task, w.task.ID, p
+	return nil
 }
 
 func actWaitText(ctx context.Context, n int, text string) error {
@@ -298,7 +360,7 @@ func actRecheck(ctx context.Context) error {
 		// the engine traces what a re-check found, not a refused one
 		worldOf(ctx).log.Emit(trace.E("recheck.refused", trace.A("task", st.taskID), trace.A("code", code)))
 	}
-	return st.keep(err)
+	return worldOf(ctx).kept(err)
 }
 
 func actFinish(ctx context.Context) error {
@@ -306,7 +368,7 @@ func actFinish(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	return st.keep(st.task.Finish(ctx))
+	return worldOf(ctx).kept(st.task.Finish(ctx))
 }
 
 func actReads(ctx context.Context) error {
@@ -322,38 +384,6 @@ func actReads(ctx context.Context) error {
 	}
 	if _, err := st.page.Extract(ctx, engine.ExtractRequest{What: engine.ExtractText}); err != nil {
 		return fmt.Errorf("extract: %w", err)
-	}
-	return nil
-}
-
-func actEndsWith(ctx context.Context, want string) error {
-	st := stateOf[actState](worldOf(ctx))
-	if !st.acted {
-		return errors.New("no action was kept yet")
-	}
-	got := engine.CodeOf(st.lastErr)
-	if st.lastErr == nil {
-		got = "ok"
-	}
-	if got != want {
-		return fmt.Errorf("the action ended with %s (%v), want %s", got, st.lastErr, want)
-	}
-	return nil
-}
-
-func actMatches(ctx context.Context, n int) error {
-	err := stateOf[actState](worldOf(ctx)).lastErr
-	count := -1
-	var le *locate.Error
-	var me *mcp.Error
-	switch {
-	case errors.As(err, &le):
-		count = le.Count
-	case errors.As(err, &me):
-		count = me.Count
-	}
-	if count != n {
-		return fmt.Errorf("the refusal names %d matches, want %d (%v)", count, n, err)
 	}
 	return nil
 }
@@ -374,12 +404,17 @@ func actBlocked(ctx context.Context, want string) error {
 }
 
 func actRecheckWas(ctx context.Context, want string) error {
-	st := stateOf[actState](worldOf(ctx))
+	w := worldOf(ctx)
+	st := stateOf[actState](w)
 	if st.late == nil {
 		return errors.New("no re-check was made")
 	}
-	if st.lastErr != nil {
-		return fmt.Errorf("the re-check failed: %w", st.lastErr)
+	r, err := w.lastResult()
+	if err != nil {
+		return err
+	}
+	if r.err != nil {
+		return fmt.Errorf("the re-check failed: %w", r.err)
 	}
 	if *st.late != (want == "records a late success") {
 		return fmt.Errorf("the re-check found late success=%v, want: %s", *st.late, want)

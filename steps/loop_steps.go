@@ -39,47 +39,43 @@ var (
 
 func init() {
 	const g = "Loop monitor"
-	step(g, `^I open the sim page "([^"]*)" in the (\w+) tab$`, "another tab of the same task navigates to that sim path (each tab has its own recorded session)",
-		`When I open the sim page "/loop/tab-b" in the second tab`, openSimPageInTab)
+	step(g, `^I open the sim page "([^"]*)" in the (\w+) tab$`, "another tab of the same task navigates to that sim path (each tab has its own recorded session); the steps after it still act in the tab they acted in (see \"I switch to the … tab\")",
+		`When I open the sim page "/loop/tab-b" in the second tab`, openSimPageInTab, isAction, needsSim)
 	step(g, `^I look at the page$`, "a page snapshot of the main tab (a read: not an action); a signal riding on it is collected",
 		"And I look at the page", lookAtPage)
-	step(g, `^I open and close the menu (\d+) times$`,
+	step(g, `^I open and close the menu (\d+) times?$`,
 		`on /loop/menu: click "Open menu", look at the open menu (its counter and clock differ every time), click "Close menu"; N rounds`,
-		"When I open and close the menu 5 times", openCloseMenu)
-	step(g, `^I open and close the menu (\d+) times by refs from fresh snapshots$`,
+		"When I open and close the menu 5 times", openCloseMenu, isAction, needsSim)
+	step(g, `^I open and close the menu (\d+) times? by refs from fresh snapshots$`,
 		"the same rounds, but every click is by the ref a fresh snapshot just gave, so no ref is used twice",
-		"When I open and close the menu 5 times by refs from fresh snapshots", openCloseMenuByRefs)
-	step(g, `^I click the button "([^"]*)" expecting "([^"]*)"$`, "one click by role and name, expecting that text on the page",
-		`When I click the button "Build report" expecting "Working on the report"`, clickButtonOnce)
-	step(g, `^I click the button "([^"]*)" (\d+) times expecting "([^"]*)"$`, "the same click N times, each resolved by a fresh find",
-		`When I click the button "Check for updates" 6 times expecting "No updates"`, clickButtonTimes)
-	step(g, `^I click the button "([^"]*)" (\d+) times expecting "([^"]*)", looking at the page twice after each click$`,
+		"When I open and close the menu 5 times by refs from fresh snapshots", openCloseMenuByRefs, isAction, needsSim)
+	step(g, `^I click the (\w+) "([^"]*)" (\d+) times? expecting "([^"]*)", looking at the page twice after each click$`,
 		"the same clicks with two page snapshots (two snapshot ids, one page state) after each",
-		`When I click the button "Check for updates" 6 times expecting "No updates", looking at the page twice after each click`, clickButtonTimesLooking)
-	step(g, `^I look once and click the button "([^"]*)" (\d+) times by that ref, expecting "([^"]*)"$`,
+		`When I click the button "Check for updates" 6 times expecting "No updates", looking at the page twice after each click`, clickButtonTimesLooking, isAction, defaults("each click waits up to 5 s for the text"))
+	step(g, `^I look once and click the (\w+) "([^"]*)" (\d+) times? by that ref, expecting "([^"]*)"$`,
 		"one snapshot, then N clicks by the ref it gave, with no observation in between",
-		`When I look once and click the button "Check for updates" 5 times by that ref, expecting "No updates"`, clickSameRef)
+		`When I look once and click the button "Check for updates" 5 times by that ref, expecting "No updates"`, clickSameRef, isAction, defaults("each click waits up to 5 s for the text"))
 	step(g, `^I read the guide from chapter 1 to chapter (\d+) by its "Next" links$`,
 		`open /loop/pages/1 and follow "Next" until chapter N, each click expecting the next chapter's URL and text`,
-		`When I read the guide from chapter 1 to chapter 8 by its "Next" links`, readGuide)
-	step(g, `^I refresh the main and the (\w+) tab in turn (\d+) times$`, `click "Refresh" in the main tab, then in the other, N rounds`,
-		"When I refresh the main and the second tab in turn 6 times", refreshTabs)
-	step(g, `^I wait for "([^"]*)" (\d+) times$`, "waitFor(text visible), a passive operation, N times",
+		`When I read the guide from chapter 1 to chapter 8 by its "Next" links`, readGuide, isAction, needsSim)
+	step(g, `^I refresh the main and the (\w+) tab in turn (\d+) times?$`, `click "Refresh" in the main tab, then in the other, N rounds`,
+		"When I refresh the main and the second tab in turn 6 times", refreshTabs, isAction, needsSim)
+	step(g, `^I wait for "([^"]*)" (\d+) times?$`, "waitFor(text visible), a passive operation, N times",
 		`And I wait for "Report ready" 6 times`, waitForTimes)
-	step(g, `^I verify the outcome "([^"]*)" (\d+) times$`, "verifyOutcome(text visible), a passive operation, N times",
+	step(g, `^I verify the outcome "([^"]*)" (\d+) times?$`, "verifyOutcome(text visible), a passive operation, N times",
 		`And I verify the outcome "Report ready" 5 times`, verifyOutcomeTimes)
-	step(g, `^I verify the (\w+) "([^"]*)" holds "([^"]*)" (\d+) times$`, "verifyField by role and name, a passive operation, N times",
+	step(g, `^I verify the (\w+) "([^"]*)" holds "([^"]*)" (\d+) times?$`, "verifyField by role and name, a passive operation, N times",
 		`And I verify the textbox "Reference" holds "RL-7" 5 times`, verifyFieldTimes)
-	step(g, `^I try to sign in (\d+) times with the password "([^"]*)" and the codes "([^"]*)"$`,
+	step(g, `^I try to sign in (\d+) times? with the password "([^"]*)" and the codes "([^"]*)"$`,
 		`on /loop/login, each round: fill "Password" and then "One-time code" (one comma-separated code per round), each by a fresh snapshot's ref, then click "Sign in" expecting the refusal of that attempt`,
-		`When I try to sign in 5 times with the password "hunter2-Tango" and the codes "481516, 234200, 905511, 771043, 318007"`, signInTimes)
+		`When I try to sign in 5 times with the password "hunter2-Tango" and the codes "481516, 234200, 905511, 771043, 318007"`, signInTimes, isAction, needsSim)
 
 	const c = "Loop monitor checks"
 	step(c, `^a loop signal "([^"]*)" is raised$`, "a signal with that rule (same_action_revisit, stagnation, same_action_no_observation) rode on a result and is in the trace",
 		`Then a loop signal "same_action_revisit" is raised`, signalRaised)
 	step(c, `^no loop signal is raised$`, "no result carried a signal and the trace holds none",
 		"Then no loop signal is raised", noSignal)
-	step(c, `^the last loop signal counts (\d+) same actions?, (\d+) since the last observation, (\d+) revisits and (\d+) stagnant in a window of (\d+)$`,
+	step(c, `^the last loop signal counts (\d+) same actions?, (\d+) since the last observation, (\d+) revisits? and (\d+) stagnant in a window of (\d+)$`,
 		"the counts of the last signal delivered (and of the last one traced)",
 		"And the last loop signal counts 10 same actions, 1 since the last observation, 13 revisits and 0 stagnant in a window of 20", signalCounts)
 	step(c, `^the open menu read differently each time$`, "the open menu's counter and clock text never repeated",
@@ -92,7 +88,8 @@ func init() {
 	step(c, `^the task can still finish$`, "the task is not blocked and Task.Finish succeeds (a signal is advisory)",
 		"And the task can still finish", taskFinishes)
 	step(c, `^the change summary is:$`, "the change summary between the page's last two observations: rows added, removed and changed, each a ; list of role \"name\" (changed: with the fields in brackets)",
-		"Then the change summary is:", changeSummaryIs)
+		"Then the change summary is:", changeSummaryIs,
+		table(`| added   | menuitem "Profile"; menuitem "Settings"; button "Close menu" |`, `| removed |                                                             |`, `| changed |                                                             |`))
 	step(c, `^the change summary grants no ref$`, "the summary, serialised, holds no ref any snapshot handed out and no element key",
 		"And the change summary grants no ref", summaryNoRefs)
 }
@@ -150,6 +147,10 @@ func (w *world) loopClick(ctx context.Context, p *engine.Page, t engine.Target, 
 }
 
 func openSimPageInTab(ctx context.Context, path, tab string) error {
+	return worldOf(ctx).kept(openSimPageInTabDo(ctx, path, tab))
+}
+
+func openSimPageInTabDo(ctx context.Context, path, tab string) error {
 	w := worldOf(ctx)
 	if _, err := w.ensurePage(ctx); err != nil { // the main tab starts the task
 		return err
@@ -173,6 +174,10 @@ func lookAtPage(ctx context.Context) error {
 }
 
 func openCloseMenu(ctx context.Context, n int) error {
+	return worldOf(ctx).kept(openCloseMenuDo(ctx, n))
+}
+
+func openCloseMenuDo(ctx context.Context, n int) error {
 	w, p, err := worldPage(ctx)
 	if err != nil {
 		return err
@@ -205,6 +210,10 @@ func menuStamp(text string) string {
 }
 
 func openCloseMenuByRefs(ctx context.Context, n int) error {
+	return worldOf(ctx).kept(openCloseMenuByRefsDo(ctx, n))
+}
+
+func openCloseMenuByRefsDo(ctx context.Context, n int) error {
 	w, p, err := worldPage(ctx)
 	if err != nil {
 		return err
@@ -233,25 +242,17 @@ func openCloseMenuByRefs(ctx context.Context, n int) error {
 	return nil
 }
 
-func clickButtonOnce(ctx context.Context, name, text string) error {
-	return clickButtonTimes(ctx, name, 1, text)
+func clickButtonTimesLooking(ctx context.Context, role, name string, n int, text string) error {
+	return worldOf(ctx).kept(clickLooking(ctx, role, name, n, text, 2))
 }
 
-func clickButtonTimes(ctx context.Context, name string, n int, text string) error {
-	return clickButtons(ctx, name, n, text, 0)
-}
-
-func clickButtonTimesLooking(ctx context.Context, name string, n int, text string) error {
-	return clickButtons(ctx, name, n, text, 2)
-}
-
-func clickButtons(ctx context.Context, name string, n int, text string, looks int) error {
+func clickLooking(ctx context.Context, role, name string, n int, text string, looks int) error {
 	w, p, err := worldPage(ctx)
 	if err != nil {
 		return err
 	}
 	for range n {
-		if err := w.loopClick(ctx, p, engine.ByRole("button", name), text); err != nil {
+		if err := w.loopClick(ctx, p, engine.ByRole(role, name), text); err != nil {
 			return err
 		}
 		for range looks {
@@ -263,7 +264,11 @@ func clickButtons(ctx context.Context, name string, n int, text string, looks in
 	return nil
 }
 
-func clickSameRef(ctx context.Context, name string, n int, text string) error {
+func clickSameRef(ctx context.Context, role, name string, n int, text string) error {
+	return worldOf(ctx).kept(clickByOneRef(ctx, role, name, n, text))
+}
+
+func clickByOneRef(ctx context.Context, role, name string, n int, text string) error {
 	w, p, err := worldPage(ctx)
 	if err != nil {
 		return err
@@ -272,7 +277,7 @@ func clickSameRef(ctx context.Context, name string, n int, text string) error {
 	if err != nil {
 		return err
 	}
-	ref, err := refOf(v, "button", name)
+	ref, err := refOf(v, role, name)
 	if err != nil {
 		return err
 	}
@@ -287,6 +292,10 @@ func clickSameRef(ctx context.Context, name string, n int, text string) error {
 }
 
 func readGuide(ctx context.Context, last int) error {
+	return worldOf(ctx).kept(readGuideDo(ctx, last))
+}
+
+func readGuideDo(ctx context.Context, last int) error {
 	w, p, err := worldPage(ctx)
 	if err != nil {
 		return err
@@ -311,6 +320,10 @@ func readGuide(ctx context.Context, last int) error {
 }
 
 func refreshTabs(ctx context.Context, other string, n int) error {
+	return worldOf(ctx).kept(refreshTabsDo(ctx, other, n))
+}
+
+func refreshTabsDo(ctx context.Context, other string, n int) error {
 	w := worldOf(ctx)
 	main, err := w.ensurePage(ctx)
 	if err != nil {
@@ -367,6 +380,10 @@ func verifyFieldTimes(ctx context.Context, role, name, want string, n int) error
 }
 
 func signInTimes(ctx context.Context, n int, password, codes string) error {
+	return worldOf(ctx).kept(signInTimesDo(ctx, n, password, codes))
+}
+
+func signInTimesDo(ctx context.Context, n int, password, codes string) error {
 	w, p, err := worldPage(ctx)
 	if err != nil {
 		return err

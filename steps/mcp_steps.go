@@ -85,7 +85,7 @@ func init() {
 		`When I snapshot the page over MCP and keep the ref of the textbox "Name" as "first"`, mcpKeepRef)
 	step(g, `^I fill the field with the ref "([^"]*)" with "([^"]*)"$`,
 		"fill by a kept ref (ACT-1: type once, verify the real value on a fresh observation); the result is kept for \"the action ends with\" (STALE_REF for a ref of an older snapshot, ID-1)",
-		`When I fill the field with the ref "first" with "Ada Lovelace"`, mcpFillRef)
+		`When I fill the field with the ref "first" with "Ada Lovelace"`, mcpFillRef, isAction)
 	step(g, `^the refs "([^"]*)" and "([^"]*)" are different$`,
 		"two kept refs of the same element from two snapshots differ (a ref names an element in one snapshot)",
 		`Then the refs "first" and "second" are different`, mcpRefsDiffer)
@@ -302,7 +302,7 @@ func mcpFillRef(ctx context.Context, label, text string) error {
 		code = engine.CodeOf(err)
 	}
 	worldOf(ctx).log.Emit(trace.E("mcp.fill", trace.A("ref", ref), trace.A("code", code)))
-	return act.keep(err)
+	return worldOf(ctx).kept(err)
 }
 
 func mcpRefsDiffer(ctx context.Context, a, b string) error {

@@ -20,7 +20,7 @@ type observeState struct {
 func init() {
 	const g = "Observation"
 	step(g, `^I open the sim page "([^"]*)"$`, "the engine navigates the page to that path of the sim (see replaylab sim's index)",
-		`When I open the sim page "/sidebar"`, openSimPage)
+		`When I open the sim page "/sidebar"`, openSimPage, isAction, needsSim)
 	step(g, `^I take a full snapshot$`, "the engine observes the page and returns the full bounded view (60 elements, 4,000 characters per frame)",
 		"When I take a full snapshot", takeFullSnapshot)
 	step(g, `^the snapshot is the (full|page) view$`, "the last snapshot says which view it is",
@@ -33,7 +33,8 @@ func init() {
 	step(g, `^the snapshot text is cut at (\d+) of (\d+) characters$`, "the visible text returned and its true length",
 		"And the snapshot text is cut at 1500 of 4000 characters", snapshotText)
 	step(g, `^the snapshot's first elements are:$`, "the first elements of the last snapshot, in order, as a role | name table",
-		"Then the snapshot's first elements are:", snapshotFirst)
+		"Then the snapshot's first elements are:", snapshotFirst,
+		table("| textbox | Message |", "| button  | Send    |"))
 	step(g, `^the snapshot lists the (\w+) "([^"]*)" in a child frame$`, "the element is in the last snapshot and records a frame other than main",
 		`And the snapshot lists the button "Inner" in a child frame`, elementInChildFrame)
 	step(g, `^the snapshot read (\d+) frames? and left (\d+) unread$`, "frames observed, and iframes whose document the capture does not hold",
@@ -60,7 +61,8 @@ func init() {
 	step(g, `^the find is (complete|incomplete)$`, "incomplete: part of the page was not read, so no match proves nothing",
 		"And the find is incomplete", findComplete)
 	step(g, `^these elements are found exactly once:$`, "a fresh find for each role | name row matches exactly one element",
-		"Then these elements are found exactly once:", foundOnce)
+		"Then these elements are found exactly once:", foundOnce,
+		table("| button | Send      |", "| link   | Home      |"))
 
 	step(g, `^I search the page text for "([^"]*)"$`, "a text search over every frame's visible text, with bounded snippets",
 		`When I search the page text for "invoice number"`, searchText)
@@ -79,7 +81,7 @@ func openSimPage(ctx context.Context, path string) error {
 	if err != nil {
 		return err
 	}
-	return p.Navigate(ctx, w.base+path)
+	return w.kept(p.Navigate(ctx, w.base+path))
 }
 
 func takeFullSnapshot(ctx context.Context) error {

@@ -138,12 +138,20 @@ func extractEmbedded() (string, error) {
 
 func cmdSteps(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
 	fs := newFlagSet("steps", stderr)
-	if _, err := parseInterleaved(fs, args); err != nil {
+	format := fs.String("format", steps.FormatMarkdown, "markdown (for readers) or json (for editor plugins)")
+	words, err := parseInterleaved(fs, args)
+	if err != nil {
 		return exitBadInput, err
 	}
-	fmt.Fprintln(stdout, "# replaylab step catalogue")
-	fmt.Fprintln(stdout, "\nEvery step a feature file may use, generated from the registered steps.")
-	if err := steps.WriteCatalogue(stdout); err != nil {
+	if *format != steps.FormatMarkdown && *format != steps.FormatJSON {
+		return exitBadInput, fmt.Errorf("steps: unknown --format %q (want markdown or json)", *format)
+	}
+	defs := steps.Filter(steps.Catalogue(), words)
+	if len(defs) == 0 {
+		fmt.Fprintf(stderr, "no step matches every word of %q; run replaylab steps for the whole catalogue\n", strings.Join(words, " "))
+		return exitFailed, nil
+	}
+	if err := steps.WriteCatalogue(stdout, defs, *format); err != nil {
 		return exitFailed, err
 	}
 	return exitOK, nil

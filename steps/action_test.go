@@ -1,0 +1,98 @@
+package steps
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/replaylab/replaylab/engine"
+	"github.com/replaylab/replaylab/engine/locate"
+)
+
+// TestKeptResult: an engine verdict is left to a result check that follows
+// before the next action step, and fails its own step otherwise.
+func TestKeptResult(t *testing.T) {
+	ambiguous := &locate.Error{Code: locate.TargetAmbiguous, Count: 2}
+	tests := []struct {
+		name    string
+		steps   []string
+		err     error
+		wantErr string // "" when the step passes
+	}{
+		{"ok", []string{`I fill the textbox "Email" with "a"`}, nil, ""},
+		{"check follows", []string{`I fill the textbox "Email" with "a"`, `the action is refused with "TARGET_AMBIGUOUS"`}, ambiguous, ""},
+		{"check after a read", []string{`I click the button "Delete" expecting "Deleted"`, `the page text does not contain "Deleted"`, `the refusal counts 2 matches`}, ambiguous, ""},
+		{"alias check follows", []string{`I try to send "x"`, `the send ends with "OUTCOME_UNKNOWN"`}, &engine.Error{Code: engine.OutcomeUnknown}, ""},
+		{"no check", []string{`I fill the textbox "Email" with "a"`, `the page text contains "x"`}, ambiguous, `Then the action ends with "TARGET_AMBIGUOUS"`},
+		{"the next action comes first", []string{`I fill the textbox "Email" with "a"`, `I click the button "Submit" expecting "Sent"`, `the action ends with "ok"`}, ambiguous, "TARGET_AMBIGUOUS"},
+		{"uncoded errors always fail", []string{`I fill the textbox "Email" with "a"`, `the action ends with "ok"`}, errors.New("browser gone"), "browser gone"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			w := &world{}
+			as := stateOf[actionState](w)
+			as.texts = tt.steps
+			err := w.kept(tt.err)
+			switch {
+			case tt.wantErr == "" && err != nil:
+				t.Fatalf("kept: %v, want nil", err)
+			case tt.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tt.wantErr)):
+				t.Fatalf("kept: %v, want an error with %q", err, tt.wantErr)
+			}
+			if as.last == nil || as.last.err != tt.err || as.last.step != tt.steps[0] {
+				t.Fatalf("kept result %+v, want the step's", as.last)
+			}
+		})
+	}
+}
+
+func TestRefusal(t *testing.T) {
+	tests := []struct {
+		name    string
+		err     error
+		wantErr string
+		count   int
+	}{
+		{"locate refusal", &locate.Error{Code: locate.TargetAmbiguous, Count: 2, Candidates: []string{"a", "b"}}, "", 2},
+		{"blocked task", &engine.Error{Code: engine.TaskBlocked}, "", 0},
+		{"delivered then unknown", &engine.Error{Code: engine.OutcomeUnknown}, "after its input reached the page", 0},
+		{"success", nil, "it succeeded", 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := &actionResult{step: "I click", err: tt.err}
+			ref, err := r.refusal()
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("refusal: %v, want %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil || ref.count != tt.count {
+				t.Fatalf("refusal: %+v, %v; want count %d", ref, err, tt.count)
+			}
+		})
+	}
+}
+
+func TestFilter(t *testing.T) {
+	defs := []StepDef{{Pattern: "a ready video"}, {Pattern: "the refusal counts", Meaning: "matches"}}
+	tests := []struct {
+		name  string
+		words []string
+		want  int
+	}{
+		{"none", nil, 2},
+		{"one word", []string{"VIDEO"}, 1},
+		{"plural", []string{"videos"}, 1},
+		{"all words", []string{"refusal", "matches"}, 1},
+		{"one word missing", []string{"refusal", "video"}, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := len(Filter(defs, tt.words)); got != tt.want {
+				t.Fatalf("Filter(%v) kept %d, want %d", tt.words, got, tt.want)
+			}
+		})
+	}
+}
