@@ -50,14 +50,14 @@ type actTask interface {
 }
 
 type actState struct {
-	client  *mcp.Client // set when the agent drives the engine over MCP
-	task    actTask     // the current task, "" until one is begun
-	taskID  string
-	page    actPage
-	ids     []string // ids of the tasks begun, in order
-	local   *engine.Engine
-	late    *bool
-	tools   []*mcpsdk.Tool
+	client *mcp.Client // set when the agent drives the engine over MCP
+	task   actTask     // the current task, "" until one is begun
+	taskID string
+	page   actPage
+	ids    []string // ids of the tasks begun, in order
+	local  *engine.Engine
+	late   *bool
+	tools  []*mcpsdk.Tool
 }
 
 // clickWait is how long a click or press waits for its expected outcome
