@@ -80,6 +80,7 @@ type Service struct {
 	ids        IDGenerator
 	dispatcher Dispatcher
 	limits     Limits
+	planted    PlantedBug
 }
 
 // New returns a Service over store.
@@ -675,17 +676,18 @@ func (s *Service) Callback(ctx context.Context, attemptID, status, output string
 			if st == StatusFailed {
 				result = AttemptFailed
 			}
+			guard := s.planted != PlantClaimWithoutCheck // planted.go: the explorer's self-test
 			switch {
-			case a.State == AttemptSuperseded:
+			case guard && a.State == AttemptSuperseded:
 				rec.Outcome = OutcomeLateAfterSupersession
 				detail = fmt.Sprintf("attempt was superseded by %s (%s); result stored for review, not applied", a.Reviewer, a.SupersedeReason)
-			case j.State == JobCancelled:
+			case guard && j.State == JobCancelled:
 				rec.Outcome, next.State = OutcomeAfterCancel, result
 				detail = "job was cancelled; result stored, not applied"
 			case st == StatusFailed:
 				rec.Outcome, next.State = OutcomeFailedRecorded, AttemptFailed
 				detail = "definite failure from the provider"
-			case j.State == JobCompleted:
+			case guard && j.State == JobCompleted:
 				rec.Outcome, next.State = OutcomeLostRace, AttemptSucceeded
 				detail = fmt.Sprintf("attempt %s had already won; output kept for diagnostics, not applied", j.WinningAttemptID)
 			default:
