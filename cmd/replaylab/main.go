@@ -10,6 +10,7 @@
 //	replaylab validate --adapter A [--json FILE] DIR
 //	replaylab mcp [--adapter A] [--http ADDR]
 //	replaylab steps
+//	replaylab explore [--seed S] [--seeds N] [--steps N] [--store sqlite|postgres] [--budget D] [--fault-… P] [--print]
 //
 // Exit status: 0 success; 1 a scenario failed, drifted or was undefined, or
 // a validation found a violation; 2 bad input (unknown flag or command,
@@ -61,6 +62,7 @@ func init() {
 		{"validate", "check an adapter against recorded sessions (groups, boundaries, controls, id stability)", cmdValidate},
 		{"steps", "print the step catalogue with an example for each step", cmdSteps},
 		{"mcp", "serve the engine's typed page operations as MCP tools on stdio", cmdMCP},
+		{"explore", "run the real ledger under seeded random schedules, check SPEC §3/§6 invariants, shrink a failure", cmdExplore},
 	}
 }
 

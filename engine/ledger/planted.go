@@ -10,9 +10,9 @@ type PlantedBug string
 // Planted bugs.
 const (
 	// PlantClaimWithoutCheck: a success callback claims the winner without
-	// checking the job's state and version it read (superseded attempt,
-	// cancelled or already completed job): a late or superseded result is
-	// applied and a second success replaces the winner.
+	// checking what the job's version says about it (cancelled, or already
+	// completed by another attempt): a result arriving after a cancel is
+	// applied to the cancelled job.
 	PlantClaimWithoutCheck PlantedBug = "claim-without-check"
 )
 

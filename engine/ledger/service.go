@@ -678,7 +678,7 @@ func (s *Service) Callback(ctx context.Context, attemptID, status, output string
 			}
 			guard := s.planted != PlantClaimWithoutCheck // planted.go: the explorer's self-test
 			switch {
-			case guard && a.State == AttemptSuperseded:
+			case a.State == AttemptSuperseded:
 				rec.Outcome = OutcomeLateAfterSupersession
 				detail = fmt.Sprintf("attempt was superseded by %s (%s); result stored for review, not applied", a.Reviewer, a.SupersedeReason)
 			case guard && j.State == JobCancelled:
