@@ -146,10 +146,7 @@ func Generate(seed uint64, n int, f Faults) Schedule {
 				a.Copies = 2 + r.IntN(CopiesMax-1)
 			}
 		case KindReuseKey, KindRetry, KindCancel:
-			a.Job = pickJob()
-			if kind == KindRetry && attempts[a.Job] < AttemptsMax {
-				attempts[a.Job]++
-			}
+			a.Job = pickJob() // a retry is mostly refused (REVIEW_REQUIRED): no new attempt counted
 		case KindSupersede:
 			a.Job = pickJob()
 			a.Provider = "primary"

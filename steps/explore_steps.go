@@ -1,0 +1,222 @@
+package steps
+
+// Explorer steps (SPEC §11 EXP-1, EXP-2): thin glue over package explore.
+// The explorer runs the real ledger on a fresh SQLite file or PostgreSQL
+// schema with the sim's providers; no page is read, so the trace is the
+// same under both drivers. The trace holds every step a run printed (the
+// schedule and what each step did), never a time, id or backend name, so
+// the golden itself says that a seed replays exactly, on either store.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+
+	"github.com/replaylab/replaylab/engine/ledger"
+	"github.com/replaylab/replaylab/engine/trace"
+	"github.com/replaylab/replaylab/explore"
+)
+
+// exploreState is one scenario's explorer runs.
+type exploreState struct {
+	plant ledger.PlantedBug
+	runs  []explore.Outcome // single-seed runs, in order
+	rep   *explore.Report   // the last multi-seed run
+}
+
+func init() {
+	const g = "Seeded explorer"
+	step(g, `^the ledger is built with the planted bug "([a-z-]+)"$`,
+		"the explorer's next runs use a ledger built with that deliberate defect (the explorer's self-test; claim-without-check: a success claims the winner without checking the job's version)",
+		`Given the ledger is built with the planted bug "claim-without-check"`, expGivenPlant)
+	step(g, `^the explorer runs seed (\d+) with (\d+) steps on "(sqlite|postgres)"(?: again)?$`,
+		"draws that seed's schedule and runs it on the real ledger in a fresh store, checking the invariants after every step; the trace gets every step and what it did",
+		`When the explorer runs seed 3 with 30 steps on "sqlite"`, expRunSeed)
+	step(g, `^the explorer runs seeds (\d+) to (\d+) with (\d+) steps on "(sqlite|postgres)"$`,
+		"runs those seeds in order and stops at the first violation, which it shrinks",
+		`When the explorer runs seeds 1 to 20 with 40 steps on "sqlite"`, expRunSeeds)
+	step(g, `^the runs printed the same schedule and outcome$`,
+		"every single-seed run of the scenario printed the same lines, step by step",
+		"Then the runs printed the same schedule and outcome", expSameRuns)
+	step(g, `^the run found no violation$`, "the last single-seed run kept every invariant",
+		"Then the run found no violation", expNoViolation)
+	step(g, `^the explorer reports a violation of "([^"]+)" within (\d+) seeds$`,
+		"the multi-seed run stopped at a violation of that invariant no later than that many seeds from its first",
+		`Then the explorer reports a violation of "at most one winner" within 12 seeds`, expViolationWithin)
+	step(g, `^the shrunk schedule has at most (\d+) steps and still fails$`,
+		"the violation was shrunk to a schedule of at most N steps that breaks the same invariant when run again",
+		"Then the shrunk schedule has at most 3 steps and still fails", expShrunkAtMost)
+	step(g, `^the shrunk schedule passes on the real ledger$`,
+		"the shrunk schedule keeps every invariant on a ledger without the planted bug: the explorer found the bug, not itself",
+		"Then the shrunk schedule passes on the real ledger", expShrunkPassesClean)
+}
+
+func (w *world) expState() *exploreState { return stateOf[exploreState](w) }
+
+func expGivenPlant(ctx context.Context, bug string) error {
+	worldOf(ctx).expState().plant = ledger.PlantedBug(bug)
+	return nil
+}
+
+// expOptions are the explorer options of a step; a postgres run without
+// REPLAYLAB_PG_URL skips the scenario (fails in CI).
+func (w *world) expOptions(store string, steps int) (explore.Options, error) {
+	opt := explore.DefaultOptions
+	opt.Store, opt.Steps, opt.Plant = store, steps, w.expState().plant
+	if store == explore.StorePostgres {
+		opt.PGURL = os.Getenv(PostgresURLEnv)
+		if opt.PGURL == "" {
+			msg := fmt.Sprintf("%s is not set; set it to postgres://user:pass@127.0.0.1:5432/db?sslmode=disable to explore on PostgreSQL", PostgresURLEnv)
+			if os.Getenv("CI") == "true" {
+				return opt, fmt.Errorf("explore steps: CI=true and %s: PostgreSQL scenarios are required in CI", msg)
+			}
+			return opt, w.skip(fmt.Sprintf("SKIPPING %s: %s", w.slug, msg))
+		}
+	}
+	return opt, nil
+}
+
+func expTrace(w *world, kind string, out explore.Outcome) {
+	for i, l := range out.Lines {
+		w.log.Emit(trace.E("explore."+kind, trace.A("n", strconv.Itoa(i+1)), trace.A("line", l)))
+	}
+	if v := out.Violation; v != nil {
+		w.log.Emit(trace.E("explore.violation", trace.A("step", strconv.Itoa(v.Step)), trace.A("invariant", string(v.Invariant)), trace.A("detail", v.Detail)))
+	}
+}
+
+func expRunSeed(ctx context.Context, seed, steps int, store string) error {
+	w := worldOf(ctx)
+	opt, err := w.expOptions(store, steps)
+	if err != nil {
+		return err
+	}
+	out, err := explore.RunSchedule(ctx, opt, explore.Generate(uint64(seed), steps, opt.Faults))
+	if err != nil {
+		return err
+	}
+	st := w.expState()
+	st.runs = append(st.runs, out)
+	w.log.Emit(trace.E("explore.run", trace.A("seed", strconv.Itoa(seed)), trace.A("steps", strconv.Itoa(steps)), trace.A("plant", string(opt.Plant))))
+	expTrace(w, "step", out)
+	return nil
+}
+
+func expRunSeeds(ctx context.Context, first, last, steps int, store string) error {
+	w := worldOf(ctx)
+	opt, err := w.expOptions(store, steps)
+	if err != nil {
+		return err
+	}
+	if last < first {
+		return fmt.Errorf("explore steps: seeds %d to %d: the last is before the first", first, last)
+	}
+	opt.Seed, opt.Seeds = uint64(first), last-first+1
+	rep, err := explore.Run(ctx, opt, nil, false)
+	if err != nil {
+		return err
+	}
+	w.expState().rep = &rep
+	w.log.Emit(trace.E("explore.seeds", trace.A("first", strconv.Itoa(first)), trace.A("last", strconv.Itoa(last)),
+		trace.A("clean", strconv.Itoa(rep.Seeds)), trace.A("plant", string(opt.Plant))))
+	if f := rep.Failure; f != nil {
+		w.log.Emit(trace.E("explore.failure", trace.A("seed", strconv.FormatUint(f.Seed, 10)),
+			trace.A("schedule_steps", strconv.Itoa(len(f.Outcome.Lines))), trace.A("shrunk_steps", strconv.Itoa(len(f.Shrunk)))))
+		expTrace(w, "shrunk", f.ShrunkOf)
+	}
+	return nil
+}
+
+func expSameRuns(ctx context.Context) error {
+	runs := worldOf(ctx).expState().runs
+	if len(runs) < 2 {
+		return fmt.Errorf("explore steps: %d single-seed runs, want at least 2 to compare", len(runs))
+	}
+	for i, r := range runs[1:] {
+		if got, want := r.String(), runs[0].String(); got != want {
+			return fmt.Errorf("explore steps: run %d printed\n%s\nrun 1 printed\n%s", i+2, got, want)
+		}
+	}
+	return nil
+}
+
+func expNoViolation(ctx context.Context) error {
+	runs := worldOf(ctx).expState().runs
+	if len(runs) == 0 {
+		return errors.New("explore steps: no single-seed run yet")
+	}
+	if v := runs[len(runs)-1].Violation; v != nil {
+		return fmt.Errorf("explore steps: violation: %v\n%s", v, runs[len(runs)-1])
+	}
+	return nil
+}
+
+func (w *world) expFailure() (*explore.Failure, error) {
+	rep := w.expState().rep
+	if rep == nil {
+		return nil, errors.New("explore steps: no multi-seed run yet")
+	}
+	if rep.Failure == nil {
+		return nil, fmt.Errorf("explore steps: no violation in %d seeds", rep.Seeds)
+	}
+	return rep.Failure, nil
+}
+
+func expViolationWithin(ctx context.Context, inv string, seeds int) error {
+	w := worldOf(ctx)
+	f, err := w.expFailure()
+	if err != nil {
+		return err
+	}
+	v := f.Outcome.Violation
+	if string(v.Invariant) != inv {
+		return fmt.Errorf("explore steps: violation of %q (%s), want %q", v.Invariant, v.Detail, inv)
+	}
+	if n := f.Seed - w.expState().rep.Options.Seed + 1; n > uint64(seeds) {
+		return fmt.Errorf("explore steps: found at the %d-th seed (%d), want within %d", n, f.Seed, seeds)
+	}
+	return nil
+}
+
+func expShrunkAtMost(ctx context.Context, n int) error {
+	w := worldOf(ctx)
+	f, err := w.expFailure()
+	if err != nil {
+		return err
+	}
+	if f.Shrunk == nil {
+		return errors.New("explore steps: the violation was not shrunk")
+	}
+	if len(f.Shrunk) > n {
+		return fmt.Errorf("explore steps: shrunk to %d steps, want at most %d:\n%s", len(f.Shrunk), n, f.Shrunk)
+	}
+	opt := w.expState().rep.Options
+	out, err := explore.RunSchedule(ctx, opt, f.Shrunk)
+	if err != nil {
+		return err
+	}
+	if out.Violation == nil || out.Violation.Invariant != f.Outcome.Violation.Invariant {
+		return fmt.Errorf("explore steps: the shrunk schedule, run again, gave %v; want a violation of %q", out.Violation, f.Outcome.Violation.Invariant)
+	}
+	return nil
+}
+
+func expShrunkPassesClean(ctx context.Context) error {
+	w := worldOf(ctx)
+	f, err := w.expFailure()
+	if err != nil {
+		return err
+	}
+	opt := w.expState().rep.Options
+	opt.Plant = ""
+	out, err := explore.RunSchedule(ctx, opt, f.Shrunk)
+	if err != nil {
+		return err
+	}
+	if out.Violation != nil {
+		return fmt.Errorf("explore steps: the shrunk schedule fails on the real ledger too: %v\n%s", out.Violation, out)
+	}
+	return nil
+}
