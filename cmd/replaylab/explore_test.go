@@ -51,7 +51,9 @@ func TestExploreSeedPrintsTheSameRunTwice(t *testing.T) {
 		t.Fatalf("exit %d; stdout %s stderr %s", code, first, stderr)
 	}
 	_, second, _ := runCLI(t, "explore", "--seed", "25", "--steps", "30")
-	strip := func(s string) string { return regexp.MustCompile(`0 violations, .*`).ReplaceAllString(s, "0 violations") }
+	strip := func(s string) string {
+		return regexp.MustCompile(`0 violations, .*`).ReplaceAllString(s, "0 violations")
+	}
 	if strip(first) != strip(second) {
 		t.Fatalf("seed 25 printed two ways:\n%s\n---\n%s", first, second)
 	}
