@@ -153,8 +153,8 @@ func TestBoundedExploration(t *testing.T) {
 		store string
 		seeds int
 	}{
-		{explore.StoreSQLite, 60},
-		{explore.StorePostgres, 15},
+		{explore.StoreSQLite, 50},
+		{explore.StorePostgres, 10},
 	} {
 		store, seeds := tt.store, tt.seeds
 		t.Run(store, func(t *testing.T) {
