@@ -164,9 +164,22 @@ func TestPatchPageControlsComeFromTheLedger(t *testing.T) {
 	if err := s.Providers().Script("primary", sim.Script{Behaviour: sim.Hold, Output: "A"}); err != nil {
 		t.Fatal(err)
 	}
-	get := func(path string) (int, string) {
+	ctx := context.Background()
+	cookies := map[string]*http.Cookie{}
+	for _, tok := range []string{"alice-token", "bob-token"} {
+		c, err := sim.PatchSignIn(ctx, s.URL, tok)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cookies[tok] = c
+	}
+	get := func(tok, path string) (int, string) {
 		t.Helper()
-		res, err := http.Get(s.URL + path)
+		req, _ := http.NewRequest(http.MethodGet, s.URL+path, nil)
+		if c := cookies[tok]; c != nil {
+			req.AddCookie(c)
+		}
+		res, err := http.DefaultClient.Do(req)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -174,24 +187,23 @@ func TestPatchPageControlsComeFromTheLedger(t *testing.T) {
 		b, _ := io.ReadAll(res.Body)
 		return res.StatusCode, string(b)
 	}
-	if code, body := get("/patch"); code != http.StatusOK || !strings.Contains(body, "token=alice-token") {
+	if code, body := get("", "/patch"); code != http.StatusOK || !strings.Contains(body, `action="/patch/session"`) {
 		t.Fatalf("sign-in page: %d", code)
 	}
-	if code, _ := get("/patch?token=nope"); code != http.StatusUnauthorized {
-		t.Fatalf("unknown token: %d", code)
+	if _, err := sim.PatchSignIn(ctx, s.URL, "nope"); err == nil || !strings.Contains(err.Error(), "401") {
+		t.Fatalf("unknown token: %v", err)
 	}
-	_, first := get("/patch?token=alice-token")
-	_, second := get("/patch?token=alice-token")
+	_, first := get("alice-token", "/patch")
+	_, second := get("alice-token", "/patch")
 	if !strings.Contains(first, `data-key="patch-0001"`) || !strings.Contains(second, `data-key="patch-0002"`) {
 		t.Fatal("each page load must carry its own idempotency key")
 	}
-	ctx := context.Background()
 	job, _, err := s.Ledger().Create(ctx, alice, "patch-0001", []byte(`{"task":"patch"}`), "")
 	if err != nil {
 		t.Fatal(err)
 	}
 	settle(t, s)
-	_, body := get("/patch?token=alice-token&job=" + job.ID)
+	_, body := get("alice-token", "/patch?job="+job.ID)
 	for _, want := range []string{`id="generate" disabled`, `id="retry" disabled`, `id="fallback" disabled`, `id="cancel">`, `id="output" disabled`} {
 		if !strings.Contains(body, want) {
 			t.Errorf("running job page lacks %s", want)
@@ -200,12 +212,100 @@ func TestPatchPageControlsComeFromTheLedger(t *testing.T) {
 	if _, err := s.Providers().Release(ctx, job.Attempts[0].ID); err != nil {
 		t.Fatal(err)
 	}
-	_, body = get("/patch?token=alice-token&job=" + job.ID)
+	_, body = get("alice-token", "/patch?job="+job.ID)
 	if !strings.Contains(body, `id="output">`) || !strings.Contains(body, `id="cancel" disabled`) {
 		t.Error("completed job page must offer Output only")
 	}
-	if code, body := get("/patch?token=bob-token&job=" + job.ID); code != http.StatusNotFound || !strings.Contains(body, `data-code="NOT_FOUND"`) {
+	if code, body := get("bob-token", "/patch?job="+job.ID); code != http.StatusNotFound || !strings.Contains(body, `data-code="NOT_FOUND"`) {
 		t.Errorf("bob on alice's job: %d", code)
+	}
+}
+
+// TestPatchPageShowsNoTokens (LED-12): no page a visitor can load names a
+// token, custom tokens included; a token in the address signs nobody in;
+// the session cookie is HttpOnly and SameSite=Strict; cross-site state
+// changes are refused.
+func TestPatchPageShowsNoTokens(t *testing.T) {
+	tokens := map[string]ledger.Principal{"s3cr3t-ops-token": {Name: "ops", Role: ledger.RoleReviewer}, "alice-token": {Name: "alice", Role: ledger.RoleOwner}}
+	s := startLedger(t, sim.Options{Tokens: tokens})
+	ctx := context.Background()
+	for _, path := range []string{"/", "/patch", "/patch?token=s3cr3t-ops-token", "/patch?job=job_0001"} {
+		res, err := http.Get(s.URL + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		for tok := range tokens {
+			if strings.Contains(string(b), tok) {
+				t.Errorf("%s shows token %q to a visitor", path, tok)
+			}
+		}
+		if strings.Contains(string(b), "Signed in as") {
+			t.Errorf("%s signed a visitor in", path)
+		}
+	}
+	c, err := sim.PatchSignIn(ctx, s.URL, "alice-token")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !c.HttpOnly || c.SameSite != http.SameSiteStrictMode || strings.Contains(c.Value, "alice") {
+		t.Fatalf("session cookie %+v: want HttpOnly, SameSite=Strict, no token", c)
+	}
+	page := func() string {
+		req, _ := http.NewRequest(http.MethodGet, s.URL+"/patch", nil)
+		req.AddCookie(c)
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		b, _ := io.ReadAll(res.Body)
+		return string(b)
+	}
+	body := page()
+	if strings.Contains(body, "alice-token") || !strings.Contains(body, "Signed in as alice") {
+		t.Fatal("signed-in page must name the user and never the token")
+	}
+	csrf := body[strings.Index(body, `data-csrf="`)+len(`data-csrf="`):]
+	csrf = csrf[:strings.IndexByte(csrf, '"')]
+	for _, tc := range []struct {
+		name   string
+		hdr    map[string]string
+		status int
+	}{
+		{name: "cross-site fetch metadata", hdr: map[string]string{"Sec-Fetch-Site": "cross-site", "X-CSRF-Token": csrf}, status: 403},
+		{name: "foreign origin", hdr: map[string]string{"Origin": "http://evil.example", "X-CSRF-Token": csrf}, status: 403},
+		{name: "no csrf token", hdr: map[string]string{"Origin": s.URL, "Sec-Fetch-Site": "same-origin"}, status: 403},
+		{name: "same origin with the token", hdr: map[string]string{"Origin": s.URL, "Sec-Fetch-Site": "same-origin", "X-CSRF-Token": csrf}, status: 201},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			req, _ := http.NewRequest(http.MethodPost, s.URL+"/patch/api/jobs", strings.NewReader(`{"task":"patch"}`))
+			req.AddCookie(c)
+			req.Header.Set("Idempotency-Key", "k-"+tc.name)
+			for k, v := range tc.hdr {
+				req.Header.Set(k, v)
+			}
+			res, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res.Body.Close()
+			if res.StatusCode != tc.status {
+				t.Fatalf("got %d, want %d", res.StatusCode, tc.status)
+			}
+		})
+	}
+	req, _ := http.NewRequest(http.MethodPost, s.URL+"/patch/session", strings.NewReader("token=alice-token"))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("Sec-Fetch-Site", "cross-site")
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != http.StatusForbidden {
+		t.Fatalf("cross-site sign-in: %d, want 403", res.StatusCode)
 	}
 }
 

@@ -9,21 +9,29 @@ package sim
 // bob-token, rita-token), and dispatches every attempt to the simulated
 // providers (Providers; scripted per scenario, else the seeded Faults).
 //
-// GET /patch?token=TOKEN[&job=ID] is the patch page for the token's
-// principal. The token travels in the query string (no cookie), so a
-// page's URL says whose view it is and a refresh keeps it. Without job it
-// offers "Generate patch" with one idempotency key rendered into the page
-// per page load ("patch-0001", "patch-0002", … in load order); a click
-// POSTs /api/jobs with that key and then replaces the location with
-// /patch?token=…&job=ID, so a double click sends the same key twice and
-// lands on the one job. With job, every control is derived on this load
-// from the ledger's state for this caller (LED-6): Retry, Try another
-// provider, Cancel, Output are enabled exactly when the job's controls say
-// so, and Generate patch is disabled (the intention exists). A job of
-// another owner is a 404 page (LED-7); an error page carries the ledger's
-// problem code in data-code. Without a token the page lists the
-// known tokens to sign in with (200); an unknown token gets the same list
-// with 401.
+// GET /patch[?job=ID] is the patch page for the signed-in principal
+// (LED-12). Pages never list or carry tokens: a visitor with no session
+// gets a sign-in form where the token is typed in; POST /patch/session
+// checks it and sets the session cookie (HttpOnly, SameSite=Strict,
+// Path=/patch), whose value is a random session id; the token stays on the
+// server. The page's controls call the job API through /patch/api/…, with
+// the session cookie and the page's CSRF token; every state-changing page
+// request (the sign-in POST included) is refused 403 CROSS_SITE_REFUSED
+// when Sec-Fetch-Site says cross-site or same-site, when Origin is not the
+// sim's own, or (once signed in) when the X-CSRF-Token header does not
+// match the session's. A token in the query string (?token=, the old
+// scheme) signs nobody in.
+//
+// Without job the page offers "Generate patch" with one idempotency key
+// rendered into the page per page load ("patch-0001", "patch-0002", … in
+// load order); a click POSTs /patch/api/jobs with that key and then
+// replaces the location with /patch?job=ID, so a double click sends the
+// same key twice and lands on the one job. With job, every control is
+// derived on this load from the ledger's state for this caller (LED-6):
+// Retry, Try another provider, Cancel, Output are enabled exactly when the
+// job's controls say so, and Generate patch is disabled (the intention
+// exists). A job of another owner is a 404 page (LED-7); an error page
+// carries the ledger's problem code in data-code.
 
 import (
 	"context"
@@ -31,11 +39,8 @@ import (
 	"fmt"
 	"html/template"
 	"net/http"
-	"net/url"
 	"os"
 	"path/filepath"
-	"slices"
-	"strings"
 	"sync/atomic"
 	"time"
 
@@ -54,6 +59,7 @@ type lab struct {
 	api       http.Handler
 	tmpDir    string
 	loads     atomic.Int64 // patch page loads, for per-load idempotency keys
+	sessions  sessions     // patch page sign-ins (patch_session.go)
 }
 
 func openLab(opts Options) (*lab, error) {
@@ -137,17 +143,22 @@ func (s *Server) Providers() *Providers {
 }
 
 // DeliverCallback delivers a provider callback for the attempt now, as a
-// late or repeated callback would arrive, and returns how the ledger
+// late or repeated callback would arrive, signed with the attempt's own
+// secret (ledger.Service.SignCallback), and returns how the ledger
 // reconciled it.
 func (s *Server) DeliverCallback(ctx context.Context, attemptID, status, output string) (ledger.Reconciliation, error) {
 	if s.lab == nil {
 		return ledger.Reconciliation{}, ErrNoLedger
 	}
-	return s.lab.svc.Callback(ctx, attemptID, status, output)
+	body, sig, err := s.lab.svc.SignCallback(ctx, attemptID, status, output)
+	if err != nil {
+		return ledger.Reconciliation{}, err
+	}
+	return s.lab.svc.VerifiedCallback(ctx, sig, body)
 }
 
 func init() {
-	register(Page{Path: "/patch", What: "patch page backed by the real ledger: Generate patch (double-clickable), Retry, Try another provider, Cancel, Output; ?token=alice-token",
+	register(Page{Path: "/patch", What: "patch page backed by the real ledger: sign in with a bearer token (the demo tokens are in the README), then Generate patch (double-clickable), Retry, Try another provider, Cancel, Output",
 		Handler: func(s *Server) http.HandlerFunc { return s.patchPage }})
 }
 
@@ -161,7 +172,7 @@ type PatchControl struct {
 // patchView is what the patch page template renders.
 type patchView struct {
 	Who      ledger.Principal
-	Token    string
+	CSRF     string // the session's CSRF token, sent back in X-CSRF-Token
 	Key      string
 	Job      *ledger.Job
 	Fallback string // the provider "Try another provider" asks for
@@ -218,20 +229,21 @@ func (s *Server) patchPage(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, ErrNoLedger.Error(), http.StatusNotFound)
 		return
 	}
-	token := r.URL.Query().Get("token")
-	who, ok := s.lab.tokens[token]
-	if !ok || who.Name == "" {
-		if token != "" {
-			w.WriteHeader(http.StatusUnauthorized)
+	sess, ok := s.lab.sessions.get(r)
+	if !ok {
+		notice := ""
+		if r.URL.Query().Has("token") {
+			notice = "Tokens are not accepted in the address; type yours into the form."
 		}
-		s.writeSignIn(w)
+		writeSignIn(w, http.StatusOK, notice)
 		return
 	}
-	v := patchView{Who: who, Token: token, Reviewer: who.IsReviewer()}
+	who := sess.who
+	v := patchView{Who: who, CSRF: sess.csrf, Reviewer: who.IsReviewer()}
 	if id := r.URL.Query().Get("job"); id != "" {
 		job, err := s.lab.svc.Get(r.Context(), who, id)
 		if err != nil {
-			p := ledger.ProblemFor(err)
+			p := ledger.LogProblem(w, r, nil, err)
 			w.WriteHeader(p.Status)
 			_ = patchErrorTmpl.Execute(w, map[string]string{"Title": p.Title, "Code": string(p.Code), "Detail": p.Detail})
 			return
@@ -248,22 +260,6 @@ func (s *Server) patchPage(w http.ResponseWriter, r *http.Request) {
 	_ = patchTmpl.Execute(w, v)
 }
 
-func (s *Server) writeSignIn(w http.ResponseWriter) {
-	var toks []string
-	for t := range s.lab.tokens {
-		toks = append(toks, t)
-	}
-	slices.Sort(toks)
-	var b strings.Builder
-	b.WriteString(`<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Patch: sign in</title></head><body><main><h1>Sign in</h1><p>The patch page needs ?token=TOKEN.</p><ul>`)
-	for _, t := range toks {
-		p := s.lab.tokens[t]
-		fmt.Fprintf(&b, `<li><a href="/patch?token=%s">%s (%s)</a></li>`, url.QueryEscape(t), template.HTMLEscapeString(p.Name), template.HTMLEscapeString(string(p.Role)))
-	}
-	b.WriteString(`</ul></main></body></html>`)
-	_, _ = w.Write([]byte(b.String()))
-}
-
 var patchErrorTmpl = template.Must(template.New("patch-error").Parse(`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Patch: {{.Title}}</title></head>
 <body><main><h1>{{.Title}}</h1><p role="alert" data-code="{{.Code}}">{{.Code}}: {{.Detail}}</p></main></body></html>
@@ -273,7 +269,7 @@ var patchTmpl = template.Must(template.New("patch").Parse(`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Patch</title>
 <style>body{font-family:sans-serif;margin:8px} table{border-collapse:collapse} td,th{border:1px solid #ccc;padding:2px 6px}</style>
 </head>
-<body data-token="{{.Token}}" data-key="{{.Key}}"{{with .Job}} data-job="{{.ID}}"{{end}} data-fallback="{{.Fallback}}">
+<body data-csrf="{{.CSRF}}" data-key="{{.Key}}"{{with .Job}} data-job="{{.ID}}"{{end}} data-fallback="{{.Fallback}}">
 <main>
 <h1>Patch</h1>
 <p id="who">Signed in as {{.Who.Name}} ({{.Who.Role}})</p>
@@ -294,10 +290,10 @@ var patchTmpl = template.Must(template.New("patch").Parse(`<!doctype html>
 <script>
 (function(){
   const d = document.body.dataset;
-  const auth = {'Authorization': 'Bearer ' + d.token, 'Content-Type': 'application/json'};
-  const here = function(job){ return '/patch?token=' + encodeURIComponent(d.token) + '&job=' + encodeURIComponent(job); };
+  const auth = {'X-CSRF-Token': d.csrf, 'Content-Type': 'application/json'};
+  const here = function(job){ return '/patch?job=' + encodeURIComponent(job); };
   async function call(method, path, body, extra){
-    const res = await fetch(path, {method: method, headers: Object.assign({}, auth, extra || {}), body: body === undefined ? undefined : JSON.stringify(body)});
+    const res = await fetch('/patch' + path, {method: method, credentials: 'same-origin', headers: Object.assign({}, auth, extra || {}), body: body === undefined ? undefined : JSON.stringify(body)});
     const data = await res.json();
     if (!res.ok) { document.getElementById('error').textContent = data.code + ': ' + data.detail; return null; }
     return data;

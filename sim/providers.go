@@ -116,6 +116,7 @@ type Decision struct {
 // automatic part (sent, timeout) is recorded.
 type held struct {
 	status, output string
+	secret         string // the attempt's callback secret, to sign the release
 	ready          chan struct{}
 	err            error // set before ready closes when sending failed
 }
@@ -268,7 +269,7 @@ func (p *Providers) Dispatch(_ context.Context, _ ledger.Job, a ledger.Attempt) 
 		if status == "" {
 			status = ledger.StatusSucceeded
 		}
-		h = &held{status: status, output: s.Output, ready: make(chan struct{})}
+		h = &held{status: status, output: s.Output, secret: a.CallbackSecret, ready: make(chan struct{})}
 		p.held[a.ID] = h
 	}
 	dup, late := false, time.Duration(-1)
@@ -331,17 +332,17 @@ func (p *Providers) work(svc *ledger.Service, a ledger.Attempt, s Script, h *hel
 	}
 	switch s.Behaviour {
 	case Succeed:
-		if _, err = svc.Callback(ctx, a.ID, ledger.StatusSucceeded, s.Output); err == nil && dup {
-			_, err = svc.Callback(ctx, a.ID, ledger.StatusSucceeded, s.Output)
+		if _, err = signedCallback(ctx, svc, a.ID, a.CallbackSecret, ledger.StatusSucceeded, s.Output); err == nil && dup {
+			_, err = signedCallback(ctx, svc, a.ID, a.CallbackSecret, ledger.StatusSucceeded, s.Output)
 		}
 	case Fail:
-		_, err = svc.Callback(ctx, a.ID, ledger.StatusFailed, s.Output)
+		_, err = signedCallback(ctx, svc, a.ID, a.CallbackSecret, ledger.StatusFailed, s.Output)
 	case TimeOut:
 		if _, err = svc.Timeout(ctx, a.ID); err == nil && late >= 0 && p.sleep(late) {
 			p.mu.Lock()
 			delete(p.held, a.ID)
 			p.mu.Unlock()
-			_, err = svc.Callback(ctx, a.ID, h.status, h.output)
+			_, err = signedCallback(ctx, svc, a.ID, h.secret, h.status, h.output)
 		}
 	case Hold:
 	}
@@ -403,7 +404,15 @@ func (p *Providers) Release(ctx context.Context, attemptID string) (ledger.Recon
 	if h.err != nil {
 		return ledger.Reconciliation{}, fmt.Errorf("sim: release %s: %w", attemptID, h.err)
 	}
-	return svc.Callback(ctx, attemptID, h.status, h.output)
+	return signedCallback(ctx, svc, attemptID, h.secret, h.status, h.output)
+}
+
+// signedCallback is how a simulated provider answers: the callback body
+// signed with the secret the attempt came with, checked by the ledger
+// exactly as POST /api/providers/callback checks it (LED-11).
+func signedCallback(ctx context.Context, svc *ledger.Service, attemptID, secret, status, output string) (ledger.Reconciliation, error) {
+	body, sig := ledger.NewSignedCallback(attemptID, secret, status, output, svc.Now())
+	return svc.VerifiedCallback(ctx, sig, body)
 }
 
 // close stops every provider goroutine and waits for them.

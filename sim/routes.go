@@ -53,6 +53,7 @@ func (s *Server) routes(mux *http.ServeMux, api http.Handler) {
 	if api != nil {
 		mux.Handle("/api/", api)
 	}
+	s.routesPatch(mux) // sign-in and the patch page's API calls (patch_session.go)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		problem(w, http.StatusNotFound, CodeNotFound, fmt.Sprintf("sim: no page at %s %s; see / for the index", r.Method, r.URL.Path))
 	})

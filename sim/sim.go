@@ -7,13 +7,11 @@
 package sim
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"net"
 	"net/http"
 	"sync"
-	"time"
 
 	"github.com/replaylab/replaylab/engine/ledger"
 )
@@ -23,9 +21,10 @@ type Server struct {
 	// URL is the base URL, "http://127.0.0.1:PORT".
 	URL string
 
-	srv *http.Server
-	ln  net.Listener
-	wg  sync.WaitGroup
+	srv   *http.Server
+	ln    net.Listener
+	wg    sync.WaitGroup
+	conns conns // connection states, for Close (server.go)
 
 	mu       sync.Mutex
 	chat     Chat
@@ -60,6 +59,9 @@ type Options struct {
 	// Faults is the simulated providers' seeded fault schedule for
 	// attempts no scenario scripted.
 	Faults Faults
+	// Timeouts bound the server's waits on clients; zero fields take
+	// DefaultTimeouts (server.go).
+	Timeouts Timeouts
 }
 
 // ErrNotLoopback is returned for listen addresses off the loopback.
@@ -92,20 +94,19 @@ func NewServer(opts Options) (*Server, error) {
 	s.chat.Seed = opts.Seed
 	mux := http.NewServeMux()
 	s.routes(mux, opts.API)
-	s.srv = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	s.srv = newHTTPServer(boundLedgerRoutes(opts.Timeouts.withDefaults(), mux), opts.Timeouts.withDefaults(), &s.conns)
 	s.wg.Add(1)
 	go func() {
 		defer s.wg.Done()
-		_ = s.srv.Serve(ln)
+		_ = s.srv.Serve(errorShapeListener{ln})
 	}()
 	return s, nil
 }
 
-// Close stops the server and waits for requests in flight.
+// Close stops the server and waits for requests in flight (at most
+// CloseGrace). Connections that never sent a request are closed at once.
 func (s *Server) Close() error {
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	err := s.srv.Shutdown(ctx)
+	err := shutdown(s.srv, &s.conns)
 	s.wg.Wait()
 	return errors.Join(err, s.lab.close())
 }

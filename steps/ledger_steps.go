@@ -56,6 +56,14 @@ const (
 	PostgresURLEnv = "REPLAYLAB_PG_URL"
 )
 
+// Actors of requests that carry no bearer token: a provider (its
+// callbacks are signed with the attempt's secret, LED-11) and a visitor
+// with no credentials at all.
+const (
+	ledProvider = "provider"
+	ledVisitor  = "visitor"
+)
+
 // ledHarness is the principal the check steps read the ledger as: a reviewer
 // sees every job and changes nothing by reading.
 var ledHarness = ledger.Principal{Name: "ledHarness", Role: ledger.RoleReviewer}
@@ -75,6 +83,9 @@ type ledgerState struct {
 	attempts map[string]string  // attempt id → job id, every attempt seen (LED-9)
 	events   map[string]int     // job id → events seen (LED-9)
 	aliases  map[string]string  // job id → its name in the trace
+
+	mu       sync.Mutex              // guards sessions (bursts sign in concurrently)
+	sessions map[string]*http.Cookie // actor → patch page session cookie
 }
 
 type ledgerResponse struct {
@@ -127,10 +138,10 @@ func init() {
 		"POST /api/providers/callback for the job's attempt N, e.g. a repeated or conflicting callback",
 		`When a callback for attempt 1 arrives with status "succeeded" and output "patch A"`, ledPostCallback)
 	step(g, `^([a-z]+) opens a new patch page and double-clicks "Generate patch"$`,
-		"GET /patch as that user, then the two POST /api/jobs a double click on Generate patch sends, at once, with the key rendered into that page load",
+		"GET /patch signed in as that user (the sign-in form sets the session cookie), then the two POST /patch/api/jobs a double click on Generate patch sends, at once, with the key and CSRF token rendered into that page load",
 		`When alice opens a new patch page and double-clicks "Generate patch"`, ledDoubleClickGenerate)
 	step(g, `^([a-z]+) (?:opens|refreshes) the patch page of the job$`,
-		"GET /patch?token=…&job=ID as that user and read its controls with the engine's observation (enabled buttons)",
+		"GET /patch?job=ID signed in as that user and read its controls with the engine's observation (enabled buttons)",
 		"When alice refreshes the patch page of the job", ledOpenPatchPage)
 
 	step(g, `^the response is (\d+)$`, "the last request's HTTP status",
@@ -357,9 +368,12 @@ func (st *ledgerState) settle(ctx context.Context) error {
 
 // request sends one job API request as actor.
 func (st *ledgerState) request(ctx context.Context, actor, method, path string, hdr map[string]string, body string) (ledgerResponse, error) {
-	tok, err := ledPrincipalToken(actor)
-	if err != nil {
-		return ledgerResponse{}, err
+	var tok string
+	if actor != ledProvider && actor != ledVisitor {
+		var err error
+		if tok, err = ledPrincipalToken(actor); err != nil {
+			return ledgerResponse{}, err
+		}
 	}
 	ctx, cancel := context.WithTimeout(ctx, LedgerRequestTimeout)
 	defer cancel()
@@ -371,12 +385,21 @@ func (st *ledgerState) request(ctx context.Context, actor, method, path string, 
 	if err != nil {
 		return ledgerResponse{}, fmt.Errorf("ledger steps: %w", err)
 	}
-	req.Header.Set("Authorization", "Bearer "+tok)
+	if tok != "" {
+		req.Header.Set("Authorization", "Bearer "+tok)
+	}
 	if body != "" {
 		req.Header.Set("Content-Type", "application/json")
 	}
 	for k, v := range hdr {
 		req.Header.Set(k, v)
+	}
+	if strings.HasPrefix(path, "/patch") && tok != "" {
+		c, err := st.patchSession(ctx, actor, tok)
+		if err != nil {
+			return ledgerResponse{}, err
+		}
+		req.AddCookie(c)
 	}
 	res, err := http.DefaultClient.Do(req)
 	if err != nil {
@@ -443,6 +466,25 @@ func (w *world) ledAct(ctx context.Context, op, actor, method, path string, hdr 
 	}
 	w.ledEmit("http", a...)
 	return r, nil
+}
+
+// patchSession signs actor in to the patch page once per scenario (the
+// sign-in form, LED-12) and returns the session cookie.
+func (st *ledgerState) patchSession(ctx context.Context, actor, tok string) (*http.Cookie, error) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if c, ok := st.sessions[actor]; ok {
+		return c, nil
+	}
+	c, err := sim.PatchSignIn(ctx, st.srv.URL, tok)
+	if err != nil {
+		return nil, fmt.Errorf("ledger steps: %s signs in to the patch page: %w", actor, err)
+	}
+	if st.sessions == nil {
+		st.sessions = map[string]*http.Cookie{}
+	}
+	st.sessions[actor] = c
+	return c, nil
 }
 
 // read returns the scenario's job as the ledHarness sees it.
@@ -609,27 +651,27 @@ var ledPageCode = regexp.MustCompile(`data-code="([A-Z_]+)"`)
 
 var ledPageKey = regexp.MustCompile(`data-key="([^"]+)"`)
 
+var ledPageCSRF = regexp.MustCompile(`data-csrf="([^"]+)"`)
+
 func ledDoubleClickGenerate(ctx context.Context, actor string) error {
 	w := worldOf(ctx)
 	st, err := w.ledLab(ctx)
 	if err != nil {
 		return err
 	}
-	tok, err := ledPrincipalToken(actor)
-	if err != nil {
-		return err
-	}
-	page, err := st.request(ctx, actor, http.MethodGet, "/patch?token="+url.QueryEscape(tok), nil, "")
+	page, err := st.request(ctx, actor, http.MethodGet, "/patch", nil, "")
 	if err != nil {
 		return err
 	}
 	m := ledPageKey.FindSubmatch(page.body)
-	if page.status != http.StatusOK || m == nil {
-		return fmt.Errorf("ledger steps: the new patch page (%d) carries no idempotency key", page.status)
+	csrf := ledPageCSRF.FindSubmatch(page.body)
+	if page.status != http.StatusOK || m == nil || csrf == nil {
+		return fmt.Errorf("ledger steps: the new patch page (%d) carries no idempotency key or CSRF token", page.status)
 	}
 	key := string(m[1])
 	// what the page's script sends on each click of Generate patch
-	rs, err := st.sendBurst(ctx, 2, actor, http.MethodPost, "/api/jobs", map[string]string{"Idempotency-Key": key}, `{"task":"patch"}`)
+	hdr := map[string]string{"Idempotency-Key": key, sim.PatchCSRFHeader: string(csrf[1]), "Origin": st.srv.URL, "Sec-Fetch-Site": "same-origin"}
+	rs, err := st.sendBurst(ctx, 2, actor, http.MethodPost, "/patch/api/jobs", hdr, `{"task":"patch"}`)
 	if err != nil {
 		return err
 	}
@@ -772,12 +814,12 @@ func ledPostCallback(ctx context.Context, n int, status, output string) error {
 		return err
 	}
 	st := w.ledState()
-	j, err := st.read(ctx)
+	body, sig, err := st.srv.Ledger().SignCallback(ctx, id, status, output)
 	if err != nil {
 		return err
 	}
-	body, _ := json.Marshal(map[string]string{"attemptId": id, "status": status, "output": output})
-	r, err := w.ledAct(ctx, "callback", j.Owner, http.MethodPost, "/api/providers/callback", nil, string(body), trace.A("attempt", id))
+	r, err := w.ledAct(ctx, "callback", ledProvider, http.MethodPost, "/api/providers/callback",
+		map[string]string{ledger.CallbackSignatureHeader: sig}, string(body), trace.A("attempt", id))
 	if err != nil {
 		return err
 	}
@@ -803,11 +845,7 @@ func ledOpenPatchPage(ctx context.Context, actor string) error {
 	if st.job == "" {
 		return fmt.Errorf("ledger steps: no job yet; create one first")
 	}
-	tok, err := ledPrincipalToken(actor)
-	if err != nil {
-		return err
-	}
-	path := "/patch?token=" + url.QueryEscape(tok) + "&job=" + url.QueryEscape(st.job)
+	path := "/patch?job=" + url.QueryEscape(st.job)
 	r, err := w.ledAct(ctx, "patch page", actor, http.MethodGet, path, nil, "", trace.A("job", st.job))
 	if err != nil {
 		return err

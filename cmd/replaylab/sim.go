@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/replaylab/replaylab/engine/ledger"
 	"github.com/replaylab/replaylab/sim"
@@ -61,6 +62,11 @@ func cmdSim(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 	fs.Float64Var(&faults.DuplicateProb, "fault-duplicate", 0, "probability that a success callback is delivered twice")
 	fs.Float64Var(&faults.LateProb, "fault-late", 0, "probability that a timed-out provider delivers its result late")
 	fs.DurationVar(&faults.LatencyMax, "fault-latency", 0, "upper bound of every drawn provider latency")
+	to := sim.DefaultTimeouts
+	fs.DurationVar(&to.ReadHeader, "read-header-timeout", to.ReadHeader, "bound on reading a request line and headers")
+	fs.DurationVar(&to.ReadBody, "read-body-timeout", to.ReadBody, "bound on reading a job API or patch page request body (408 BODY_TIMEOUT)")
+	fs.DurationVar(&to.Write, "write-timeout", to.Write, "bound on writing a job API or patch page response")
+	fs.DurationVar(&to.Idle, "idle-timeout", to.Idle, "bound on a keep-alive connection waiting for its next request")
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		return exitBadInput, err
@@ -80,8 +86,14 @@ func cmdSim(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 	if faults.LatencyMax < 0 {
 		return exitBadInput, badInput("--fault-latency must not be negative")
 	}
+	for name, d := range map[string]time.Duration{"read-header-timeout": to.ReadHeader, "read-body-timeout": to.ReadBody,
+		"write-timeout": to.Write, "idle-timeout": to.Idle} {
+		if d <= 0 {
+			return exitBadInput, badInput("--%s must be positive, got %v", name, d)
+		}
+	}
 	faults.Seed = uint64(*seed) // one seed drives every fault: a run is reproduced by its seed
-	opts := sim.Options{Addr: *addr, Seed: *seed, DB: *db, Faults: faults}
+	opts := sim.Options{Addr: *addr, Seed: *seed, DB: *db, Faults: faults, Timeouts: to}
 	if len(tokens) > 0 {
 		opts.Tokens = tokens
 	}

@@ -60,6 +60,8 @@ func TestSimBadInputExits2(t *testing.T) {
 		{name: "negative probability", args: []string{"sim", "--fault-late", "-0.1"}},
 		{name: "behaviours above 1", args: []string{"sim", "--fault-timeout", "0.6", "--fault-fail", "0.6"}},
 		{name: "negative latency", args: []string{"sim", "--fault-latency", "-1s"}},
+		{name: "zero body timeout", args: []string{"sim", "--read-body-timeout", "0s"}},
+		{name: "negative idle timeout", args: []string{"sim", "--idle-timeout", "-1s"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var out, errb bytes.Buffer

@@ -26,7 +26,10 @@ const (
 	CodeBodyInvalidJSON       Code = "BODY_INVALID_JSON"       // 400: request body is not JSON
 	CodeBodyNotObject         Code = "BODY_NOT_OBJECT"         // 400: request body is JSON but not an object
 	CodeBodyTooLarge          Code = "BODY_TOO_LARGE"          // 400: request body over BodyBytesMax
+	CodeBodyTimeout           Code = "BODY_TIMEOUT"            // 408: the request body did not arrive in time
+	CodeCallbackUnverified    Code = "CALLBACK_UNVERIFIED"     // 401: a provider callback without its attempt's valid signature
 	CodeUncertain             Code = "OUTCOME_UNCERTAIN"       // 503: the store could not say whether a write committed
+	CodeBusy                  Code = "STORE_BUSY"              // 503: conflicts went on longer than TxAttemptsMax runs
 	CodeInternal              Code = "INTERNAL"                // 500: anything else
 )
 
@@ -46,9 +49,11 @@ func (c Code) Status() int {
 		return http.StatusNotFound
 	case CodeForbidden:
 		return http.StatusForbidden
-	case CodeUnauthorized:
+	case CodeUnauthorized, CodeCallbackUnverified:
 		return http.StatusUnauthorized
-	case CodeUncertain:
+	case CodeBodyTimeout:
+		return http.StatusRequestTimeout
+	case CodeUncertain, CodeBusy:
 		return http.StatusServiceUnavailable
 	default:
 		return http.StatusInternalServerError
@@ -61,7 +66,11 @@ type Error struct {
 	Code   Code
 	Status int
 	Detail string
+	cause  error // for logs and errors.Is; never shown to a client
 }
+
+// Unwrap returns the cause, if any.
+func (e *Error) Unwrap() error { return e.cause }
 
 func (e *Error) Error() string {
 	if e.Detail == "" {

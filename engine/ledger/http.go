@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"log"
 	"net/http"
+	"os"
 	"strings"
 	"time"
 )
@@ -34,6 +36,8 @@ type Problem struct {
 	Status int    `json:"status"`
 	Detail string `json:"detail,omitempty"`
 	Code   Code   `json:"code"`
+	// RequestID names the request in the server's log; set on every 5xx.
+	RequestID string `json:"requestId,omitempty"`
 }
 
 // AttemptView is an attempt as the job API shows it.
@@ -123,7 +127,15 @@ func NewJobView(j Job) JobView {
 type handler struct {
 	svc    *Service
 	tokens map[string]Principal
+	log    *log.Logger
 }
+
+// HandlerOption configures NewHandler.
+type HandlerOption func(*handler)
+
+// WithLogger sets where the handler logs every 5xx with its request id
+// (default log.Default()).
+func WithLogger(l *log.Logger) HandlerOption { return func(h *handler) { h.log = l } }
 
 // NewHandler serves the job API of SPEC §9 under /api/:
 //
@@ -137,22 +149,33 @@ type handler struct {
 //	                                means a retry with the last attempt's provider. 201 the attempt.
 //	POST /api/jobs/{id}/cancel      200 the job.
 //	GET  /api/jobs/{id}/output      200 OutputView; 409 NO_WINNER.
-//	POST /api/providers/callback    body {"attemptId", "status", "output"}; 200 ReconciliationView.
-//	                                Any known token may call it: the attempt id is the capability.
+//	POST /api/providers/callback    body CallbackBody {"attemptId", "status", "output"} with
+//	                                the Replaylab-Signature header made with the attempt's
+//	                                own secret (LED-11, callback_auth.go); 200
+//	                                ReconciliationView. No bearer token authorises it: a
+//	                                missing or wrong signature is 401 CALLBACK_UNVERIFIED,
+//	                                the same whether or not the attempt exists.
 //
-// Every request needs "Authorization: Bearer TOKEN" with a token from
-// tokens (401 otherwise). Errors are application/problem+json (Problem).
-func NewHandler(svc *Service, tokens map[string]Principal) http.Handler {
-	h := &handler{svc: svc, tokens: tokens}
+// Every other request needs "Authorization: Bearer TOKEN" with a token from
+// tokens (401 otherwise). Errors are application/problem+json (Problem);
+// a NUL byte, invalid UTF-8 or a lone surrogate escape anywhere in a path
+// id, header or body is 400 INVALID_INPUT before any store is asked. A
+// 5xx carries a requestId that the handler's log names with the cause;
+// no response carries driver or SQL text.
+func NewHandler(svc *Service, tokens map[string]Principal, opts ...HandlerOption) http.Handler {
+	h := &handler{svc: svc, tokens: tokens, log: log.Default()}
+	for _, o := range opts {
+		o(h)
+	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /api/jobs", h.auth(h.create))
 	mux.HandleFunc("GET /api/jobs/{id}", h.auth(h.get))
 	mux.HandleFunc("POST /api/jobs/{id}/attempts", h.auth(h.addAttempt))
 	mux.HandleFunc("POST /api/jobs/{id}/cancel", h.auth(h.cancel))
 	mux.HandleFunc("GET /api/jobs/{id}/output", h.auth(h.output))
-	mux.HandleFunc("POST /api/providers/callback", h.auth(h.callback))
+	mux.HandleFunc("POST /api/providers/callback", h.callback)
 	mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
-		writeProblem(w, errorf(CodeNotFound, "no route %s %s", r.Method, r.URL.Path))
+		h.problem(w, r, errorf(CodeNotFound, "no route %s %s", r.Method, r.URL.Path))
 	})
 	return mux
 }
@@ -165,27 +188,51 @@ func (h *handler) auth(next authedFunc) http.HandlerFunc {
 		p, known := h.tokens[strings.TrimSpace(tok)]
 		if !ok || !known || p.Name == "" {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="replaylab"`)
-			writeProblem(w, errorf(CodeUnauthorized, "a known bearer token is required"))
+			h.problem(w, r, errorf(CodeUnauthorized, "a known bearer token is required"))
 			return
+		}
+		if id := r.PathValue("id"); id != "" {
+			if err := checkID("job", id); err != nil {
+				h.problem(w, r, err)
+				return
+			}
 		}
 		next(w, r, p)
 	}
 }
 
-// readObject reads a JSON object body of at most BodyBytesMax. An empty
-// body is {} when emptyOK.
-func readObject(w http.ResponseWriter, r *http.Request, emptyOK bool) (json.RawMessage, error) {
+// readBody reads a body of at most BodyBytesMax; a body over it, one that
+// does not arrive in time (the server's read deadline) and one that breaks
+// off are coded errors.
+func readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
 	b, err := io.ReadAll(http.MaxBytesReader(w, r.Body, BodyBytesMax))
 	if err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
 			return nil, errorf(CodeBodyTooLarge, "body over %d bytes", BodyBytesMax)
 		}
-		return nil, errorf(CodeBodyInvalidJSON, "reading body: %v", err)
+		if errors.Is(err, os.ErrDeadlineExceeded) {
+			w.Header().Set("Connection", "close")
+			return nil, errorf(CodeBodyTimeout, "the request body did not arrive in time")
+		}
+		return nil, errorf(CodeBodyInvalidJSON, "the request body could not be read")
+	}
+	return b, nil
+}
+
+// readObject reads a JSON object body of at most BodyBytesMax. An empty
+// body is {} when emptyOK.
+func readObject(w http.ResponseWriter, r *http.Request, emptyOK bool) (json.RawMessage, error) {
+	b, err := readBody(w, r)
+	if err != nil {
+		return nil, err
 	}
 	trimmed := bytes.TrimSpace(b)
 	if len(trimmed) == 0 && emptyOK {
 		return json.RawMessage(`{}`), nil
+	}
+	if err := CheckJSONText("body", trimmed); err != nil {
+		return nil, err
 	}
 	if !json.Valid(trimmed) {
 		return nil, errorf(CodeBodyInvalidJSON, "body is not valid JSON")
@@ -199,12 +246,12 @@ func readObject(w http.ResponseWriter, r *http.Request, emptyOK bool) (json.RawM
 func (h *handler) create(w http.ResponseWriter, r *http.Request, p Principal) {
 	key := strings.TrimSpace(r.Header.Get("Idempotency-Key"))
 	if key == "" {
-		writeProblem(w, errorf(CodeIdempotencyKeyMissing, "the Idempotency-Key header is required"))
+		h.problem(w, r, errorf(CodeIdempotencyKeyMissing, "the Idempotency-Key header is required"))
 		return
 	}
 	body, err := readObject(w, r, false)
 	if err != nil {
-		writeProblem(w, err)
+		h.problem(w, r, err)
 		return
 	}
 	provider := r.URL.Query().Get("provider")
@@ -219,7 +266,7 @@ func (h *handler) create(w http.ResponseWriter, r *http.Request, p Principal) {
 	}
 	job, created, err := h.svc.Create(r.Context(), p, key, body, provider)
 	if err != nil {
-		writeProblem(w, err)
+		h.problem(w, r, err)
 		return
 	}
 	status := http.StatusOK
@@ -233,7 +280,7 @@ func (h *handler) create(w http.ResponseWriter, r *http.Request, p Principal) {
 func (h *handler) get(w http.ResponseWriter, r *http.Request, p Principal) {
 	job, err := h.svc.Get(r.Context(), p, r.PathValue("id"))
 	if err != nil {
-		writeProblem(w, err)
+		h.problem(w, r, err)
 		return
 	}
 	writeJSON(w, http.StatusOK, NewJobView(job))
@@ -251,7 +298,7 @@ func decodeFields(body json.RawMessage, v any) error {
 func (h *handler) addAttempt(w http.ResponseWriter, r *http.Request, p Principal) {
 	body, err := readObject(w, r, true)
 	if err != nil {
-		writeProblem(w, err)
+		h.problem(w, r, err)
 		return
 	}
 	var in struct {
@@ -259,12 +306,12 @@ func (h *handler) addAttempt(w http.ResponseWriter, r *http.Request, p Principal
 		SupersedeReason string `json:"supersedeReason"`
 	}
 	if err := decodeFields(body, &in); err != nil {
-		writeProblem(w, err)
+		h.problem(w, r, err)
 		return
 	}
 	a, err := h.svc.AddAttempt(r.Context(), p, r.PathValue("id"), in.Provider, in.SupersedeReason)
 	if err != nil {
-		writeProblem(w, err)
+		h.problem(w, r, err)
 		return
 	}
 	writeJSON(w, http.StatusCreated, NewAttemptView(a))
@@ -273,7 +320,7 @@ func (h *handler) addAttempt(w http.ResponseWriter, r *http.Request, p Principal
 func (h *handler) cancel(w http.ResponseWriter, r *http.Request, p Principal) {
 	job, err := h.svc.Cancel(r.Context(), p, r.PathValue("id"))
 	if err != nil {
-		writeProblem(w, err)
+		h.problem(w, r, err)
 		return
 	}
 	writeJSON(w, http.StatusOK, NewJobView(job))
@@ -282,44 +329,30 @@ func (h *handler) cancel(w http.ResponseWriter, r *http.Request, p Principal) {
 func (h *handler) output(w http.ResponseWriter, r *http.Request, p Principal) {
 	out, err := h.svc.Output(r.Context(), p, r.PathValue("id"))
 	if err != nil {
-		writeProblem(w, err)
+		h.problem(w, r, err)
 		return
 	}
 	writeJSON(w, http.StatusOK, OutputView(out))
 }
 
-func (h *handler) callback(w http.ResponseWriter, r *http.Request, _ Principal) {
-	body, err := readObject(w, r, false)
+func (h *handler) callback(w http.ResponseWriter, r *http.Request) {
+	sig := r.Header.Get(CallbackSignatureHeader)
+	if sig == "" {
+		w.Header().Set("WWW-Authenticate", `Signature realm="replaylab-callbacks", header="`+CallbackSignatureHeader+`"`)
+		h.problem(w, r, errUnverified())
+		return
+	}
+	body, err := readBody(w, r)
 	if err != nil {
-		writeProblem(w, err)
+		h.problem(w, r, err)
 		return
 	}
-	var in struct {
-		AttemptID string          `json:"attemptId"`
-		Status    string          `json:"status"`
-		Output    json.RawMessage `json:"output"`
-	}
-	if err := decodeFields(body, &in); err != nil {
-		writeProblem(w, err)
-		return
-	}
-	if in.AttemptID == "" {
-		writeProblem(w, errorf(CodeInvalidInput, "attemptId is required"))
-		return
-	}
-	// A JSON string output is kept as its text; any other JSON value as its
-	// compact JSON text; absent or null as "".
-	var output string
-	if len(in.Output) > 0 && string(in.Output) != "null" {
-		if err := json.Unmarshal(in.Output, &output); err != nil {
-			var buf bytes.Buffer
-			_ = json.Compact(&buf, in.Output)
-			output = buf.String()
+	rec, err := h.svc.VerifiedCallback(r.Context(), sig, body)
+	if err != nil {
+		if CodeOf(err) == CodeCallbackUnverified {
+			w.Header().Set("WWW-Authenticate", `Signature realm="replaylab-callbacks", header="`+CallbackSignatureHeader+`"`)
 		}
-	}
-	rec, err := h.svc.Callback(r.Context(), in.AttemptID, in.Status, output)
-	if err != nil {
-		writeProblem(w, err)
+		h.problem(w, r, err)
 		return
 	}
 	var v ReconciliationView
@@ -334,7 +367,8 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	_ = json.NewEncoder(w).Encode(v)
 }
 
-// ProblemFor builds the problem document for err.
+// ProblemFor builds the problem document for err. A 5xx never carries
+// the cause's text (driver messages, SQLSTATEs): only a fixed detail.
 func ProblemFor(err error) Problem {
 	code := CodeOf(err)
 	status := code.Status()
@@ -342,8 +376,8 @@ func ProblemFor(err error) Problem {
 	if errors.As(err, &le) && le.Status != 0 {
 		status = le.Status
 	}
-	detail := err.Error()
-	if le != nil && le.Detail != "" {
+	detail := "internal error; the server's log has the cause"
+	if le != nil && le.Detail != "" && le.Code != CodeInternal {
 		detail = le.Detail
 	}
 	return Problem{
@@ -355,9 +389,28 @@ func ProblemFor(err error) Problem {
 	}
 }
 
-func writeProblem(w http.ResponseWriter, err error) {
+// NewRequestID returns a fresh request id ("req_" + 16 hex digits).
+func NewRequestID() string { return "req_" + randomHex(8) }
+
+// LogProblem builds err's problem document; a 5xx gets a request id, in
+// the document and the X-Request-Id header, and is logged with its cause
+// on l.
+func LogProblem(w http.ResponseWriter, r *http.Request, l *log.Logger, err error) Problem {
 	p := ProblemFor(err)
+	if p.Status >= 500 {
+		p.RequestID = NewRequestID()
+		w.Header().Set("X-Request-Id", p.RequestID)
+		if l != nil {
+			l.Printf("ledger: %s %s %s: %d %s: %v", p.RequestID, r.Method, r.URL.Path, p.Status, p.Code, err)
+		}
+	}
+	return p
+}
+
+func (h *handler) problem(w http.ResponseWriter, r *http.Request, err error) {
+	p := LogProblem(w, r, h.log, err)
 	w.Header().Set("Content-Type", "application/problem+json")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
 	w.WriteHeader(p.Status)
 	_ = json.NewEncoder(w).Encode(p)
 }

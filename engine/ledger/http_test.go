@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/replaylab/replaylab/engine/ledger"
 )
@@ -79,6 +80,22 @@ func (c *apiClient) problem(method, path, token string, headers map[string]strin
 
 func key(k string) map[string]string { return map[string]string{"Idempotency-Key": k} }
 
+// sign returns the signature header for body made with the attempt's own
+// secret, as its provider would.
+func sign(t testing.TB, svc *ledger.Service, attemptID, body string) map[string]string {
+	t.Helper()
+	var secret string
+	err := svc.Store().Tx(context.Background(), func(tx ledger.Tx) error {
+		a, err := tx.Attempt(context.Background(), attemptID)
+		secret = a.CallbackSecret
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return map[string]string{ledger.CallbackSignatureHeader: ledger.SignCallback(secret, time.Now(), []byte(body))}
+}
+
 func TestHandlerJobFlow(t *testing.T) {
 	d := &recordingDispatcher{}
 	c, svc := newAPI(t, ledger.WithDispatcher(d), ledger.WithIDs(ledger.SequentialIDs()))
@@ -110,11 +127,16 @@ func TestHandlerJobFlow(t *testing.T) {
 	var rec ledger.ReconciliationView
 	status, _ = c.do("POST", "/api/providers/callback", "alice-token", nil,
 		`{"attemptId":"`+att.ID+`","status":"succeeded","output":"diff --git"}`, &rec)
+	if status != 401 {
+		t.Fatalf("callback with a bearer token only: %d, want 401", status)
+	}
+	body := `{"attemptId":"` + att.ID + `","status":"succeeded","output":"diff --git"}`
+	status, _ = c.do("POST", "/api/providers/callback", "", sign(t, svc, att.ID, body), body, &rec)
 	if status != 200 || rec.Outcome != ledger.OutcomeApplied || rec.Job.WinningAttemptID != att.ID {
 		t.Fatalf("callback: %d %+v", status, rec)
 	}
-	status, _ = c.do("POST", "/api/providers/callback", "alice-token", nil,
-		`{"attemptId":"`+a1+`","status":"succeeded","output":{"late":true}}`, &rec)
+	body = `{"attemptId":"` + a1 + `","status":"succeeded","output":{"late":true}}`
+	status, _ = c.do("POST", "/api/providers/callback", "", sign(t, svc, a1, body), body, &rec)
 	if status != 200 || rec.Outcome != ledger.OutcomeLateAfterSupersession || rec.Attempt.Output == nil || *rec.Attempt.Output != `{"late":true}` {
 		t.Fatalf("late callback: %d %+v", status, rec)
 	}
@@ -138,6 +160,7 @@ func TestHandlerErrors(t *testing.T) {
 		t.Fatalf("provider from body: %+v", job.Attempts)
 	}
 	jobPath := "/api/jobs/" + job.ID
+	badStatus := `{"attemptId":"` + job.Attempts[0].ID + `","status":"meh"}`
 	big := `{"x":"` + strings.Repeat("a", ledger.BodyBytesMax) + `"}`
 	tests := []struct {
 		name, method, path, token string
@@ -162,8 +185,9 @@ func TestHandlerErrors(t *testing.T) {
 		{"review required", "POST", jobPath + "/attempts", "alice-token", nil, `{"provider":"beta"}`, 409, ledger.CodeReviewRequired},
 		{"owner supersede", "POST", jobPath + "/attempts", "alice-token", nil, `{"provider":"beta","supersedeReason":"x"}`, 403, ledger.CodeForbidden},
 		{"unknown field", "POST", jobPath + "/attempts", "alice-token", nil, `{"provder":"beta"}`, 400, ledger.CodeInvalidInput},
-		{"bad status", "POST", "/api/providers/callback", "alice-token", nil, `{"attemptId":"x","status":"meh"}`, 400, ledger.CodeInvalidInput},
-		{"unknown attempt", "POST", "/api/providers/callback", "alice-token", nil, `{"attemptId":"att_x","status":"failed"}`, 404, ledger.CodeNotFound},
+		{"bad status", "POST", "/api/providers/callback", "", sign(t, svc, job.Attempts[0].ID, badStatus), badStatus, 400, ledger.CodeInvalidInput},
+		{"callback with a bearer token", "POST", "/api/providers/callback", "alice-token", nil, `{"attemptId":"att_x","status":"failed"}`, 401, ledger.CodeCallbackUnverified},
+		{"unknown attempt", "POST", "/api/providers/callback", "", map[string]string{ledger.CallbackSignatureHeader: "t=1,v1=" + strings.Repeat("0", 64)}, `{"attemptId":"att_x","status":"failed"}`, 401, ledger.CodeCallbackUnverified},
 		{"no route", "GET", "/api/nothing", "alice-token", nil, "", 404, ledger.CodeNotFound},
 	}
 	for _, tt := range tests {

@@ -137,8 +137,14 @@ type Attempt struct {
 	OutputTruncated bool
 	OutputSHA256    string // of the output as received; detects duplicates
 	Applied         bool   // this attempt's output is the job's result
-	CreatedAt       time.Time
-	UpdatedAt       time.Time
+	// CallbackSecret is the attempt's own callback credential (LED-11),
+	// issued when the attempt starts and handed to its provider with the
+	// work; callbacks are signed with it (SignCallback). The job API never
+	// shows it. "" for attempts started before schema version 2: their
+	// callbacks cannot be verified.
+	CallbackSecret string
+	CreatedAt      time.Time
+	UpdatedAt      time.Time
 }
 
 // Event is one row of the append-only log.

@@ -26,10 +26,11 @@ type pgStore struct {
 }
 
 var pgDialect = &dialect{
-	name:     "postgres",
-	dollar:   true,
-	timeArg:  func(t time.Time) any { return t.UTC() },
-	classify: classifyPG,
+	name:      "postgres",
+	dollar:    true,
+	timeArg:   func(t time.Time) any { return t.UTC() },
+	classify:  classifyPG,
+	forUpdate: "FOR UPDATE",
 }
 
 func classifyPG(err error) error {

@@ -81,16 +81,23 @@ type Service struct {
 	dispatcher Dispatcher
 	limits     Limits
 	planted    PlantedBug
+	// decoySecret is what VerifiedCallback checks a signature against
+	// when the attempt does not exist, so both cases do the same work.
+	decoySecret string
 }
 
 // New returns a Service over store.
 func New(store Store, opts ...Option) *Service {
-	s := &Service{store: store, clock: SystemClock, ids: RandomIDs, limits: DefaultLimits}
+	s := &Service{store: store, clock: SystemClock, ids: RandomIDs, limits: DefaultLimits, decoySecret: newCallbackSecret()}
 	for _, o := range opts {
 		o(s)
 	}
 	return s
 }
+
+// Now is the ledger's clock, as it stamps rows and checks callback
+// signatures (microsecond precision, UTC).
+func (s *Service) Now() time.Time { return s.now() }
 
 // Store returns the store the service writes to.
 func (s *Service) Store() Store { return s.store }
@@ -190,12 +197,17 @@ func (s *Service) run(ctx context.Context, fn func(tx Tx, o *op) error) error {
 			})
 			if rerr != nil {
 				return &Error{Code: CodeUncertain, Status: CodeUncertain.Status(),
-					Detail: fmt.Sprintf("commit outcome unknown (%v) and re-read failed (%v)", err, rerr)}
+					Detail: "the store could not confirm whether the write committed; read the job before retrying",
+					cause:  errors.Join(err, rerr)}
 			}
 			if committed {
 				return nil
 			}
 		case errors.Is(err, ErrRetry):
+		case errors.Is(err, ErrDuplicate):
+			// A unique key another transaction committed first: run again
+			// on fresh reads, which see that row and decide on it (an
+			// existing job for Create, REVIEW_REQUIRED for AddAttempt).
 		default:
 			return err
 		}
@@ -207,7 +219,9 @@ func (s *Service) run(ctx context.Context, fn func(tx Tx, o *op) error) error {
 		case <-time.After(d):
 		}
 	}
-	return fmt.Errorf("ledger: gave up after %d runs: %w", s.limits.TxAttemptsMax, err)
+	return &Error{Code: CodeBusy, Status: CodeBusy.Status(),
+		Detail: fmt.Sprintf("the store stayed busy for %d runs of the operation; nothing was applied by the last one, retry later", s.limits.TxAttemptsMax),
+		cause:  err}
 }
 
 func visible(j Job, caller Principal) bool {
@@ -224,6 +238,36 @@ func loadJob(ctx context.Context, tx Tx, caller Principal, id string) (Job, erro
 		return Job{}, notFound("job", id)
 	}
 	return j, err
+}
+
+// lockJobFor is loadJob for a transaction that writes: it takes the job
+// row's lock first (Tx.LockJob), before any attempt row, which is the one
+// lock order of every writing transaction (no deadlock between them).
+func lockJobFor(ctx context.Context, tx Tx, caller Principal, id string) (Job, error) {
+	j, err := tx.LockJob(ctx, id)
+	if errors.Is(err, ErrNoRow) || (err == nil && !visible(j, caller)) {
+		return Job{}, notFound("job", id)
+	}
+	return j, err
+}
+
+// lockAttempt reads an attempt's job id, locks the job row (the lock order:
+// job first), then reads the attempt again under that lock.
+func lockAttempt(ctx context.Context, tx Tx, attemptID string) (Attempt, Job, error) {
+	a, err := tx.Attempt(ctx, attemptID)
+	if errors.Is(err, ErrNoRow) {
+		return Attempt{}, Job{}, notFound("attempt", attemptID)
+	} else if err != nil {
+		return Attempt{}, Job{}, err
+	}
+	j, err := tx.LockJob(ctx, a.JobID)
+	if err != nil {
+		return Attempt{}, Job{}, err
+	}
+	if a, err = tx.Attempt(ctx, attemptID); err != nil {
+		return Attempt{}, Job{}, err
+	}
+	return a, j, nil
 }
 
 // fill loads attempts and computes controls for caller.
@@ -255,10 +299,7 @@ func checkText(field, v string, maxBytes int) error {
 	if len(v) > maxBytes {
 		return errorf(CodeInvalidInput, "%s longer than %d bytes", field, maxBytes)
 	}
-	if !utf8.ValidString(v) {
-		return errorf(CodeInvalidInput, "%s is not valid UTF-8", field)
-	}
-	return nil
+	return CheckText(field, v)
 }
 
 // Create records a new intention for caller under the idempotency key, with
@@ -280,6 +321,9 @@ func (s *Service) Create(ctx context.Context, caller Principal, key string, inpu
 		provider = DefaultProvider
 	}
 	if err := checkText("provider", provider, s.limits.ProviderBytesMax); err != nil {
+		return Job{}, false, err
+	}
+	if err := CheckJSONText("input", input); err != nil {
 		return Job{}, false, err
 	}
 	canon, err := CanonicalJSON(input)
@@ -321,7 +365,7 @@ func (s *Service) Create(ctx context.Context, caller Principal, key string, inpu
 				return err
 			}
 			a := Attempt{ID: s.ids.NewID("att"), JobID: j.ID, Number: 1, Provider: provider,
-				State: AttemptStarting, CreatedAt: o.now, UpdatedAt: o.now}
+				State: AttemptStarting, CallbackSecret: newCallbackSecret(), CreatedAt: o.now, UpdatedAt: o.now}
 			if err := tx.InsertAttempt(ctx, a); err != nil {
 				return err
 			}
@@ -365,6 +409,9 @@ func (s *Service) dispatch(ctx context.Context, j Job, a Attempt) {
 // Get returns the job with its attempts and the caller's controls. Another
 // owner gets NOT_FOUND; reviewers see every job (LED-7).
 func (s *Service) Get(ctx context.Context, caller Principal, id string) (Job, error) {
+	if err := checkID("job", id); err != nil {
+		return Job{}, err
+	}
 	var job Job
 	err := s.run(ctx, func(tx Tx, o *op) error {
 		j, err := loadJob(ctx, tx, caller, id)
@@ -396,10 +443,13 @@ func (s *Service) AddAttempt(ctx context.Context, caller Principal, jobID, provi
 	if err := checkText("supersede reason", reason, s.limits.ReasonBytesMax); err != nil {
 		return Attempt{}, err
 	}
+	if err := checkID("job", jobID); err != nil {
+		return Attempt{}, err
+	}
 	var job Job
 	var att Attempt
 	err := s.run(ctx, func(tx Tx, o *op) error {
-		j, err := loadJob(ctx, tx, caller, jobID)
+		j, err := lockJobFor(ctx, tx, caller, jobID)
 		if err != nil {
 			return err
 		}
@@ -461,7 +511,7 @@ func (s *Service) AddAttempt(ctx context.Context, caller Principal, jobID, provi
 			}
 		}
 		att = Attempt{ID: s.ids.NewID("att"), JobID: j.ID, Number: last.Number + 1, Provider: p,
-			State: AttemptStarting, CreatedAt: o.now, UpdatedAt: o.now}
+			State: AttemptStarting, CallbackSecret: newCallbackSecret(), CreatedAt: o.now, UpdatedAt: o.now}
 		if err := tx.InsertAttempt(ctx, att); err != nil {
 			return err
 		}
@@ -522,20 +572,17 @@ func (s *Service) moveJob(ctx context.Context, tx Tx, o *op, j *Job, to JobState
 // becomes running. A cancelled or completed job refuses it
 // (INVALID_TRANSITION): the dispatcher should then not send.
 func (s *Service) MarkSent(ctx context.Context, attemptID string) (Attempt, error) {
+	if err := checkID("attempt", attemptID); err != nil {
+		return Attempt{}, err
+	}
 	var att Attempt
 	err := s.run(ctx, func(tx Tx, o *op) error {
-		a, err := tx.Attempt(ctx, attemptID)
-		if errors.Is(err, ErrNoRow) {
-			return notFound("attempt", attemptID)
-		} else if err != nil {
+		a, j, err := lockAttempt(ctx, tx, attemptID)
+		if err != nil {
 			return err
 		}
 		if a.State != AttemptStarting {
 			return errorf(CodeInvalidTransition, "attempt %s is %s, not starting", a.ID, a.State)
-		}
-		j, err := tx.Job(ctx, a.JobID)
-		if err != nil {
-			return err
 		}
 		if j.State.Terminal() {
 			return errorf(CodeInvalidTransition, "job %s is %s; do not send", j.ID, j.State)
@@ -563,12 +610,13 @@ func (s *Service) MarkSent(ctx context.Context, attemptID string) (Attempt, erro
 // job needs review. An attempt that already has a result, or is already
 // unknown, is left as it is; the timeout is logged and explained.
 func (s *Service) Timeout(ctx context.Context, attemptID string) (Attempt, error) {
+	if err := checkID("attempt", attemptID); err != nil {
+		return Attempt{}, err
+	}
 	var att Attempt
 	err := s.run(ctx, func(tx Tx, o *op) error {
-		a, err := tx.Attempt(ctx, attemptID)
-		if errors.Is(err, ErrNoRow) {
-			return notFound("attempt", attemptID)
-		} else if err != nil {
+		a, j, err := lockAttempt(ctx, tx, attemptID)
+		if err != nil {
 			return err
 		}
 		att = a
@@ -593,10 +641,6 @@ func (s *Service) Timeout(ctx context.Context, attemptID string) (Attempt, error
 		if err := o.event(ctx, tx, Event{JobID: a.JobID, AttemptID: a.ID, Kind: EventAttemptTimeout,
 			From: string(a.State), To: string(AttemptUnknown),
 			Detail: "sent, no answer in time: outcome unknown, not failed"}); err != nil {
-			return err
-		}
-		j, err := tx.Job(ctx, a.JobID)
-		if err != nil {
 			return err
 		}
 		if !j.State.Terminal() && j.State != JobNeedsReview {
@@ -644,20 +688,17 @@ func (s *Service) Callback(ctx context.Context, attemptID, status, output string
 	if err != nil {
 		return Reconciliation{}, err
 	}
-	if !utf8.ValidString(output) {
-		return Reconciliation{}, errorf(CodeInvalidInput, "output is not valid UTF-8")
+	if err := CheckText("output", output); err != nil {
+		return Reconciliation{}, err
+	}
+	if err := checkID("attempt", attemptID); err != nil {
+		return Reconciliation{}, err
 	}
 	sum := sha256Hex([]byte(output))
 	var rec Reconciliation
 	err = s.run(ctx, func(tx Tx, o *op) error {
 		rec = Reconciliation{}
-		a, err := tx.Attempt(ctx, attemptID)
-		if errors.Is(err, ErrNoRow) {
-			return notFound("attempt", attemptID)
-		} else if err != nil {
-			return err
-		}
-		j, err := tx.Job(ctx, a.JobID)
+		a, j, err := lockAttempt(ctx, tx, attemptID)
 		if err != nil {
 			return err
 		}
@@ -771,9 +812,12 @@ func otherOpen(ctx context.Context, tx Tx, jobID, except string) (bool, error) {
 // callbacks are reconciled as after_cancel. Cancelling a cancelled job
 // returns it unchanged; a completed job cannot be cancelled.
 func (s *Service) Cancel(ctx context.Context, caller Principal, jobID string) (Job, error) {
+	if err := checkID("job", jobID); err != nil {
+		return Job{}, err
+	}
 	var job Job
 	err := s.run(ctx, func(tx Tx, o *op) error {
-		j, err := loadJob(ctx, tx, caller, jobID)
+		j, err := lockJobFor(ctx, tx, caller, jobID)
 		if err != nil {
 			return err
 		}
@@ -794,6 +838,9 @@ func (s *Service) Cancel(ctx context.Context, caller Principal, jobID string) (J
 // Output returns the winning attempt's output; NO_WINNER before there is
 // one.
 func (s *Service) Output(ctx context.Context, caller Principal, jobID string) (Output, error) {
+	if err := checkID("job", jobID); err != nil {
+		return Output{}, err
+	}
 	var out Output
 	err := s.run(ctx, func(tx Tx, o *op) error {
 		j, err := loadJob(ctx, tx, caller, jobID)
@@ -868,9 +915,12 @@ func (s *Service) FallbackEnabled(ctx context.Context) (bool, error) {
 // SetJobFallbackEnabled is the per-job switch; fallback needs both it and
 // the global one on.
 func (s *Service) SetJobFallbackEnabled(ctx context.Context, caller Principal, jobID string, enabled bool) (Job, error) {
+	if err := checkID("job", jobID); err != nil {
+		return Job{}, err
+	}
 	var job Job
 	err := s.run(ctx, func(tx Tx, o *op) error {
-		j, err := loadJob(ctx, tx, caller, jobID)
+		j, err := lockJobFor(ctx, tx, caller, jobID)
 		if err != nil {
 			return err
 		}

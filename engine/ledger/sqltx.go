@@ -35,6 +35,9 @@ type dialect struct {
 	dollar   bool                  // $1, $2 placeholders instead of ?
 	timeArg  func(time.Time) any   // how a time is bound
 	classify func(err error) error // wraps ErrDuplicate / ErrRetry where they apply
+	// forUpdate is the row-lock clause of LockJob ("" when the
+	// transaction already holds the database's write lock).
+	forUpdate string
 }
 
 func (d *dialect) bind(q string) string {
@@ -139,6 +142,13 @@ func (t *sqlTx) Job(ctx context.Context, id string) (Job, error) {
 	return t.oneJob(ctx, `id = ?`, id)
 }
 
+func (t *sqlTx) LockJob(ctx context.Context, id string) (Job, error) {
+	if t.d.forUpdate == "" {
+		return t.oneJob(ctx, `id = ?`, id)
+	}
+	return t.oneJob(ctx, `id = ? `+t.d.forUpdate, id)
+}
+
 func (t *sqlTx) JobByKey(ctx context.Context, owner, key string) (Job, error) {
 	return t.oneJob(ctx, `owner = ? AND idem_key = ?`, owner, key)
 }
@@ -158,12 +168,12 @@ func (t *sqlTx) ClaimWinner(ctx context.Context, jobID, attemptID string, fromVe
 }
 
 const attemptCols = `id, job_id, number, provider, state, supersede_reason, reviewer, callback_status,
-	output, output_bytes, output_truncated, output_sha256, applied, created_at, updated_at`
+	output, output_bytes, output_truncated, output_sha256, applied, callback_secret, created_at, updated_at`
 
 func scanAttempt(r rowsIter) (Attempt, error) {
 	var a Attempt
 	err := r.Scan(&a.ID, &a.JobID, &a.Number, &a.Provider, &a.State, &a.SupersedeReason, &a.Reviewer,
-		&a.CallbackStatus, &a.Output, &a.OutputBytes, &a.OutputTruncated, &a.OutputSHA256, &a.Applied,
+		&a.CallbackStatus, &a.Output, &a.OutputBytes, &a.OutputTruncated, &a.OutputSHA256, &a.Applied, &a.CallbackSecret,
 		dbTime{&a.CreatedAt}, dbTime{&a.UpdatedAt})
 	return a, err
 }
@@ -186,9 +196,9 @@ func (t *sqlTx) attempts(ctx context.Context, where string, args ...any) ([]Atte
 }
 
 func (t *sqlTx) InsertAttempt(ctx context.Context, a Attempt) error {
-	_, err := t.exec(ctx, `INSERT INTO attempts (`+attemptCols+`) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
+	_, err := t.exec(ctx, `INSERT INTO attempts (`+attemptCols+`) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
 		a.ID, a.JobID, a.Number, a.Provider, string(a.State), a.SupersedeReason, a.Reviewer, a.CallbackStatus,
-		a.Output, a.OutputBytes, a.OutputTruncated, a.OutputSHA256, a.Applied,
+		a.Output, a.OutputBytes, a.OutputTruncated, a.OutputSHA256, a.Applied, a.CallbackSecret,
 		t.d.timeArg(a.CreatedAt), t.d.timeArg(a.UpdatedAt))
 	return err
 }

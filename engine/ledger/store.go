@@ -30,7 +30,13 @@ type Store interface {
 type Tx interface {
 	// InsertJob returns ErrDuplicate when (owner, key) already exists.
 	InsertJob(ctx context.Context, j Job) error
-	Job(ctx context.Context, id string) (Job, error)              // ErrNoRow
+	Job(ctx context.Context, id string) (Job, error) // ErrNoRow
+	// LockJob reads the job and locks its row until the transaction ends
+	// (PostgreSQL SELECT … FOR UPDATE; SQLite's BEGIN IMMEDIATE already
+	// holds the database's write lock). Every transaction that writes a
+	// job or its attempts takes this lock first: one lock order, so two
+	// of them never deadlock. ErrNoRow when there is no such job.
+	LockJob(ctx context.Context, id string) (Job, error)
 	JobByKey(ctx context.Context, owner, key string) (Job, error) // ErrNoRow
 	// UpdateJob writes state, fallback flag and updated_at and sets
 	// version = fromVersion+1 where id = j.ID and version = fromVersion.
