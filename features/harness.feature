@@ -65,3 +65,88 @@ Feature: The harness as a CI gate
       """
     When I run the harness on "broken.feature"
     Then the run exits 2
+
+  @GATE-1
+  Scenario: Standard tag expressions select; an invalid one is bad input; a selection of nothing fails
+    Given a feature file "tags.feature" with:
+      """
+      Feature: Tags
+        @fast
+        Scenario: Fast
+          Given a marker-style chat with 1 earlier turns
+
+        @slow @wip
+        Scenario: Slow
+          Given a marker-style chat with 2 earlier turns
+
+        @slow
+        Scenario: Slow but ready
+          Given a marker-style chat with 3 earlier turns
+      """
+    And a feature file "empty.feature" with:
+      """
+      """
+    When I run the harness on "tags.feature" with --update
+    Then the run exits 0
+    When I run the harness on "tags.feature" with the tags "@fast or (@slow and not @wip)"
+    Then the run exits 0
+    And the JUnit report counts 2 tests and 0 failures
+    When I run the harness on "tags.feature" with the tags "not @slow"
+    Then the run exits 0
+    And the JUnit report counts 1 test and 0 failures
+    When I run the harness on "tags.feature" with the tags "@slow && ~@wip"
+    Then the run exits 0
+    And the JUnit report counts 1 test and 0 failures
+    When I run the harness on "tags.feature" with the tags "(@fast"
+    Then the run exits 2
+    And the run output mentions "Tag expression "
+    And the run output mentions "could not be parsed because of syntax error: Unmatched (."
+    When I run the harness on "tags.feature" with the tags "@fast &&"
+    Then the run exits 2
+    And the run output mentions "could not be parsed because of syntax error: Expected operand."
+    When I run the harness on "tags.feature" with the tags "@nonexistent"
+    Then the run exits 1
+    And the run output mentions "matches no scenario"
+    When I run the harness on "empty.feature"
+    Then the run exits 1
+    And the run output mentions "features/empty.feature has no scenarios"
+
+  @GATE-2
+  Scenario: A file:LINE selects the scenario or the example row at that line
+    Given a feature file "rows.feature" with:
+      """
+      Feature: Rows
+        Scenario: Plain
+          Given a marker-style chat with 1 earlier turns
+
+        Scenario Outline: Styled <style>
+          Given a <style>-style chat with 2 earlier turns
+
+          Examples:
+            | style   |
+            | marker  |
+            | heading |
+      """
+    And a feature file "outline.feature" with:
+      """
+      Feature: Outline
+        Scenario Outline: No examples <style>
+          Given a <style>-style chat with 2 earlier turns
+      """
+    When I run the harness on "rows.feature" with --update
+    Then the run exits 0
+    When I run the harness on "rows.feature:11"
+    Then the run exits 0
+    And the JUnit report counts 1 test and 0 failures
+    When I run the harness on "rows.feature:3:10"
+    Then the run exits 0
+    And the JUnit report counts 2 tests and 0 failures
+    When I run the harness on "rows.feature:5"
+    Then the run exits 0
+    And the JUnit report counts 2 tests and 0 failures
+    When I run the harness on "rows.feature:1"
+    Then the run exits 1
+    And the run output mentions "features/rows.feature:1 is not inside a scenario"
+    When I run the harness on "outline.feature"
+    Then the run exits 2
+    And the run output mentions "features/outline.feature:2: malformed feature file: Scenario Outline"

@@ -45,7 +45,7 @@ func runHarnessWith(ctx context.Context, name string, opt Options, attr trace.At
 		return err
 	}
 	var out bytes.Buffer
-	opt.Root, opt.Paths, opt.Driver, opt.Format, opt.Output = h.root, []string{filepath.Join("features", name)}, DriverReplay, "progress", &out
+	opt.Root, opt.Dir, opt.Paths, opt.Driver, opt.Format, opt.Output, opt.Stderr = h.root, h.root, []string{filepath.Join("features", name)}, DriverReplay, "progress", &out, &out
 	s, err := NewSuite(opt)
 	if err != nil {
 		return err

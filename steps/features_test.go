@@ -21,7 +21,9 @@ func init() {
 // Chromium is present, under the browser driver; both compare with the
 // same golden traces. In CI (CI=true) a missing browser fails the run.
 // go test ./steps -update re-records the sessions from the browser and
-// rewrites the goldens; go test ./steps -godog.tags=@ANS-3 filters.
+// rewrites the goldens; go test ./steps -godog.tags=@ANS-3 filters, and
+// -godog.paths=features/x.feature:41 runs the scenario at that line
+// (paths are looked up in steps/ first, then in the repository root).
 func TestFeatures(t *testing.T) {
 	for _, driver := range []string{DriverBrowser, DriverReplay} {
 		t.Run(driver, func(t *testing.T) {
@@ -32,14 +34,14 @@ func TestFeatures(t *testing.T) {
 			if driver == DriverReplay && update {
 				update = false // goldens come from the browser run
 			}
-			s, err := NewSuite(Options{Root: "..", Driver: driver, Tags: godogOpts.Tags, Format: "progress", TestingT: t, Update: update, Concurrency: 1})
+			s, err := NewSuite(Options{Root: "..", Paths: godogOpts.Paths, Driver: driver, Tags: godogOpts.Tags, Format: "progress", TestingT: t, Update: update, Concurrency: 1})
 			if err != nil {
 				t.Fatal(err)
 			}
 			if st := s.Run(); st != 0 {
-				t.Fatalf("%s driver: godog exit status %d", driver, st)
+				t.Fatalf("%s driver: exit status %d", driver, st)
 			}
-			if godogOpts.Tags == "" {
+			if IsFullSelection(s.Selection()) {
 				if obs := s.Obsolete(); len(obs) > 0 {
 					t.Errorf("obsolete golden traces (no scenario produced them): %s", strings.Join(obs, ", "))
 				}

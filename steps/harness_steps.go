@@ -36,6 +36,8 @@ func init() {
 		`When I run the harness on "qa.feature"`, harnessRun)
 	step(g, `^I run the harness on "([^"]*)" with --update$`, "the same run, rewriting the scratch project's golden traces",
 		`When I run the harness on "qa.feature" with --update`, harnessRunUpdate)
+	step(g, `^I run the harness on "([^"]*)" with the tags "([^"]*)"$`, "the same run, selecting scenarios with a tag expression (--tags)",
+		`When I run the harness on "qa.feature" with the tags "@fast and not @wip"`, harnessRunTags)
 	step(g, `^the run exits (\d+)$`, "the suite's exit status (0 only when every scenario passed with no undefined step and no golden drift)",
 		"Then the run exits 1", harnessExit)
 	step(g, `^the run output mentions "([^"]*)"$`, "the run's output contains the text",
@@ -76,27 +78,41 @@ func harnessFeature(ctx context.Context, name string, doc *godog.DocString) erro
 	return os.WriteFile(path, []byte(doc.Content), 0o644)
 }
 
-func harnessRun(ctx context.Context, name string) error { return runHarness(ctx, name, false) }
+func harnessRun(ctx context.Context, name string) error { return runHarness(ctx, name, "", false) }
 
-func harnessRunUpdate(ctx context.Context, name string) error { return runHarness(ctx, name, true) }
+func harnessRunUpdate(ctx context.Context, name string) error { return runHarness(ctx, name, "", true) }
+
+func harnessRunTags(ctx context.Context, name, tags string) error {
+	return runHarness(ctx, name, tags, false)
+}
 
 // ansi strips colour codes from the run's output.
 var ansi = regexp.MustCompile("\x1b\\[[0-9;]*m")
 
-func runHarness(ctx context.Context, name string, update bool) error {
+// runHarness runs the suite on features/<name> of the scratch project
+// (name may carry :LINE…), with tags when not empty.
+func runHarness(ctx context.Context, name, tags string, update bool) error {
 	h, err := harness(ctx)
 	if err != nil {
 		return err
 	}
 	var out bytes.Buffer
+	// a run that stops before godog writes no report: never read the last one's
+	_ = os.Remove(filepath.Join(h.root, "junit.xml"))
+	_ = os.Remove(filepath.Join(h.root, "cucumber.json"))
 	format := "progress,junit:" + filepath.Join(h.root, "junit.xml") + ",cucumber:" + filepath.Join(h.root, "cucumber.json")
-	s, err := NewSuite(Options{Root: h.root, Paths: []string{filepath.Join("features", name)}, Driver: DriverReplay, Format: format, Output: &out, Update: update})
+	// relative paths are looked up in the project (as from a shell there)
+	s, err := NewSuite(Options{Root: h.root, Dir: h.root, Paths: []string{filepath.Join("features", name)}, Tags: tags, Driver: DriverReplay, Format: format, Output: &out, Stderr: &out, Update: update})
 	if err != nil {
 		return err
 	}
 	h.exit = s.Run()
 	h.output = ansi.ReplaceAllString(out.String(), "")
-	worldOf(ctx).log.Emit(trace.E("harness.run", trace.A("feature", name), trace.A("update", update), trace.A("exit", h.exit)))
+	attrs := []trace.Attr{trace.A("feature", name), trace.A("update", update), trace.A("exit", h.exit)}
+	if tags != "" {
+		attrs = append(attrs, trace.A("tags", tags))
+	}
+	worldOf(ctx).log.Emit(trace.E("harness.run", attrs...))
 	return nil
 }
 

@@ -19,6 +19,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -44,11 +45,25 @@ const (
 // Options configure a run.
 type Options struct {
 	// Root holds features/ and recordings/.
-	Root   string
-	Paths  []string // feature files or dirs, relative to Root; default features
-	Driver string   // DriverReplay (default) or DriverBrowser
-	Tags   string
-	Format string // godog formats, e.g. "pretty,junit:out.xml"
+	Root string
+	// Dir is where relative Paths are looked up first; default the
+	// current directory (then they are looked up under Root).
+	Dir string
+	// Paths are feature files or dirs, a file optionally with
+	// :LINE[:LINE…]; default features. See Selection.
+	Paths  []string
+	Driver string // DriverReplay (default) or DriverBrowser
+	// Tags is a tag expression: standard Cucumber syntax (not, and, or,
+	// parentheses) or godog's old one (~@x, &&, comma).
+	Tags string
+	// Scenarios, when not nil, is exactly what to run (from Select, a
+	// shard of it, or the failures to retry); Paths and Tags are then
+	// ignored.
+	Scenarios []Scenario
+	// AllowEmpty lets a selection that matches nothing pass (exit 0)
+	// instead of failing the run.
+	AllowEmpty bool
+	Format     string // godog formats, e.g. "pretty,junit:out.xml"
 	// Update rewrites golden traces; with the browser driver it also
 	// re-records sessions.
 	Update bool
@@ -57,6 +72,9 @@ type Options struct {
 	Seed        int64
 	Concurrency int
 	Output      io.Writer
+	// Stderr receives the run's own messages (selection errors); default
+	// os.Stderr.
+	Stderr io.Writer
 	// TestingT runs scenarios as subtests of a go test.
 	TestingT *testing.T
 	// Browser options for the browser driver.
@@ -108,8 +126,11 @@ type Suite struct {
 	mu       sync.Mutex
 	browser  *browser.Browser
 	startErr error
-	used     map[string]bool // golden names this run compared
-	names    scenarioNames
+
+	selected []Scenario
+	selErr   error
+	selDone  bool
+	byLine   map[string]Scenario // Scenario.ID → scenario
 }
 
 // NewSuite validates opt and returns a suite.
@@ -138,20 +159,70 @@ func NewSuite(opt Options) (*Suite, error) {
 	if opt.Update && opt.Driver == DriverBrowser {
 		opt.Mode = ModeRecord // updating from the browser re-records as well
 	}
-	return &Suite{opt: opt, used: map[string]bool{}}, nil
+	if opt.Stderr == nil {
+		opt.Stderr = os.Stderr
+	}
+	return &Suite{opt: opt}, nil
 }
 
-// Run runs the scenarios and returns godog's exit status: 0 only when
-// every scenario passed with no undefined step and no golden drift.
+// Selection is what the suite's options select.
+func (s *Suite) Selection() Selection {
+	return Selection{Root: s.opt.Root, Dir: s.opt.Dir, Paths: s.opt.Paths, Tags: s.opt.Tags}
+}
+
+// Selected returns the scenarios this run runs: Options.Scenarios, or
+// what Paths and Tags select. Errors are those of Select.
+func (s *Suite) Selected() ([]Scenario, error) {
+	if s.selDone {
+		return s.selected, s.selErr
+	}
+	s.selDone = true
+	if s.opt.Scenarios != nil {
+		s.selected = s.opt.Scenarios
+		if len(s.selected) == 0 {
+			s.selErr = fmt.Errorf("%w: the list of scenarios to run is empty", ErrNoScenarios)
+		}
+	} else {
+		s.selected, s.selErr = Select(s.Selection())
+	}
+	s.byLine = map[string]Scenario{}
+	for _, sc := range s.selected {
+		s.byLine[sc.ID()] = sc
+	}
+	return s.selected, s.selErr
+}
+
+// ExitCode is the exit status for an error of Select: 2 for bad input
+// (a path, a malformed file, a tag expression), 1 for a selection that
+// matches nothing.
+func ExitCode(err error) int {
+	var bad *BadSelectionError
+	if errors.As(err, &bad) {
+		return 2
+	}
+	return 1
+}
+
+// Run runs the selected scenarios and returns the exit status: 0 only
+// when every scenario passed with no undefined step and no golden drift;
+// 1 when one failed or nothing was selected (unless AllowEmpty); 2 for a
+// selection that cannot be read (a missing path, a malformed feature
+// file, an invalid tag expression).
 func (s *Suite) Run() int {
 	defer s.Close()
-	paths := make([]string, len(s.opt.Paths))
-	for i, p := range s.opt.Paths {
-		if filepath.IsAbs(p) {
-			paths[i] = p
-		} else {
-			paths[i] = filepath.Join(s.opt.Root, p)
-		}
+	sel, err := s.Selected()
+	if errors.Is(err, ErrNoScenarios) && s.opt.AllowEmpty {
+		fmt.Fprintf(s.opt.Stderr, "replaylab: %v (allowed by --allow-empty)\n", err)
+		return 0
+	}
+	if err != nil {
+		fmt.Fprintf(s.opt.Stderr, "replaylab: %v\n", err)
+		return ExitCode(err)
+	}
+	fsys, paths, err := serve(sel)
+	if err != nil {
+		fmt.Fprintf(s.opt.Stderr, "replaylab: %v\n", err)
+		return ExitCode(err)
 	}
 	ts := godog.TestSuite{
 		Name:                "replaylab",
@@ -159,7 +230,7 @@ func (s *Suite) Run() int {
 		Options: &godog.Options{
 			Format:      s.opt.Format,
 			Paths:       paths,
-			Tags:        s.opt.Tags,
+			FS:          fsys,
 			Strict:      true,
 			Concurrency: s.opt.Concurrency,
 			Output:      s.opt.Output,
@@ -193,15 +264,50 @@ func (s *Suite) sharedBrowser(ctx context.Context) (*browser.Browser, error) {
 	return s.browser, s.startErr
 }
 
-func (s *Suite) goldenDir() string    { return filepath.Join(s.opt.Root, "recordings", "golden") }
-func (s *Suite) sessionsDir() string  { return filepath.Join(s.opt.Root, "recordings", "sessions") }
-func (s *Suite) markUsed(name string) { s.mu.Lock(); s.used[name] = true; s.mu.Unlock() }
+// serve gives godog the selected files, each with what is not selected
+// blanked out, under their URIs.
+func serve(sel []Scenario) (featureFS, []string, error) {
+	fsys := featureFS{}
+	var paths []string
+	keep := map[string]map[int]bool{}
+	var order []Scenario
+	for _, sc := range sel {
+		if keep[sc.URI] == nil {
+			keep[sc.URI] = map[int]bool{}
+			order = append(order, sc)
+		}
+		keep[sc.URI][sc.Line] = true
+	}
+	for _, sc := range order {
+		pf, err := parseFeature(sc.Path, sc.URI)
+		if err != nil {
+			return nil, nil, err
+		}
+		fsys[sc.URI] = pf.served(keep[sc.URI])
+		paths = append(paths, sc.URI)
+	}
+	return fsys, paths, nil
+}
 
-// slug names a scenario's files: feature file base name / scenario name,
-// lower-case, non-alphanumerics as dashes; scenarios of one file with the
-// same name are numbered by their place in the file (see scenarioNames).
-func (s *Suite) slug(p *godog.Scenario) (string, error) { return s.names.name(p) }
+// scenarioOf is the selected Scenario godog is about to run.
+func (s *Suite) scenarioOf(p *godog.Scenario) (Scenario, error) {
+	line := 0
+	if p.Location != nil {
+		line = int(p.Location.Line)
+	}
+	id := p.Uri + ":" + strconv.Itoa(line)
+	sc, ok := s.byLine[id]
+	if !ok {
+		return Scenario{}, fmt.Errorf("steps: godog runs %s (%q), which replaylab did not select", id, p.Name)
+	}
+	return sc, nil
+}
 
+func (s *Suite) goldenDir() string   { return filepath.Join(s.opt.Root, "recordings", "golden") }
+func (s *Suite) sessionsDir() string { return filepath.Join(s.opt.Root, "recordings", "sessions") }
+
+// slugify lower-cases s with every run of non-alphanumerics as one dash
+// (scenario file names; see Scenario.Slug).
 func slugify(s string) string {
 	var b strings.Builder
 	dash := false
@@ -217,9 +323,15 @@ func slugify(s string) string {
 	return strings.TrimSuffix(b.String(), "-")
 }
 
-// Obsolete lists golden files no scenario of this run compared. It is only
-// meaningful for a run over every feature with no tag filter.
+// Obsolete lists golden files no selected scenario names. It is only
+// meaningful for a run over every feature with no tag filter
+// (IsFullSelection).
 func (s *Suite) Obsolete() []string {
+	sel, _ := s.Selected()
+	used := map[string]bool{}
+	for _, sc := range sel {
+		used[sc.Slug] = true
+	}
 	var out []string
 	dir := s.goldenDir()
 	_ = filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
@@ -228,10 +340,7 @@ func (s *Suite) Obsolete() []string {
 		}
 		rel, _ := filepath.Rel(dir, p)
 		name := strings.TrimSuffix(filepath.ToSlash(rel), ".golden")
-		s.mu.Lock()
-		used := s.used[name]
-		s.mu.Unlock()
-		if !used {
+		if !used[name] {
 			out = append(out, name)
 		}
 		return nil

@@ -78,11 +78,11 @@ func worldOf(ctx context.Context) *world {
 // InitializeScenario binds the steps and the per-scenario hooks.
 func (s *Suite) InitializeScenario(sc *godog.ScenarioContext) {
 	sc.Before(func(ctx context.Context, p *godog.Scenario) (context.Context, error) {
-		slug, err := s.slug(p)
+		sc, err := s.scenarioOf(p)
 		if err != nil {
 			return ctx, err
 		}
-		w := &world{suite: s, slug: slug, scenario: fingerprint(p), chat: sim.DefaultChat()}
+		w := &world{suite: s, slug: sc.Slug, scenario: fingerprint(p), chat: sim.DefaultChat()}
 		w.chat.Seed = s.opt.Seed
 		w.log = &trace.Log{}
 		if s.opt.Driver == DriverBrowser {
@@ -270,7 +270,6 @@ func (w *world) finish(stepErr error) error {
 				}
 			}
 		}
-		w.suite.markUsed(w.slug)
 		if w.skipped {
 			// a skipped scenario made no trace to compare; its golden stays
 			// and still counts as used

@@ -136,3 +136,52 @@ func TestRunFromAnywhere(t *testing.T) {
 		t.Fatalf("the run did not use the embedded copy:\n%s", stderr)
 	}
 }
+
+// TestRunSelection: the selection's exit codes, and a run from inside
+// features/ that finds its file and the project's recordings (issue 13).
+func TestRunSelection(t *testing.T) {
+	root := t.TempDir()
+	feature := "Feature: X\n  @fast\n  Scenario: Only scripting\n    Given a marker-style chat with 1 earlier turns\n"
+	if err := os.MkdirAll(filepath.Join(root, "features"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "features", "x.feature"), []byte(feature), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, stderr := runCLI(t, "run", "--root", root, "--update", "--format", "progress"); code != exitOK {
+		t.Fatalf("--update: exit %d: %s", code, stderr)
+	}
+	tests := []struct {
+		name string
+		args []string
+		code int
+		want string // in stderr
+	}{
+		{"standard tags", []string{"--tags", "@fast or @slow"}, exitOK, ""},
+		{"not", []string{"--tags", "not @fast"}, exitFailed, `the tag expression "not @fast" matches no scenario`},
+		{"unclosed parenthesis", []string{"--tags", "(@fast"}, exitBadInput, `Tag expression "(@fast" could not be parsed because of syntax error: Unmatched (.`},
+		{"dangling &&", []string{"--tags", "@fast &&"}, exitBadInput, "syntax error: Expected operand."},
+		{"no match", []string{"--tags", "@nonexistent"}, exitFailed, "no scenario selected"},
+		{"no match allowed", []string{"--tags", "@nonexistent", "--allow-empty"}, exitOK, "allowed by --allow-empty"},
+		{"a line", []string{"features/x.feature:4"}, exitOK, ""},
+		{"a line outside", []string{"features/x.feature:1"}, exitFailed, "features/x.feature:1 is not inside a scenario"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, _, stderr := runCLI(t, append([]string{"run", "--root", root, "--format", "progress"}, tt.args...)...)
+			if code != tt.code || !strings.Contains(stderr, tt.want) {
+				t.Fatalf("exit %d, want %d; stderr %q should mention %q", code, tt.code, stderr, tt.want)
+			}
+		})
+	}
+	t.Run("from inside features", func(t *testing.T) {
+		t.Chdir(filepath.Join(root, "features"))
+		code, _, stderr := runCLI(t, "run", "--format", "progress", "x.feature:3")
+		if code != exitOK {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+		if !strings.Contains(stderr, "root="+root) {
+			t.Fatalf("the run did not find the project root %s: %s", root, stderr)
+		}
+	})
+}

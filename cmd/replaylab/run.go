@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -17,7 +18,8 @@ import (
 func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
 	fs := newFlagSet("run", stderr)
 	driver := fs.String("driver", steps.DriverReplay, "replay (recorded captures, no browser) or browser (headless Chromium against the live sim)")
-	tags := fs.String("tags", "", "tag expression, e.g. '@ANS-3 && ~@wip'")
+	tags := fs.String("tags", "", "tag expression, e.g. '@ANS-3 and not @wip' (godog's old '@ANS-3 && ~@wip' still works)")
+	allowEmpty := fs.Bool("allow-empty", false, "a selection that matches no scenario passes (exit 0) instead of failing")
 	format := fs.String("format", "pretty", "pretty|progress|junit:FILE|cucumber:FILE, comma-separated")
 	update := fs.Bool("update", false, "rewrite golden traces (with --driver browser also re-record sessions)")
 	mode := fs.String("mode", "replay", "recordings: replay (never record; a missing one fails), record-once (record scenarios that have none, live), record (re-record all, live)")
@@ -25,7 +27,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 	seed := fs.Int64("seed", 0, "seed of every generated text and fault plan")
 	conc := fs.Int("concurrency", 1, "scenarios run at once")
 	cdpURL := fs.String("cdp", "", "with --driver browser: attach to a running Chromium at this CDP websocket URL instead of starting one")
-	root := fs.String("root", "", "directory holding features/ and recordings/ (default: the current directory, else the embedded copy)")
+	root := fs.String("root", "", "directory holding features/ and recordings/ (default: the nearest directory at or above the current one that has features/, else the embedded copy)")
 	paths, err := parseInterleaved(fs, args)
 	if err != nil {
 		return exitBadInput, err
@@ -53,8 +55,8 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 	}
 	dir := *root
 	if dir == "" {
-		if st, err := os.Stat("features"); err == nil && st.IsDir() {
-			dir = "."
+		if found, ok := findRoot("."); ok {
+			dir = found
 		} else {
 			if *update {
 				return exitBadInput, badInput("--update needs a checkout with features/ and recordings/ (or --root)")
@@ -68,30 +70,34 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 			fmt.Fprintln(stderr, "replaylab run: no features/ here; running the embedded features and recordings")
 		}
 	}
-	for _, p := range paths {
-		full := p
-		if !filepath.IsAbs(p) {
-			full = filepath.Join(dir, p)
-		}
-		if _, err := os.Stat(full); err != nil {
-			return exitBadInput, badInput("feature path %s: %v", p, err)
-		}
-	}
 	// features/mcp.feature drives `replaylab mcp` as a subprocess: this
 	// very binary.
 	self, err := os.Executable()
 	if err != nil {
 		return exitFailed, fmt.Errorf("run: find the replaylab binary for the MCP scenarios: %w", err)
 	}
-	s, err := steps.NewSuite(steps.Options{Root: dir, Paths: paths, Driver: *driver, Tags: *tags, Format: *format,
+	s, err := steps.NewSuite(steps.Options{Root: dir, Paths: paths, Driver: *driver, Tags: *tags, AllowEmpty: *allowEmpty, Format: *format, Stderr: stderr,
 		Update: *update, Mode: m, Seed: *seed, Concurrency: *conc, Output: stdout, Browser: browser.Options{RemoteURL: *cdpURL},
 		MCPCommand: []string{self, "mcp"}})
 	if err != nil {
 		return exitBadInput, badInput("%v", err)
 	}
+	// the selection first: a path that does not exist, a malformed file or
+	// an invalid tag expression is bad input (exit 2); a selection that
+	// matches nothing fails (exit 1) unless --allow-empty
+	if _, err := s.Selected(); err != nil {
+		if errors.Is(err, steps.ErrNoScenarios) && *allowEmpty {
+			fmt.Fprintf(stderr, "replaylab run: %v (allowed by --allow-empty)\n", err)
+			return exitOK, nil
+		}
+		if steps.ExitCode(err) == exitBadInput {
+			return exitBadInput, badInput("%v", err)
+		}
+		return exitFailed, err
+	}
 	fmt.Fprintf(stderr, "replaylab run: driver=%s seed=%d root=%s\n", *driver, *seed, dir)
 	status := s.Run()
-	if len(paths) == 0 && *tags == "" {
+	if steps.IsFullSelection(s.Selection()) {
 		if obs := s.Obsolete(); len(obs) > 0 {
 			fmt.Fprintf(stderr, "replaylab run: obsolete golden traces (no scenario produced them): %s\n", strings.Join(obs, ", "))
 			if status == 0 {
@@ -106,6 +112,26 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 		return exitBadInput, badInput("godog refused the options or a feature file (see above)")
 	}
 	return exitFailed, fmt.Errorf("scenarios failed (exit %d)", status)
+}
+
+// findRoot returns the nearest directory at or above dir that holds a
+// features/ directory: running from inside features/ (or any directory
+// of a project) finds the project's recordings.
+func findRoot(dir string) (string, bool) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", false
+	}
+	for {
+		if st, err := os.Stat(filepath.Join(abs, "features")); err == nil && st.IsDir() {
+			return abs, true
+		}
+		parent := filepath.Dir(abs)
+		if parent == abs {
+			return "", false
+		}
+		abs = parent
+	}
 }
 
 // extractEmbedded writes the embedded features and recordings to a temp
