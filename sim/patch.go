@@ -38,9 +38,11 @@ import (
 	"errors"
 	"fmt"
 	"html/template"
+	"maps"
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync/atomic"
 	"time"
 
@@ -60,6 +62,8 @@ type lab struct {
 	tmpDir    string
 	loads     atomic.Int64 // patch page loads, for per-load idempotency keys
 	sessions  sessions     // patch page sign-ins (patch_session.go)
+	// recoveries is what the start-up recovery did (LED-13).
+	recoveries []ledger.Recovery
 }
 
 func openLab(opts Options) (*lab, error) {
@@ -90,9 +94,19 @@ func openLab(opts Options) (*lab, error) {
 	}
 	l.store = store
 	l.providers = NewProviders(opts.Faults)
+	for _, name := range slices.Sorted(maps.Keys(opts.Scripts)) {
+		if err := l.providers.Script(name, opts.Scripts[name]...); err != nil {
+			return nil, errors.Join(err, l.close())
+		}
+	}
 	l.svc = ledger.New(store, ledger.WithIDs(ids), ledger.WithDispatcher(l.providers))
 	l.providers.Bind(l.svc)
 	l.api = ledger.NewHandler(l.svc, l.tokens)
+	// LED-13: attempts whose send is uncertain after a crash are resolved
+	// before the server serves.
+	if l.recoveries, err = l.svc.Recover(ctx, ledger.RecoverOptions{}); err != nil {
+		return nil, errors.Join(fmt.Errorf("sim: recover the ledger: %w", err), l.close())
+	}
 	return l, nil
 }
 
@@ -132,6 +146,15 @@ func (s *Server) Ledger() *ledger.Service {
 		return nil
 	}
 	return s.lab.svc
+}
+
+// Recoveries lists what the ledger's start-up recovery did (LED-13):
+// attempts whose send was uncertain, re-sent or made unknown.
+func (s *Server) Recoveries() []ledger.Recovery {
+	if s.lab == nil {
+		return nil
+	}
+	return slices.Clone(s.lab.recoveries)
 }
 
 // Providers returns the simulated providers, nil when Options.API was set.

@@ -31,6 +31,11 @@ const (
 	// Hold: the result is held until the scenario releases it, so a
 	// scenario chooses the completion order across attempts.
 	Hold Behaviour = "hold"
+	// Lost: the work never reaches the provider, as when the process dies
+	// after the attempt was committed and before it was sent: nothing is
+	// recorded, the attempt stays starting with no send record, and only
+	// a restart's recovery (LED-13) resolves it.
+	Lost Behaviour = "lost"
 )
 
 // Script is one attempt's scripted behaviour.
@@ -85,6 +90,8 @@ const (
 	JournalMax = 4096
 	// SettlePoll is how often Settle looks at the in-flight count.
 	SettlePoll = 2 * time.Millisecond
+	// SubmittedMax bounds the attempt ids remembered for idempotent submit.
+	SubmittedMax = 65536
 )
 
 // DefaultProviders are the provider names a new sim knows: the ledger's
@@ -137,13 +144,19 @@ type Providers struct {
 	inflight int
 	journal  []Decision
 	closed   bool
+	// submitted is every attempt id this provider took: a second Dispatch
+	// of one attempt (a recovery's re-send) is not sent twice, as a real
+	// provider's submit keyed by the attempt id would not be. Bounded by
+	// SubmittedMax (oldest forgotten first).
+	submitted      map[string]bool
+	submittedOrder []string
 }
 
 // NewProviders returns providers following f for unscripted attempts. They
 // report to the ledger service bound with Bind.
 func NewProviders(f Faults) *Providers {
 	return &Providers{faults: f, stop: make(chan struct{}), names: slices.Clone(DefaultProviders),
-		scripts: map[string][]Script{}, held: map[string]*held{}}
+		scripts: map[string][]Script{}, held: map[string]*held{}, submitted: map[string]bool{}}
 }
 
 // Bind sets the service the providers report to (MarkSent, Timeout,
@@ -174,7 +187,7 @@ func (p *Providers) Script(provider string, s ...Script) error {
 	}
 	for _, sc := range s {
 		switch sc.Behaviour {
-		case Succeed, Fail, TimeOut, Hold:
+		case Succeed, Fail, TimeOut, Hold, Lost:
 		default:
 			return fmt.Errorf("sim: provider %q: unknown behaviour %q", provider, sc.Behaviour)
 		}
@@ -239,6 +252,16 @@ func (p *Providers) next(a ledger.Attempt) (Script, Decision, *rand.Rand) {
 func (p *Providers) Dispatch(_ context.Context, _ ledger.Job, a ledger.Attempt) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if p.submitted[a.ID] {
+		p.note(Decision{AttemptID: a.ID, Provider: a.Provider, Source: "submit", Note: "already submitted: idempotent by attempt id, not sent again"})
+		return
+	}
+	if len(p.submittedOrder) >= SubmittedMax {
+		delete(p.submitted, p.submittedOrder[0])
+		p.submittedOrder = p.submittedOrder[1:]
+	}
+	p.submitted[a.ID] = true
+	p.submittedOrder = append(p.submittedOrder, a.ID)
 	s, d, r := p.next(a)
 	d.Behaviour, d.Latency = s.Behaviour, s.Latency
 	switch {
@@ -252,6 +275,11 @@ func (p *Providers) Dispatch(_ context.Context, _ ledger.Job, a ledger.Attempt) 
 		return
 	case p.inflight >= InFlightMax:
 		d.Note = fmt.Sprintf("not sent: %d attempts in flight (InFlightMax)", InFlightMax)
+		p.note(d)
+		return
+	}
+	if s.Behaviour == Lost {
+		d.Note = "lost: never sent (as if the process died before sending)"
 		p.note(d)
 		return
 	}

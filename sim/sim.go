@@ -62,6 +62,9 @@ type Options struct {
 	// Timeouts bound the server's waits on clients; zero fields take
 	// DefaultTimeouts (server.go).
 	Timeouts Timeouts
+	// Scripts are queued on the providers (provider name → behaviours)
+	// before the ledger's start-up recovery re-sends anything (LED-13).
+	Scripts map[string][]Script
 }
 
 // ErrNotLoopback is returned for listen addresses off the loopback.

@@ -84,8 +84,12 @@ type ledgerState struct {
 	events   map[string]int     // job id → events seen (LED-9)
 	aliases  map[string]string  // job id → its name in the trace
 
-	mu       sync.Mutex              // guards sessions (bursts sign in concurrently)
-	sessions map[string]*http.Cookie // actor → patch page session cookie
+	mu         sync.Mutex              // guards sessions (bursts sign in concurrently)
+	sessions   map[string]*http.Cookie // actor → patch page session cookie
+	lastCookie *http.Cookie            // set by the last sign-in step
+	refusals   []ledgerResponse        // every response ≥ 400 of ledAct, in order
+	opts       sim.Options             // how the sim was started (restarts reuse it)
+	recoveries []ledger.Recovery       // what the last restart's recovery did
 }
 
 type ledgerResponse struct {
@@ -246,6 +250,7 @@ func (w *world) ledLab(ctx context.Context) (*ledgerState, error) {
 		st.cleanup = append(st.cleanup, drop)
 		opts.DB = dsn
 	}
+	st.opts = opts
 	srv, err := sim.NewServer(opts)
 	if err != nil {
 		return nil, errors.Join(err, st.close())
@@ -456,6 +461,9 @@ func (w *world) ledAct(ctx context.Context, op, actor, method, path string, hdr 
 		return r, err
 	}
 	st.last = r
+	if r.status >= 400 {
+		st.refusals = append(st.refusals, r)
+	}
 	a := append([]trace.Attr{trace.A("op", op), trace.A("actor", actor)}, attrs...)
 	a = append(a, trace.A("status", r.status))
 	if r.code != "" {

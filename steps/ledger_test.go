@@ -32,6 +32,23 @@ func TestLedgerStoresGiveOneTrace(t *testing.T) {
 	}
 }
 
+// TestLedgerRecoveryStoresGiveOneTrace: LED-13's recovery scenario gives
+// the same trace on SQLite and PostgreSQL.
+func TestLedgerRecoveryStoresGiveOneTrace(t *testing.T) {
+	dir := filepath.Join("..", "recordings", "golden", "ledger-trust")
+	var traces []string
+	for _, store := range []string{"sqlite", "postgres"} {
+		b, err := os.ReadFile(filepath.Join(dir, "work-lost-in-a-crash-is-re-sent-once-after-the-restart-stored-in-"+store+".golden"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		traces = append(traces, string(b))
+	}
+	if traces[0] == "" || traces[0] != traces[1] {
+		t.Fatalf("sqlite trace:\n%s\npostgres trace:\n%s", traces[0], traces[1])
+	}
+}
+
 func TestLedgerPrincipalToken(t *testing.T) {
 	for _, tc := range []struct {
 		name, actor, want string

@@ -110,6 +110,16 @@ func cmdSim(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 	}
 	fmt.Fprintf(stdout, "replaylab sim: serving %s (seed %d); index at %s/, job API at %s/api/, patch page at %s/patch; ledger in %s — Ctrl-C stops\n",
 		srv.URL, *seed, srv.URL, srv.URL, srv.URL, where)
+	if recs := srv.Recoveries(); len(recs) > 0 {
+		resent := 0
+		for _, r := range recs {
+			if r.Action == ledger.RecoveryResent {
+				resent++
+			}
+		}
+		fmt.Fprintf(stdout, "replaylab sim: recovered %d attempts whose send was uncertain after a crash: %d re-sent, %d made unknown (each recorded as an attempt_recovered event)\n",
+			len(recs), resent, len(recs)-resent)
+	}
 	if faults.Enabled() {
 		fmt.Fprintf(stdout, "replaylab sim: provider faults %+v (replay this schedule with --seed %d and the same flags)\n", faults, *seed)
 	}

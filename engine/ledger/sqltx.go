@@ -218,6 +218,12 @@ func (t *sqlTx) Attempts(ctx context.Context, jobID string) ([]Attempt, error) {
 	return t.attempts(ctx, `job_id = ? ORDER BY number`, jobID)
 }
 
+func (t *sqlTx) UncertainAttempts(ctx context.Context, afterID string, limit int) ([]Attempt, error) {
+	return t.attempts(ctx, `state = 'starting' AND id > ?
+		AND NOT EXISTS (SELECT 1 FROM events e WHERE e.job_id = attempts.job_id AND e.attempt_id = attempts.id AND e.kind = 'attempt_sent')
+		ORDER BY id LIMIT ?`, afterID, limit)
+}
+
 func (t *sqlTx) UpdateAttempt(ctx context.Context, a Attempt, fromState AttemptState, fromCallback string) (bool, error) {
 	n, err := t.exec(ctx, `UPDATE attempts SET state = ?, supersede_reason = ?, reviewer = ?, callback_status = ?,
 		output = ?, output_bytes = ?, output_truncated = ?, output_sha256 = ?, applied = ?, updated_at = ?

@@ -53,6 +53,11 @@ type Tx interface {
 	// the stored state and callback status are still fromState/fromCallback.
 	UpdateAttempt(ctx context.Context, a Attempt, fromState AttemptState, fromCallback string) (bool, error)
 
+	// UncertainAttempts lists attempts in state starting with no
+	// attempt_sent event, with ids after afterID, in id order, at most
+	// limit (LED-13, Service.Recover).
+	UncertainAttempts(ctx context.Context, afterID string, limit int) ([]Attempt, error)
+
 	// AppendEvent adds a row to the log; Seq is assigned by the store.
 	AppendEvent(ctx context.Context, e Event) error
 	Events(ctx context.Context, jobID string) ([]Event, error)
