@@ -330,3 +330,45 @@ func TestTempLedgerIsRemovedOnClose(t *testing.T) {
 	}
 	t.Fatalf("no temp ledger dir was removed on close: %v", after)
 }
+
+// TestRestartRecoversLostWork (LED-13): an attempt lost before its send is
+// re-sent by the next server on the same database, once; the providers'
+// submit is idempotent by attempt id.
+func TestRestartRecoversLostWork(t *testing.T) {
+	dir := t.TempDir()
+	ids := ledger.SequentialIDs()
+	opts := sim.Options{DB: filepath.Join(dir, "l.db"), IDs: ids}
+	s, err := sim.NewServer(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Providers().Script("primary", sim.Script{Behaviour: sim.Lost}); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	job, _, err := s.Ledger().Create(ctx, alice, "k", []byte(`{"task":"patch"}`), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	settle(t, s)
+	s.Providers().Dispatch(ctx, job, job.Attempts[0]) // a second submit of one attempt is not sent
+	if j := s.Providers().Journal(); len(j) != 2 || !strings.Contains(j[1].Note, "idempotent") {
+		t.Fatalf("journal %+v: want the lost attempt and an ignored second submit", j)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	s2 := startLedger(t, opts)
+	settle(t, s2)
+	recs := s2.Recoveries()
+	if len(recs) != 1 || recs[0].AttemptID != job.Attempts[0].ID || recs[0].Action != ledger.RecoveryResent {
+		t.Fatalf("recoveries %+v", recs)
+	}
+	got, err := s2.Ledger().Get(ctx, alice, job.ID)
+	if err != nil || got.State != ledger.JobCompleted {
+		t.Fatalf("after the restart: %+v %v", got.State, err)
+	}
+	if again, err := s2.Ledger().Recover(ctx, ledger.RecoverOptions{}); err != nil || len(again) != 0 {
+		t.Fatalf("a second recovery: %+v %v", again, err)
+	}
+}

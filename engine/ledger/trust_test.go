@@ -21,6 +21,7 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -673,8 +674,20 @@ func TestTrustCrashRecovery(t *testing.T) {
 			_ = s0.Close()
 			committed := 0
 			acceptedAfterKill, resent, unknown, acceptedAfterRecovery, again := 0, 0, 0, 0, 0
+			childDSN := dsn
+			if strings.HasPrefix(dsn, "postgres") {
+				u, err := url.Parse(dsn)
+				if err != nil {
+					t.Fatal(err)
+				}
+				q := u.Query()
+				q.Set("application_name", trustChildApp)
+				u.RawQuery = q.Encode()
+				childDSN = u.String()
+			}
 			for k := range kills {
-				ids := trustRunAndKill(t, dsn, k)
+				ids := trustRunAndKill(t, childDSN, k)
+				waitChildGone(t, dsn)
 				committed += len(ids)
 				acceptedAfterKill += countRows(t, dsn, `SELECT count(*) FROM jobs WHERE state = 'accepted'`)
 				store, err := ledger.Open(context.Background(), dsn)
@@ -730,6 +743,28 @@ func TestTrustCrashRecovery(t *testing.T) {
 			}
 		})
 	}
+}
+
+// trustChildApp is the PostgreSQL application_name of the crash child's
+// connections.
+const trustChildApp = "replaylab-ledger-crash-child"
+
+// waitChildGone waits until PostgreSQL has ended every backend of the
+// killed child: a COMMIT it sent just before the kill may still be in
+// progress, and a recovery must see its outcome (as a restarted process
+// does once the old one's connections are gone).
+func waitChildGone(t *testing.T, dsn string) {
+	t.Helper()
+	if !strings.HasPrefix(dsn, "postgres") {
+		return
+	}
+	for range 200 {
+		if countRows(t, dsn, `SELECT count(*) FROM pg_stat_activity WHERE application_name = '`+trustChildApp+`'`) == 0 {
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatal("the killed child's PostgreSQL backends did not end in 10 s")
 }
 
 // trustRunAndKill starts the crash child on dsn, kills it with SIGKILL a
