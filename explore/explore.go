@@ -90,20 +90,36 @@ func (w *world) summary(a Action) string {
 	return fmt.Sprintf(" | j%d %s v%d [%s]", a.Job, j.State, j.Version, strings.Join(st, " "))
 }
 
-// Failure is a seed whose schedule broke an invariant.
+// Failure is a seed whose schedule broke an invariant: its ledger
+// schedule, or (Answer > 0) its Answer-th answer case.
 type Failure struct {
 	Seed     uint64
 	Schedule Schedule
-	Outcome  Outcome
-	Shrunk   Schedule // nil when not shrunk
+	Outcome  Outcome  // the ledger schedule's run (and the answer lines before the failing case)
+	Shrunk   Schedule // nil when not shrunk or when an answer case failed
 	ShrunkOf Outcome  // the shrunk schedule's run
-	Runs     int      // schedule runs the shrink made
+	Runs     int      // runs the shrink made
+
+	Answer      int // 1-based answer case; 0: the ledger schedule failed
+	Case        AnswerCase
+	CaseOut     AnswerOutcome
+	ShrunkCase  *AnswerCase // nil when not shrunk
+	ShrunkCaseO AnswerOutcome
+}
+
+// Violation is the invariant the failure broke.
+func (f *Failure) Violation() *Violation {
+	if f.Answer > 0 {
+		return f.CaseOut.Violation
+	}
+	return f.Outcome.Violation
 }
 
 // Report is what Run found.
 type Report struct {
 	Seeds   int // seeds run to the end
-	Steps   int // steps run
+	Steps   int // ledger steps run
+	Answers int // answer cases run
 	Failure *Failure
 	Budget  bool // stopped by the time budget
 	Elapsed time.Duration
@@ -134,11 +150,27 @@ func Run(ctx context.Context, opt Options, progress io.Writer, tty bool) (Report
 			return rep, fmt.Errorf("explore: seed %d: %w", seed, err)
 		}
 		rep.Steps += len(out.Lines)
+		var f *Failure
+		if out.Violation != nil {
+			f = &Failure{Seed: seed, Schedule: s, Outcome: out}
+		}
+		for i := 0; f == nil && i < opt.Answers; i++ {
+			c := GenerateAnswer(seed, i)
+			ao, err := RunAnswer(ctx, c)
+			if err != nil {
+				rep.Elapsed = time.Since(start)
+				return rep, fmt.Errorf("explore: seed %d answer %d: %w", seed, i+1, err)
+			}
+			out.Lines = append(out.Lines, fmt.Sprintf("  a%d. %s", i+1, ao.Line))
+			rep.Answers++
+			if ao.Violation != nil {
+				f = &Failure{Seed: seed, Schedule: s, Outcome: out, Answer: i + 1, Case: c, CaseOut: ao}
+			}
+		}
 		if opt.OnSeed != nil {
 			opt.OnSeed(seed, s, out)
 		}
-		if out.Violation != nil {
-			f := &Failure{Seed: seed, Schedule: s, Outcome: out}
+		if f != nil {
 			if opt.Shrink {
 				if err := shrinkFailure(ctx, opt, f); err != nil {
 					rep.Elapsed = time.Since(start)
@@ -152,9 +184,9 @@ func Run(ctx context.Context, opt Options, progress io.Writer, tty bool) (Report
 		if progress != nil {
 			switch {
 			case tty:
-				fmt.Fprintf(progress, "\rexplore: %d/%d seeds, %d steps, 0 violations, %s", rep.Seeds, opt.Seeds, rep.Steps, time.Since(start).Round(time.Second))
+				fmt.Fprintf(progress, "\rexplore: %d/%d seeds, %d steps, %d answer waits, 0 violations, %s", rep.Seeds, opt.Seeds, rep.Steps, rep.Answers, time.Since(start).Round(time.Second))
 			case opt.ProgressEvery > 0 && rep.Seeds%opt.ProgressEvery == 0:
-				fmt.Fprintf(progress, "explore: %d/%d seeds, %d steps, 0 violations, %s\n", rep.Seeds, opt.Seeds, rep.Steps, time.Since(start).Round(time.Second))
+				fmt.Fprintf(progress, "explore: %d/%d seeds, %d steps, %d answer waits, 0 violations, %s\n", rep.Seeds, opt.Seeds, rep.Steps, rep.Answers, time.Since(start).Round(time.Second))
 			}
 		}
 	}
@@ -166,6 +198,23 @@ func Run(ctx context.Context, opt Options, progress io.Writer, tty bool) (Report
 }
 
 func shrinkFailure(ctx context.Context, opt Options, f *Failure) error {
+	if f.Answer > 0 {
+		inv := f.CaseOut.Violation.Invariant
+		fails := func(c AnswerCase) (bool, error) {
+			out, err := RunAnswer(ctx, c)
+			return err == nil && out.Violation != nil && out.Violation.Invariant == inv, err
+		}
+		c, runs, err := ShrinkAnswer(f.Case, fails, ShrinkRunsMax)
+		if err != nil {
+			return fmt.Errorf("explore: shrink seed %d answer %d: %w", f.Seed, f.Answer, err)
+		}
+		out, err := RunAnswer(ctx, c)
+		if err != nil {
+			return fmt.Errorf("explore: shrink seed %d answer %d: %w", f.Seed, f.Answer, err)
+		}
+		f.ShrunkCase, f.ShrunkCaseO, f.Runs = &c, out, runs+1
+		return nil
+	}
 	inv := f.Outcome.Violation.Invariant
 	// Only the steps up to the violation matter.
 	s := f.Schedule[:f.Outcome.Violation.Step]

@@ -102,6 +102,7 @@ func TestPlantedBugIsFoundAndShrunk(t *testing.T) {
 		t.Run(store, func(t *testing.T) {
 			opt := options(t, store)
 			opt.Seeds = 20
+			opt.Answers = 0 // the planted bug is in the ledger
 			opt.Plant = ledger.PlantClaimWithoutCheck
 			rep, err := explore.Run(context.Background(), opt, nil, false)
 			if err != nil {
@@ -114,7 +115,7 @@ func TestPlantedBugIsFoundAndShrunk(t *testing.T) {
 			if f.Seed > opt.Seed+10 {
 				t.Errorf("found at seed %d, want within 10 seeds", f.Seed)
 			}
-			v := f.Outcome.Violation
+			v := f.Violation()
 			if f.Shrunk == nil || f.ShrunkOf.Violation == nil || f.ShrunkOf.Violation.Invariant != v.Invariant {
 				t.Fatalf("not shrunk to a schedule that still fails with %q: %v", v.Invariant, f.ShrunkOf)
 			}
@@ -130,7 +131,7 @@ func TestPlantedBugIsFoundAndShrunk(t *testing.T) {
 				t.Fatal(err)
 			}
 			if rep.Failure != nil {
-				t.Fatalf("seed %d fails on the real ledger too: %v", f.Seed, rep.Failure.Outcome.Violation)
+				t.Fatalf("seed %d fails on the real ledger too: %v", f.Seed, rep.Failure.Violation())
 			}
 			out, err := explore.RunSchedule(context.Background(), clean, f.Shrunk)
 			if err != nil || out.Violation != nil {
@@ -149,17 +150,20 @@ func TestBoundedExploration(t *testing.T) {
 	// Fixed seed ranges that fit CI's time limit on the 2-core machine
 	// (about 20 s each): a PostgreSQL run costs more, mostly in reopening
 	// the store (migration check) on every restart step.
+	// The answer waits do not touch the store: they run with the SQLite
+	// range only.
 	for _, tt := range []struct {
-		store string
-		seeds int
+		store   string
+		seeds   int
+		answers int
 	}{
-		{explore.StoreSQLite, 50},
-		{explore.StorePostgres, 10},
+		{explore.StoreSQLite, 40, 2},
+		{explore.StorePostgres, 10, 0},
 	} {
 		store, seeds := tt.store, tt.seeds
 		t.Run(store, func(t *testing.T) {
 			opt := options(t, store)
-			opt.Seeds = seeds
+			opt.Seeds, opt.Answers = seeds, tt.answers
 			opt.Budget = 3 * time.Minute
 			start := time.Now()
 			rep, err := explore.Run(context.Background(), opt, nil, false)
@@ -167,13 +171,40 @@ func TestBoundedExploration(t *testing.T) {
 				t.Fatal(err)
 			}
 			if f := rep.Failure; f != nil {
-				t.Fatalf("VIOLATION at seed %d: %v\nschedule:\n%s\nshrunk:\n%s", f.Seed, f.Outcome.Violation, f.Outcome, f.ShrunkOf)
+				t.Fatalf("VIOLATION at seed %d: %v\nschedule:\n%s\nshrunk:\n%s", f.Seed, f.Violation(), f.Outcome, f.ShrunkOf)
 			}
 			if rep.Seeds != seeds {
 				t.Fatalf("%d of %d seeds ran in the budget", rep.Seeds, seeds)
 			}
-			t.Logf("%s: %d seeds, %d steps, 0 violations, %s", store, rep.Seeds, rep.Steps, time.Since(start).Round(time.Millisecond))
+			t.Logf("%s: %d seeds, %d steps, %d answer waits, 0 violations, %s", store, rep.Seeds, rep.Steps, rep.Answers, time.Since(start).Round(time.Millisecond))
 		})
+	}
+}
+
+// TestAnswerCasesReplayExactly (EXP-1, answer waits): a case is a function
+// of (seed, index), and its run — live on the lab clock, then replayed
+// from its recording — prints the same line twice with no violation.
+func TestAnswerCasesReplayExactly(t *testing.T) {
+	ctx := context.Background()
+	for seed := uint64(1); seed <= 6; seed++ {
+		c := explore.GenerateAnswer(seed, 0)
+		if c.String() != explore.GenerateAnswer(seed, 0).String() {
+			t.Fatalf("seed %d drew two cases", seed)
+		}
+		first, err := explore.RunAnswer(ctx, c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		second, err := explore.RunAnswer(ctx, c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if first.Line != second.Line {
+			t.Fatalf("seed %d ran two ways:\n%s\n%s", seed, first.Line, second.Line)
+		}
+		if first.Violation != nil {
+			t.Fatalf("seed %d: %s: %v", seed, first.Line, first.Violation)
+		}
 	}
 }
 

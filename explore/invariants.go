@@ -48,6 +48,9 @@ const (
 	// InvAnswerStatus (ANS-5, ANS-6): the wait ends in the status the
 	// schedule implies.
 	InvAnswerStatus Invariant = "the wait ends as scheduled"
+	// InvAnswerReplay: the replay driver, over the session recorded on the
+	// lab clock, reads the same result.
+	InvAnswerReplay Invariant = "the replay reads what the lab run read"
 )
 
 // Violation is an invariant broken at a step.

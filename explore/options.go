@@ -130,13 +130,16 @@ func (f Faults) Check() error {
 // Options configure a run of the explorer. Every default is in
 // DefaultOptions.
 type Options struct {
-	Seed   uint64 // first seed
-	Seeds  int    // number of seeds, Seed, Seed+1, …
-	Steps  int    // steps per schedule
-	Store  string // StoreSQLite or StorePostgres
-	PGURL  string // the PostgreSQL server when Store is StorePostgres
-	Dir    string // where SQLite files go; "" is a temp dir
-	Faults Faults
+	Seed  uint64 // first seed
+	Seeds int    // number of seeds, Seed, Seed+1, …
+	Steps int    // steps per schedule
+	// Answers is the number of answer cases (scripted chat pages and the
+	// engine's wait on them) each seed runs after its ledger schedule.
+	Answers int
+	Store   string // StoreSQLite or StorePostgres
+	PGURL   string // the PostgreSQL server when Store is StorePostgres
+	Dir     string // where SQLite files go; "" is a temp dir
+	Faults  Faults
 	// Budget stops starting new seeds once this much wall time is spent;
 	// 0 is no budget.
 	Budget time.Duration
@@ -158,6 +161,7 @@ var DefaultOptions = Options{
 	Seed:          1,
 	Seeds:         1,
 	Steps:         40,
+	Answers:       2,
 	Store:         StoreSQLite,
 	Faults:        DefaultFaults,
 	Shrink:        true,
@@ -174,6 +178,8 @@ func (o Options) Check() error {
 		return fmt.Errorf("%w: seeds must be in [1, %d], got %d", ErrOptions, SeedsMax, o.Seeds)
 	case o.Steps < 1 || o.Steps > StepsMax:
 		return fmt.Errorf("%w: steps must be in [1, %d], got %d", ErrOptions, StepsMax, o.Steps)
+	case o.Answers < 0 || o.Answers > AnswersMax:
+		return fmt.Errorf("%w: answers must be in [0, %d], got %d", ErrOptions, AnswersMax, o.Answers)
 	case o.Store != StoreSQLite && o.Store != StorePostgres:
 		return fmt.Errorf("%w: store %q: want %s or %s", ErrOptions, o.Store, StoreSQLite, StorePostgres)
 	case o.Store == StorePostgres && o.PGURL == "":

@@ -23,6 +23,7 @@ import (
 type exploreState struct {
 	plant ledger.PlantedBug
 	runs  []explore.Outcome // single-seed runs, in order
+	waits []explore.AnswerOutcome
 	rep   *explore.Report   // the last multi-seed run
 }
 
@@ -37,6 +38,15 @@ func init() {
 	step(g, `^the explorer runs seeds (\d+) to (\d+) with (\d+) steps on "(sqlite|postgres)"$`,
 		"runs those seeds in order and stops at the first violation, which it shrinks",
 		`When the explorer runs seeds 1 to 20 with 40 steps on "sqlite"`, expRunSeeds)
+	step(g, `^the explorer runs answer case (\d+) of seed (\d+)(?: again)?$`,
+		"draws that seed's answer case (a scripted chat page and its transitions after the send), waits for the answer with the real engine on the lab clock while recording, replays the recording with the replay driver, and checks both against the script",
+		"When the explorer runs answer case 1 of seed 7", expRunAnswer)
+	step(g, `^the answer runs printed the same line$`,
+		"every answer-case run of the scenario printed the same case and result",
+		"Then the answer runs printed the same line", expSameWaits)
+	step(g, `^the answer wait kept every invariant$`,
+		"the last answer-case run took the new group, with media only from it, ended as the script implies, and its replay read the same",
+		"Then the answer wait kept every invariant", expWaitKept)
 	step(g, `^the runs printed the same schedule and outcome$`,
 		"every single-seed run of the scenario printed the same lines, step by step",
 		"Then the runs printed the same schedule and outcome", expSameRuns)
@@ -170,7 +180,7 @@ func expViolationWithin(ctx context.Context, inv string, seeds int) error {
 	if err != nil {
 		return err
 	}
-	v := f.Outcome.Violation
+	v := f.Violation()
 	if string(v.Invariant) != inv {
 		return fmt.Errorf("explore steps: violation of %q (%s), want %q", v.Invariant, v.Detail, inv)
 	}
@@ -197,8 +207,8 @@ func expShrunkAtMost(ctx context.Context, n int) error {
 	if err != nil {
 		return err
 	}
-	if out.Violation == nil || out.Violation.Invariant != f.Outcome.Violation.Invariant {
-		return fmt.Errorf("explore steps: the shrunk schedule, run again, gave %v; want a violation of %q", out.Violation, f.Outcome.Violation.Invariant)
+	if out.Violation == nil || out.Violation.Invariant != f.Violation().Invariant {
+		return fmt.Errorf("explore steps: the shrunk schedule, run again, gave %v; want a violation of %q", out.Violation, f.Violation().Invariant)
 	}
 	return nil
 }
@@ -217,6 +227,48 @@ func expShrunkPassesClean(ctx context.Context) error {
 	}
 	if out.Violation != nil {
 		return fmt.Errorf("explore steps: the shrunk schedule fails on the real ledger too: %v\n%s", out.Violation, out)
+	}
+	return nil
+}
+
+func expRunAnswer(ctx context.Context, i, seed int) error {
+	w := worldOf(ctx)
+	if i < 1 {
+		return fmt.Errorf("explore steps: answer cases count from 1, got %d", i)
+	}
+	out, err := explore.RunAnswer(ctx, explore.GenerateAnswer(uint64(seed), i-1))
+	if err != nil {
+		return err
+	}
+	st := w.expState()
+	st.waits = append(st.waits, out)
+	w.log.Emit(trace.E("explore.answer", trace.A("seed", strconv.Itoa(seed)), trace.A("case", strconv.Itoa(i)), trace.A("line", out.Line)))
+	if v := out.Violation; v != nil {
+		w.log.Emit(trace.E("explore.violation", trace.A("invariant", string(v.Invariant)), trace.A("detail", v.Detail)))
+	}
+	return nil
+}
+
+func expSameWaits(ctx context.Context) error {
+	waits := worldOf(ctx).expState().waits
+	if len(waits) < 2 {
+		return fmt.Errorf("explore steps: %d answer-case runs, want at least 2 to compare", len(waits))
+	}
+	for i, o := range waits[1:] {
+		if o.Line != waits[0].Line {
+			return fmt.Errorf("explore steps: answer run %d printed %q, run 1 %q", i+2, o.Line, waits[0].Line)
+		}
+	}
+	return nil
+}
+
+func expWaitKept(ctx context.Context) error {
+	waits := worldOf(ctx).expState().waits
+	if len(waits) == 0 {
+		return errors.New("explore steps: no answer-case run yet")
+	}
+	if v := waits[len(waits)-1].Violation; v != nil {
+		return fmt.Errorf("explore steps: %s: %v", waits[len(waits)-1].Line, v)
 	}
 	return nil
 }

@@ -20,6 +20,7 @@ func cmdExplore(ctx context.Context, args []string, stdout, stderr io.Writer) (i
 	seed := fs.Uint64("seed", opt.Seed, "first seed (alone: rerun that seed)")
 	fs.IntVar(&opt.Seeds, "seeds", opt.Seeds, fmt.Sprintf("number of seeds to run, from --seed on (at most %d)", explore.SeedsMax))
 	fs.IntVar(&opt.Steps, "steps", opt.Steps, fmt.Sprintf("steps per schedule (at most %d)", explore.StepsMax))
+	fs.IntVar(&opt.Answers, "answers", opt.Answers, fmt.Sprintf("answer cases (scripted chat pages the engine waits on, lab clock and replay) per seed (at most %d)", explore.AnswersMax))
 	fs.StringVar(&opt.Store, "store", opt.Store, "the ledger's store: sqlite (a temp file per run) or postgres (a fresh schema per run on $"+pgURLEnv+")")
 	fs.DurationVar(&opt.Budget, "budget", 0, "stop starting new seeds after this much wall time (0: no budget)")
 	noShrink := fs.Bool("no-shrink", false, "print a violating schedule without shrinking it")
@@ -61,33 +62,44 @@ func cmdExplore(ctx context.Context, args []string, stdout, stderr io.Writer) (i
 		return exitFailed, err
 	}
 	if f := rep.Failure; f != nil {
-		v := f.Outcome.Violation
-		fmt.Fprintf(stdout, "explore: VIOLATION at seed %d, step %d: %s: %s\n", f.Seed, v.Step, v.Invariant, v.Detail)
+		v := f.Violation()
+		where := fmt.Sprintf("step %d", v.Step)
+		if f.Answer > 0 {
+			where = fmt.Sprintf("answer case %d", f.Answer)
+		}
+		fmt.Fprintf(stdout, "explore: VIOLATION at seed %d, %s: %s: %s\n", f.Seed, where, v.Invariant, v.Detail)
 		fmt.Fprintf(stdout, "rerun: %s\n", rerunCommand(opt, f.Seed))
-		fmt.Fprintf(stdout, "schedule (%d steps to the violation):\n%s", v.Step, indent(f.Outcome.String()))
-		if f.Shrunk != nil {
+		fmt.Fprintf(stdout, "schedule (%d lines to the violation):\n%s", len(f.Outcome.Lines), indent(f.Outcome.String()))
+		switch {
+		case f.Answer > 0 && f.ShrunkCase != nil:
+			what := "no longer fails"
+			if sv := f.ShrunkCaseO.Violation; sv != nil {
+				what = fmt.Sprintf("fails: %s: %s", sv.Invariant, sv.Detail)
+			}
+			fmt.Fprintf(stdout, "shrunk answer case (%d of %d transitions, %d runs; %s):\n  %s\n", len(f.ShrunkCase.Events), len(f.Case.Events), f.Runs, what, f.ShrunkCaseO.Line)
+		case f.Shrunk != nil:
 			sv := f.ShrunkOf.Violation
-			what := "still fails"
+			what := "no longer fails"
 			if sv != nil {
 				what = fmt.Sprintf("fails at step %d: %s: %s", sv.Step, sv.Invariant, sv.Detail)
 			}
 			fmt.Fprintf(stdout, "shrunk schedule (%d steps, %d runs; %s):\n%s", len(f.Shrunk), f.Runs, what, indent(f.ShrunkOf.String()))
 		}
-		fmt.Fprintf(stdout, "explore: 1 violation after %d clean seeds, %d steps, %s\n", rep.Seeds, rep.Steps, rep.Elapsed.Round(1e6))
+		fmt.Fprintf(stdout, "explore: 1 violation after %d clean seeds, %d steps, %d answer waits, %s\n", rep.Seeds, rep.Steps, rep.Answers, rep.Elapsed.Round(1e6))
 		return exitFailed, nil
 	}
 	stop := ""
 	if rep.Budget {
 		stop = fmt.Sprintf(" (stopped by --budget %s after seed %d)", opt.Budget, opt.Seed+uint64(rep.Seeds)-1)
 	}
-	fmt.Fprintf(stdout, "explore: %d seeds, %d steps, store %s, 0 violations, %s%s\n", rep.Seeds, rep.Steps, opt.Store, rep.Elapsed.Round(1e6), stop)
+	fmt.Fprintf(stdout, "explore: %d seeds, %d steps, %d answer waits, store %s, 0 violations, %s%s\n", rep.Seeds, rep.Steps, rep.Answers, opt.Store, rep.Elapsed.Round(1e6), stop)
 	return exitOK, nil
 }
 
 // rerunCommand is the command that replays one seed exactly: its seed,
 // steps, store and every option that differs from the defaults.
 func rerunCommand(opt explore.Options, seed uint64) string {
-	parts := []string{"replaylab explore", fmt.Sprintf("--seed %d", seed), fmt.Sprintf("--steps %d", opt.Steps), "--store " + opt.Store}
+	parts := []string{"replaylab explore", fmt.Sprintf("--seed %d", seed), fmt.Sprintf("--steps %d", opt.Steps), fmt.Sprintf("--answers %d", opt.Answers), "--store " + opt.Store}
 	def := explore.DefaultFaults
 	defs := def.Named()
 	for i, n := range opt.Faults.Named() {

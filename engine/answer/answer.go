@@ -45,12 +45,14 @@ func NewBaseline(r adapter.Result) Baseline {
 // Has reports whether id was present before sending.
 func (b Baseline) Has(id string) bool { return b.set[id] }
 
-// Newest returns the last group of r that is not in the baseline (ANS-3).
+// Newest returns the last group of r that is not in the baseline (ANS-3)
+// and comes after every baseline group still on the page: groups above a
+// baseline group are older history (a page loading earlier turns while
+// the engine waits), never the new answer. The seeded explorer (package
+// explore) found a wait taking such a group.
 func (b Baseline) Newest(r adapter.Result) (adapter.Group, bool) {
-	for i := len(r.Groups) - 1; i >= 0; i-- {
-		if !b.set[r.Groups[i].ID] {
-			return r.Groups[i], true
-		}
+	if i := len(r.Groups) - 1; i >= 0 && !b.set[r.Groups[i].ID] {
+		return r.Groups[i], true
 	}
 	return adapter.Group{}, false
 }
