@@ -5,4 +5,6 @@ package sim
 // (aria-busy, a typing indicator, Stop generating). For offline fixtures
 // and the explorer's generated pages (package explore), which build their
 // pages from the same markup the live sim serves.
-func RenderTurn(style string, t Turn, generating bool) string { return renderTurn(style, t, generating) }
+func RenderTurn(style string, t Turn, generating bool) string {
+	return renderTurn(style, t, generating)
+}

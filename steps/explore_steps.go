@@ -24,7 +24,7 @@ type exploreState struct {
 	plant ledger.PlantedBug
 	runs  []explore.Outcome // single-seed runs, in order
 	waits []explore.AnswerOutcome
-	rep   *explore.Report   // the last multi-seed run
+	rep   *explore.Report // the last multi-seed run
 }
 
 func init() {
