@@ -59,7 +59,7 @@ Feature: One step vocabulary: every action keeps its result, every check reads i
   @ANS-6 @HAR-1
   Scenario: "an image" and "1 turn" read as written
     Given a heading-style chat with 3 earlier turns
-    And the next answer completes as "Here is an image." after 300 ms with an image that is ready 300 ms later
+    And the next answer completes as "Here is an image." after 1000 ms with an image that is ready 500 ms later
     When I open the chat
     And I take a page snapshot
     Then the snapshot shows 1 answer group

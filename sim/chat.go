@@ -54,6 +54,15 @@ type Chat struct {
 	// LastAnswerMedia puts ready media of this kind in the last earlier
 	// assistant turn (the stale video case).
 	LastAnswerMedia string
+	// LastAnswerMediaPending keeps that media without a source for ever
+	// (an older video that is not ready; sim/vocab_chat.go).
+	LastAnswerMediaPending bool
+	// LastAnswerGenerating leaves the last earlier assistant turn stuck
+	// generating: its partial text with the generating signals.
+	LastAnswerGenerating bool
+	// DuplicateSend adds a second button named "Send" to the chat page
+	// (ambiguity on the composer's own controls).
+	DuplicateSend bool
 	// Answers are the scripted replies to successive sends; a send past
 	// the end gets DefaultAnswer.
 	Answers []Answer
@@ -74,6 +83,11 @@ type Answer struct {
 	Media         string
 	MediaDelay    time.Duration
 	NoMediaSource bool
+	// Confirmed and Cancelled are what a KindConfirm answer becomes when
+	// the user clicks its Confirm or Cancel button (sim/vocab_chat.go);
+	// empty: DefaultConfirmed and DefaultCancelled.
+	Confirmed string
+	Cancelled string
 }
 
 // DefaultAnswer is the reply to an unscripted send.
@@ -94,6 +108,11 @@ type Turn struct {
 	Media  string
 	// MediaSrc is the media's source; empty means no source yet.
 	MediaSrc string
+	// Generating renders the turn with the signals of an answer still
+	// being written.
+	Generating bool
+	// confirmed and cancelled are what a confirmation turn becomes.
+	confirmed, cancelled string
 }
 
 // turnID is deterministic: the turn's position in the chat.
@@ -143,7 +162,12 @@ func (c Chat) HistoryTurns() []Turn {
 		}
 		if c.LastAnswerMedia != "" {
 			turns[lastAssistant].Media = c.LastAnswerMedia
-			turns[lastAssistant].MediaSrc = mediaSrc(c.LastAnswerMedia)
+			if !c.LastAnswerMediaPending {
+				turns[lastAssistant].MediaSrc = mediaSrc(c.LastAnswerMedia)
+			}
+		}
+		if c.LastAnswerGenerating {
+			turns[lastAssistant].Generating = true
 		}
 	}
 	return turns

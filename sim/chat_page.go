@@ -47,7 +47,7 @@ func (s *Server) send(w http.ResponseWriter, r *http.Request) {
 	style := s.chat.Style
 	base := s.chat.History + len(s.turns)
 	user := Turn{ID: turnID(base), Author: "user", Text: req.Text}
-	final := Turn{ID: turnID(base + 1), Author: "assistant", Text: a.Final, Kind: a.Kind, Media: a.Media}
+	final := Turn{ID: turnID(base + 1), Author: "assistant", Text: a.Final, Kind: a.Kind, Media: a.Media, confirmed: a.Confirmed, cancelled: a.Cancelled}
 	stored := final
 	if a.Media != "" && !a.NoMediaSource {
 		stored.MediaSrc = mediaSrc(a.Media) // a reload shows the finished turn
@@ -122,7 +122,11 @@ img,video{display:block;width:64px;height:48px}
 <textarea id="prompt" name="prompt" aria-label="Message" placeholder="Send a message"></textarea>
 <button id="send" type="submit">Send</button>
 </form>
-</main>
+`)
+	if c.DuplicateSend {
+		b.WriteString(duplicateSendHTML)
+	}
+	b.WriteString(`</main>
 <script>
 (function(){
   const thread = document.getElementById('thread');
@@ -150,6 +154,7 @@ img,video{display:block;width:64px;height:48px}
   });
 })();
 </script>
+` + confirmScript + `
 </body></html>
 `)
 	return b.String()
@@ -158,6 +163,7 @@ img,video{display:block;width:64px;height:48px}
 // renderTurn renders one turn in a markup style. generating adds the
 // signals of an answer still being written.
 func renderTurn(style string, t Turn, generating bool) string {
+	generating = generating || t.Generating
 	var b strings.Builder
 	busy := ""
 	if generating {
@@ -181,7 +187,7 @@ func renderTurn(style string, t Turn, generating bool) string {
 		case generating:
 			b.WriteString(`<span class="typing-indicator"></span><button type="button">Stop generating</button>`)
 		case t.Kind == KindConfirm:
-			b.WriteString(`<button type="button">Confirm</button><button type="button">Cancel</button>`)
+			b.WriteString(confirmButtons(t))
 		case t.Kind == KindError:
 			b.WriteString(`<div role="alert">Something went wrong while answering.</div><button type="button">Retry</button>`)
 		default:
@@ -229,7 +235,7 @@ func renderListTurn(t Turn, generating bool) string {
 		case generating:
 			b.WriteString(`<span class="spinner" role="status">Writing…</span>`)
 		case t.Kind == KindConfirm:
-			b.WriteString(`<button type="button">Confirm</button><button type="button">Cancel</button>`)
+			b.WriteString(confirmButtons(t))
 		case t.Kind == KindError:
 			b.WriteString(`<div role="alert">Something went wrong while answering.</div><button type="button">Retry</button>`)
 		case t.Media != "":

@@ -42,6 +42,7 @@ func (s *Server) routes(mux *http.ServeMux, api http.Handler) {
 		mux.HandleFunc("GET "+p.Path, p.Handler(s))
 	}
 	mux.HandleFunc("POST /sim/chat/send", s.send)
+	mux.HandleFunc("POST /sim/chat/confirm", s.confirm)
 	mux.HandleFunc("GET "+VideoSrc, func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "audio/wav")
 		_, _ = w.Write(clip)

@@ -79,27 +79,35 @@ func step(group, pattern, meaning, example string, fn any, opts ...stepOpt) {
 }
 
 // alias registers pattern as another wording of the step registered with
-// of: the same function, meaning and kind. Its own example must still
-// match it alone.
+// the pattern of: the same function, meaning, kind and marks (filled in on
+// first use, so the step may be registered in any file). Its own example
+// must still match it alone.
 func alias(of, pattern, example string, fn any) {
-	for _, d := range registry {
-		if d.Pattern == of {
-			a := d
-			a.Pattern, a.Example, a.AliasOf, a.Fn, a.Table, a.re = pattern, example, of, fn, d.Table, nil
-			a.Meaning = "the same as `" + strings.Trim(of, "^$") + "`"
-			registry = append(registry, a)
-			return
-		}
-	}
-	panic("steps: alias of an unregistered step " + of)
+	registry = append(registry, StepDef{Pattern: pattern, Example: example, AliasOf: of, Fn: fn})
 }
 
-var compileOnce sync.Once
+var resolveOnce sync.Once
 
-// compiled returns the registry with every pattern compiled.
+// compiled returns the registry with aliases resolved and every pattern
+// compiled.
 func compiled() []StepDef {
-	compileOnce.Do(func() {
-		for i := range registry {
+	resolveOnce.Do(func() {
+		byPattern := map[string]StepDef{}
+		for _, d := range registry {
+			if d.AliasOf == "" {
+				byPattern[d.Pattern] = d
+			}
+		}
+		for i, d := range registry {
+			if d.AliasOf != "" {
+				o, ok := byPattern[d.AliasOf]
+				if !ok {
+					panic("steps: alias of an unregistered step " + d.AliasOf)
+				}
+				d.Group, d.Kind, d.NeedsSim, d.Defaults, d.Table = o.Group, o.Kind, o.NeedsSim, o.Defaults, o.Table
+				d.Meaning = "the same as `" + strings.Trim(o.Pattern, "^$") + "`"
+				registry[i] = d
+			}
 			registry[i].re = regexp.MustCompile(registry[i].Pattern)
 		}
 	})
@@ -119,7 +127,7 @@ func kindOf(text string) string {
 // Catalogue returns every registered step, grouped and in registration
 // order.
 func Catalogue() []StepDef {
-	out := append([]StepDef(nil), registry...)
+	out := append([]StepDef(nil), compiled()...)
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Group < out[j].Group })
 	return out
 }
@@ -261,7 +269,7 @@ func writeMarkdown(w io.Writer, defs []StepDef) error {
 func CheckCatalogue() error {
 	var problems []string
 	patterns := map[string]bool{}
-	for _, d := range registry {
+	for _, d := range compiled() {
 		patterns[d.Pattern] = true
 	}
 	for _, d := range registry {
@@ -311,7 +319,7 @@ func exampleText(ex string) string {
 }
 
 func bind(sc *godog.ScenarioContext) {
-	for _, d := range registry {
+	for _, d := range compiled() {
 		sc.Step(d.Pattern, d.Fn)
 	}
 	bindActionModel(sc)

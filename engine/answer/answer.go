@@ -89,7 +89,10 @@ type Result struct {
 	Evidence     string
 	Text         string
 	Partial      bool
-	Media        []adapter.Media
+	// PartialText is the last text the group showed while it was
+	// generating ("" when the wait never saw it generating).
+	PartialText string
+	Media       []adapter.Media
 }
 
 // Observer is told of every state change, for the trace.
@@ -116,9 +119,12 @@ func Wait(ctx context.Context, src Source, b Baseline, opt Options, onState Obse
 		if g, ok := b.Newest(r); ok {
 			if res.GroupID != "" && res.GroupID != g.ID {
 				// a later new group replaced the one we followed
-				res.States = nil
+				res.States, res.PartialText = nil, ""
 			}
 			res.GroupID, res.Rule, res.Text, res.Media = g.ID, g.Rule, g.Text, g.Media
+			if g.State == adapter.StateGenerating {
+				res.PartialText = g.Text
+			}
 			if len(res.States) == 0 || res.States[len(res.States)-1] != g.State {
 				res.States = append(res.States, g.State)
 				if onState != nil {

@@ -1,0 +1,87 @@
+package sim
+
+import (
+	"encoding/json"
+	"fmt"
+	"html/template"
+	"net/http"
+)
+
+// The chat cases of the step vocabulary: a confirmation the user answers
+// (Confirm completes the turn, Cancel cancels it), and a second button
+// named "Send" beside the composer. The confirmation's buttons name their
+// turn and choice; the page's script posts the choice to
+// /sim/chat/confirm and swaps in the turn the server renders, the same
+// HTML a reload shows.
+
+// What a confirmation turn becomes when its script names nothing.
+const (
+	DefaultConfirmed = "Done: 3 files deleted."
+	DefaultCancelled = "Cancelled: nothing was deleted."
+)
+
+// confirmButtons are a confirmation turn's Confirm and Cancel controls.
+func confirmButtons(t Turn) string {
+	id := template.HTMLEscapeString(t.ID)
+	return fmt.Sprintf(`<button type="button" data-turn="%s" data-choice="confirm">Confirm</button><button type="button" data-turn="%s" data-choice="cancel">Cancel</button>`, id, id)
+}
+
+// duplicateSendHTML is a second control named "Send" on the chat page.
+const duplicateSendHTML = `<aside aria-label="Quick reply"><p>Quick reply: thanks!</p><button type="button" id="quick-send">Send</button></aside>
+`
+
+// confirmScript posts a click on Confirm or Cancel and replaces the turn.
+const confirmScript = `<script>
+document.addEventListener('click', async function(ev){
+  const b = ev.target.closest('button[data-choice]');
+  if (!b) return;
+  const turn = b.closest('.turn, .entry');
+  const res = await fetch('/sim/chat/confirm', {method:'POST', headers:{'Content-Type':'application/json'}, body: JSON.stringify({id: b.dataset.turn, choice: b.dataset.choice})});
+  if (!res.ok || !turn) return;
+  const r = await res.json();
+  turn.insertAdjacentHTML('afterend', r.html);
+  turn.remove();
+});
+</script>`
+
+// confirm answers a click on a confirmation turn's Confirm or Cancel: the
+// turn becomes a plain answer with the scripted text.
+func (s *Server) confirm(w http.ResponseWriter, r *http.Request) {
+	var req struct {
+		ID     string `json:"id"`
+		Choice string `json:"choice"`
+	}
+	r.Body = http.MaxBytesReader(w, r.Body, 1<<16)
+	if err := json.NewDecoder(r.Body).Decode(&req); err != nil || (req.Choice != "confirm" && req.Choice != "cancel") {
+		problem(w, http.StatusBadRequest, CodeBadRequest, `sim: body must be JSON {"id": TURN, "choice": "confirm"|"cancel"}`)
+		return
+	}
+	s.mu.Lock()
+	var html string
+	for i := range s.turns {
+		t := &s.turns[i]
+		if t.ID != req.ID || t.Kind != KindConfirm {
+			continue
+		}
+		t.Text, t.Kind = t.confirmed, KindText
+		if t.Text == "" {
+			t.Text = DefaultConfirmed
+		}
+		if req.Choice == "cancel" {
+			t.Text = t.cancelled
+			if t.Text == "" {
+				t.Text = DefaultCancelled
+			}
+		}
+		html = renderTurn(s.chat.Style, *t, false)
+	}
+	s.mu.Unlock()
+	if html == "" {
+		problem(w, http.StatusNotFound, CodeNotFound, "sim: no confirmation turn "+req.ID)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(struct {
+		HTML string `json:"html"`
+	}{html})
+}
