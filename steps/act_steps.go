@@ -76,8 +76,7 @@ func init() {
 		`When I begin a task "save settings"`, beginTask)
 	step(g, `^I switch to the (\w+) tab$`, `the following action steps act in that tab of the scenario's task ("main" is the tab every scenario starts with; another name opens a new tab on first use, with its own recorded session)`,
 		"When I switch to the second tab", switchTab)
-	step(g, `^I navigate to the sim page "([^"]*)"$`, "navigate the current page to that sim path",
-		`When I navigate to the sim page "/act/links"`, actNavigate, isAction, needsSim)
+	alias(`^I open the sim page "([^"]*)"$`, `^I navigate to the sim page "([^"]*)"$`, `When I navigate to the sim page "/act/links"`, openSimPage)
 	step(g, `^I fill the (\w+) "([^"]*)" with "([^"]*)"$`, "fill by role and name: resolve by a fresh find, type once, verify the real value (ACT-1; FIELD_MISMATCH when the page rewrote it, never typed again)",
 		`When I fill the textbox "Phone" with "555 0100"`, actFill, isAction)
 	alias(`^I fill the (\w+) "([^"]*)" with "([^"]*)"$`, `^I type "([^"]*)" into the (\w+) "([^"]*)"$`,
@@ -258,11 +257,6 @@ func surface(ctx context.Context) (*actState, error) {
 	}
 	st.task, st.taskID, st.page = w.task, w.task.ID, p
 	return st, nil
-}
-
-func actNavigate(ctx context.Context, path string) error {
-	u := worldOf(ctx).base + path
-	return act(ctx, func(p actPage) error { return p.Navigate(ctx, u) })
 }
 
 func actFill(ctx context.Context, role, name, text string) error {

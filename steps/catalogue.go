@@ -27,7 +27,8 @@ type StepDef struct {
 	// 10 s for …").
 	Defaults string `json:"defaults,omitempty"`
 	// NeedsSim: the step scripts or reads the built-in sim (its chat
-	// script, its counters or its paths) and refuses on another site.
+	// script, its counters or its paths) and refuses on another site. A
+	// step of a group whose name ends in "(sim)" needs it too.
 	NeedsSim bool `json:"needsSim"`
 	// AliasOf is the pattern of the step this one means exactly the same
 	// as; the catalogue lists it under that step.
@@ -107,6 +108,9 @@ func compiled() []StepDef {
 				d.Group, d.Kind, d.NeedsSim, d.Defaults, d.Table = o.Group, o.Kind, o.NeedsSim, o.Defaults, o.Table
 				d.Meaning = "the same as `" + strings.Trim(o.Pattern, "^$") + "`"
 				registry[i] = d
+			}
+			if strings.HasSuffix(registry[i].Group, "(sim)") {
+				registry[i].NeedsSim = true // a group named "… (sim)" is the sim's
 			}
 			registry[i].re = regexp.MustCompile(registry[i].Pattern)
 		}

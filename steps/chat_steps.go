@@ -66,7 +66,7 @@ func init() {
 		"the next send gets an answer that is generating for that long, then complete",
 		`And the next answer completes as "Short and new." after 300 ms`, givenAnswer, needsSim)
 
-	const a = "Engine actions"
+	const a = "Chat actions"
 	step(a, `^I open the chat$`, "the engine navigates the page to the sim's chat",
 		"When I open the chat", openChat, isAction, needsSim)
 	step(a, `^I send "([^"]*)"$`,

@@ -25,6 +25,18 @@ func init() {
 		`And the page text does not contain "Deleted"`, pageTextHas)
 }
 
+// currentPage is the in-process page the action steps act in (the tab
+// switched to, or a task begun in process), else the main tab.
+func currentPage(ctx context.Context) (*engine.Page, error) {
+	if st := stateOf[actState](worldOf(ctx)); st.page != nil {
+		if p, ok := st.page.(*engine.Page); ok {
+			return p, nil
+		}
+	}
+	_, p, err := worldPage(ctx)
+	return p, err
+}
+
 func rememberRef(ctx context.Context, role, name string) error {
 	w := worldOf(ctx)
 	s, err := w.needView()
@@ -80,7 +92,7 @@ func refusalDescribes(ctx context.Context) error {
 }
 
 func pageTextHas(ctx context.Context, mode, text string) error {
-	_, p, err := worldPage(ctx)
+	p, err := currentPage(ctx)
 	if err != nil {
 		return err
 	}

@@ -19,7 +19,7 @@ type observeState struct {
 
 func init() {
 	const g = "Observation"
-	step(g, `^I open the sim page "([^"]*)"$`, "the engine navigates the page to that path of the sim (see replaylab sim's index)",
+	step(g, `^I open the sim page "([^"]*)"$`, "the engine navigates the current page to that path of the sim (see replaylab sim's index)",
 		`When I open the sim page "/sidebar"`, openSimPage, isAction, needsSim)
 	step(g, `^I take a full snapshot$`, "the engine observes the page and returns the full bounded view (60 elements, 4,000 characters per frame)",
 		"When I take a full snapshot", takeFullSnapshot)
@@ -77,11 +77,8 @@ func init() {
 }
 
 func openSimPage(ctx context.Context, path string) error {
-	w, p, err := worldPage(ctx)
-	if err != nil {
-		return err
-	}
-	return w.kept(p.Navigate(ctx, w.base+path))
+	u := worldOf(ctx).base + path
+	return act(ctx, func(p actPage) error { return p.Navigate(ctx, u) })
 }
 
 func takeFullSnapshot(ctx context.Context) error {
