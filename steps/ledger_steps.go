@@ -662,6 +662,13 @@ var ledPageKey = regexp.MustCompile(`data-key="([^"]+)"`)
 var ledPageCSRF = regexp.MustCompile(`data-csrf="([^"]+)"`)
 
 func ledDoubleClickGenerate(ctx context.Context, actor string) error {
+	return ledClickGenerate(ctx, actor, 2, "double-click Generate patch")
+}
+
+// ledClickGenerate loads a new patch page as actor and sends the n POSTs
+// that n clicks on its Generate patch send, at once (op names the burst
+// in the trace).
+func ledClickGenerate(ctx context.Context, actor string, n int, op string) error {
 	w := worldOf(ctx)
 	st, err := w.ledLab(ctx)
 	if err != nil {
@@ -679,11 +686,11 @@ func ledDoubleClickGenerate(ctx context.Context, actor string) error {
 	key := string(m[1])
 	// what the page's script sends on each click of Generate patch
 	hdr := map[string]string{"Idempotency-Key": key, sim.PatchCSRFHeader: string(csrf[1]), "Origin": st.srv.URL, "Sec-Fetch-Site": "same-origin"}
-	rs, err := st.sendBurst(ctx, 2, actor, http.MethodPost, "/patch/api/jobs", hdr, `{"task":"patch"}`)
+	rs, err := st.sendBurst(ctx, n, actor, http.MethodPost, "/patch/api/jobs", hdr, `{"task":"patch"}`)
 	if err != nil {
 		return err
 	}
-	w.ledRecordBurst("double-click Generate patch", actor, key, rs)
+	w.ledRecordBurst(op, actor, key, rs)
 	return nil
 }
 
