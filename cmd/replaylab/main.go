@@ -9,7 +9,7 @@
 //	replaylab record --url URL --out DIR [--adapter A]
 //	replaylab validate --adapter A [--json FILE] DIR
 //	replaylab mcp [--adapter A] [--http ADDR]
-//	replaylab steps
+//	replaylab steps [WORD…] [--format markdown|json]
 //	replaylab explore [--seed S] [--seeds N] [--steps N] [--store sqlite|postgres] [--budget D] [--fault-… P] [--print]
 //
 // Exit status: 0 success; 1 a scenario failed, drifted or was undefined, or
@@ -60,7 +60,7 @@ func init() {
 		{"find", "run a fresh find and print the resolve verdict", cmdFind},
 		{"record", "record a live session of a page (captures after every burst of changes)", cmdRecord},
 		{"validate", "check an adapter against recorded sessions (groups, boundaries, controls, id stability)", cmdValidate},
-		{"steps", "print the step catalogue with an example for each step", cmdSteps},
+		{"steps", "print the step catalogue (filter by words; --format markdown|json)", cmdSteps},
 		{"mcp", "serve the engine's typed page operations as MCP tools on stdio", cmdMCP},
 		{"explore", "run the real ledger under seeded random schedules, check SPEC §3/§6 invariants, shrink a failure", cmdExplore},
 	}
