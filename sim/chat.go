@@ -108,11 +108,8 @@ type Turn struct {
 	Media  string
 	// MediaSrc is the media's source; empty means no source yet.
 	MediaSrc string
-	// Generating renders the turn with the signals of an answer still
-	// being written.
+	// Generating marks an answer still being written (its partial text).
 	Generating bool
-	// confirmed and cancelled are what a confirmation turn becomes.
-	confirmed, cancelled string
 }
 
 // turnID is deterministic: the turn's position in the chat.

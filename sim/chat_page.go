@@ -47,7 +47,7 @@ func (s *Server) send(w http.ResponseWriter, r *http.Request) {
 	style := s.chat.Style
 	base := s.chat.History + len(s.turns)
 	user := Turn{ID: turnID(base), Author: "user", Text: req.Text}
-	final := Turn{ID: turnID(base + 1), Author: "assistant", Text: a.Final, Kind: a.Kind, Media: a.Media, confirmed: a.Confirmed, cancelled: a.Cancelled}
+	final := Turn{ID: turnID(base + 1), Author: "assistant", Text: a.Final, Kind: a.Kind, Media: a.Media}
 	stored := final
 	if a.Media != "" && !a.NoMediaSource {
 		stored.MediaSrc = mediaSrc(a.Media) // a reload shows the finished turn

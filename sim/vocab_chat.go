@@ -44,6 +44,28 @@ document.addEventListener('click', async function(ev){
 });
 </script>`
 
+// confirmation finds the added turn id that still asks for confirmation
+// and the scripted answer that made it: the sends' user turns take the
+// scripted answers in order. It returns -1 when there is none; the caller
+// holds mu.
+func (s *Server) confirmation(id string) (int, Answer) {
+	send := -1
+	for i, t := range s.turns {
+		if t.Author == "user" {
+			send++
+			continue
+		}
+		if t.ID != id || t.Kind != KindConfirm {
+			continue
+		}
+		if send >= 0 && send < len(s.chat.Answers) {
+			return i, s.chat.Answers[send]
+		}
+		return i, DefaultAnswer
+	}
+	return -1, Answer{}
+}
+
 // confirm answers a click on a confirmation turn's Confirm or Cancel: the
 // turn becomes a plain answer with the scripted text.
 func (s *Server) confirm(w http.ResponseWriter, r *http.Request) {
@@ -58,17 +80,14 @@ func (s *Server) confirm(w http.ResponseWriter, r *http.Request) {
 	}
 	s.mu.Lock()
 	var html string
-	for i := range s.turns {
+	if i, a := s.confirmation(req.ID); i >= 0 {
 		t := &s.turns[i]
-		if t.ID != req.ID || t.Kind != KindConfirm {
-			continue
-		}
-		t.Text, t.Kind = t.confirmed, KindText
+		t.Text, t.Kind = a.Confirmed, KindText
 		if t.Text == "" {
 			t.Text = DefaultConfirmed
 		}
 		if req.Choice == "cancel" {
-			t.Text = t.cancelled
+			t.Text = a.Cancelled
 			if t.Text == "" {
 				t.Text = DefaultCancelled
 			}
