@@ -57,7 +57,7 @@ func TestExploreSeedPrintsTheSameRunTwice(t *testing.T) {
 	if strip(first) != strip(second) {
 		t.Fatalf("seed 25 printed two ways:\n%s\n---\n%s", first, second)
 	}
-	for _, want := range []string{"seed 25:", " 30. ", "1 seeds, 30 steps, store sqlite, 0 violations"} {
+	for _, want := range []string{"seed 25:", " 30. ", "1 seeds, 30 steps, 2 answer waits, store sqlite, 0 violations", " a2. "} {
 		if !strings.Contains(first, want) {
 			t.Errorf("stdout does not hold %q:\n%s", want, first)
 		}
