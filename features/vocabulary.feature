@@ -92,3 +92,16 @@ Feature: One step vocabulary: every action keeps its result, every check reads i
     And I click the link "Next" expecting the sim URL "/loop/pages/6"
     And I click the link "Next" expecting the sim URL "/loop/pages/7"
     Then no loop signal is raised
+
+  @MON-4 @HAR-1
+  Scenario: Going back to the contents and into the same chapter again and again raises a signal
+    When I navigate to the sim page "/loop/pages/"
+    And I click the link "Getting started" expecting the sim URL "/loop/pages/1"
+    And I navigate to the sim page "/loop/pages/"
+    And I click the link "Getting started" expecting the sim URL "/loop/pages/1"
+    Then no loop signal is raised
+    When I navigate to the sim page "/loop/pages/"
+    And I click the link "Getting started" expecting the sim URL "/loop/pages/1"
+    And I navigate to the sim page "/loop/pages/"
+    And I click the link "Getting started" expecting the sim URL "/loop/pages/1"
+    Then a loop signal "stagnation" is raised
