@@ -84,6 +84,8 @@ type Options struct {
 	// replaylab binary passes itself, os.Executable). Empty: the steps
 	// build ./cmd/replaylab from Root's module once per process (go test).
 	MCPCommand []string
+	// Scale holds the report, shard and retry options (see scale.go).
+	Scale Scale
 }
 
 // Mode is what a run does with recorded sessions, in the manner of go-vcr.
@@ -131,6 +133,7 @@ type Suite struct {
 	selErr   error
 	selDone  bool
 	byLine   map[string]Scenario // Scenario.ID → scenario
+	collect  *collector // the report model of this run (report.go)
 }
 
 // NewSuite validates opt and returns a suite.
@@ -219,16 +222,17 @@ func (s *Suite) Run() int {
 		fmt.Fprintf(s.opt.Stderr, "replaylab: %v\n", err)
 		return ExitCode(err)
 	}
-	fsys, paths, err := serve(sel)
-	if err != nil {
-		fmt.Fprintf(s.opt.Stderr, "replaylab: %v\n", err)
-		return ExitCode(err)
-	}
+	return s.runScaled(sel)
+}
+
+// runGodog runs the served scenarios once with godog and the given
+// formats.
+func (s *Suite) runGodog(format string, fsys featureFS, paths []string) int {
 	ts := godog.TestSuite{
 		Name:                "replaylab",
 		ScenarioInitializer: s.InitializeScenario,
 		Options: &godog.Options{
-			Format:      s.opt.Format,
+			Format:      format,
 			Paths:       paths,
 			FS:          fsys,
 			Strict:      true,
@@ -236,7 +240,9 @@ func (s *Suite) Run() int {
 			Output:      s.opt.Output,
 			TestingT:    s.opt.TestingT,
 			Randomize:   0,
-			NoColors:    os.Getenv("NO_COLOR") != "" || s.opt.TestingT != nil,
+			// --fail-fast
+			StopOnFailure: s.opt.Scale.FailFast,
+			NoColors:      os.Getenv("NO_COLOR") != "" || s.opt.TestingT != nil,
 		},
 	}
 	return ts.Run()

@@ -47,6 +47,9 @@ type world struct {
 	skipped  bool
 	// recordOnce: this scenario had no recording and runs live to make one.
 	recordOnce bool
+	// finishErr is what finish found after the last step (golden drift,
+	// unused recorded actions): the report puts it on the scenario.
+	finishErr error
 
 	// state holds the per-scenario state of step files that need their
 	// own, keyed by a type of that file (see stateOf).
@@ -77,6 +80,10 @@ func worldOf(ctx context.Context) *world {
 
 // InitializeScenario binds the steps and the per-scenario hooks.
 func (s *Suite) InitializeScenario(sc *godog.ScenarioContext) {
+	if s.collect != nil {
+		s.collect.beforeHooks(sc)
+		defer s.collect.afterHooks(sc)
+	}
 	sc.Before(func(ctx context.Context, p *godog.Scenario) (context.Context, error) {
 		sc, err := s.scenarioOf(p)
 		if err != nil {
@@ -112,7 +119,8 @@ func (s *Suite) InitializeScenario(sc *godog.ScenarioContext) {
 		if w == nil {
 			return ctx, nil
 		}
-		return ctx, w.finish(stepErr)
+		w.finishErr = w.finish(stepErr)
+		return ctx, w.finishErr
 	})
 	bind(sc)
 }

@@ -20,7 +20,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 	driver := fs.String("driver", steps.DriverReplay, "replay (recorded captures, no browser) or browser (headless Chromium against the live sim)")
 	tags := fs.String("tags", "", "tag expression, e.g. '@ANS-3 and not @wip' (godog's old '@ANS-3 && ~@wip' still works)")
 	allowEmpty := fs.Bool("allow-empty", false, "a selection that matches no scenario passes (exit 0) instead of failing")
-	format := fs.String("format", "pretty", "pretty|progress|junit:FILE|cucumber:FILE, comma-separated")
+	format := fs.String("format", "pretty", "pretty|progress|junit:FILE|cucumber:FILE|html:DIR, comma-separated")
 	update := fs.Bool("update", false, "rewrite golden traces (with --driver browser also re-record sessions)")
 	mode := fs.String("mode", "replay", "recordings: replay (never record; a missing one fails), record-once (record scenarios that have none, live), record (re-record all, live)")
 	record := fs.Bool("record", false, "same as --mode record: run live in Chromium and re-record every session")
@@ -48,9 +48,9 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 	for _, f := range strings.Split(*format, ",") {
 		name, _, _ := strings.Cut(f, ":")
 		switch name {
-		case "pretty", "progress", "junit", "cucumber", "events":
+		case "pretty", "progress", "junit", "cucumber", "events", "html":
 		default:
-			return exitBadInput, badInput("--format: unknown formatter %q (pretty, progress, junit:FILE, cucumber:FILE)", name)
+			return exitBadInput, badInput("--format: unknown formatter %q (pretty, progress, junit:FILE, cucumber:FILE, html:DIR)", name)
 		}
 	}
 	dir := *root
@@ -78,7 +78,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 	}
 	s, err := steps.NewSuite(steps.Options{Root: dir, Paths: paths, Driver: *driver, Tags: *tags, AllowEmpty: *allowEmpty, Format: *format, Stderr: stderr,
 		Update: *update, Mode: m, Seed: *seed, Concurrency: *conc, Output: stdout, Browser: browser.Options{RemoteURL: *cdpURL},
-		MCPCommand: []string{self, "mcp"}})
+		MCPCommand: []string{self, "mcp"}, Scale: steps.Scale{Stderr: stderr}})
 	if err != nil {
 		return exitBadInput, badInput("%v", err)
 	}

@@ -1,0 +1,296 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
+	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/replaylab/replaylab/engine/browser"
+)
+
+// scratchProject copies features and their recordings from the checkout
+// into a temp root, so a test can break a golden without touching the
+// repository's.
+func scratchProject(t *testing.T, features ...string) string {
+	t.Helper()
+	root := t.TempDir()
+	for _, f := range features {
+		copyTree(t, filepath.Join("../..", "features", f+".feature"), filepath.Join(root, "features", f+".feature"))
+		dir := strings.ReplaceAll(f, "_", "-")
+		for _, kind := range []string{"golden", "sessions"} {
+			copyTree(t, filepath.Join("../..", "recordings", kind, dir), filepath.Join(root, "recordings", kind, dir))
+		}
+	}
+	return root
+}
+
+func copyTree(t *testing.T, from, to string) {
+	t.Helper()
+	err := filepath.WalkDir(from, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(from, p)
+		target := filepath.Join(to, rel)
+		if d.IsDir() {
+			return os.MkdirAll(target, 0o755)
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
+			return err
+		}
+		return os.WriteFile(target, data, 0o644)
+	})
+	if err != nil && !os.IsNotExist(err) {
+		t.Fatal(err)
+	}
+}
+
+// headless starts a Chromium of the test's own (chromedp directly) and
+// returns a tab; without Chromium it skips locally and fails in CI.
+func headless(t *testing.T) context.Context {
+	t.Helper()
+	path, err := browser.FindChromium()
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("CI=true and %v", err)
+		}
+		t.Skipf("SKIPPING browser test: %v", err)
+	}
+	opts := append([]chromedp.ExecAllocatorOption{}, chromedp.DefaultExecAllocatorOptions[:]...)
+	opts = append(opts, chromedp.ExecPath(path), chromedp.UserDataDir(t.TempDir()), chromedp.WindowSize(1400, 1000))
+	for k, v := range browser.Flags {
+		opts = append(opts, chromedp.Flag(k, v))
+	}
+	actx, acancel := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancel := chromedp.NewContext(actx)
+	ctx, tcancel := context.WithTimeout(ctx, 90*time.Second)
+	t.Cleanup(func() { tcancel(); cancel(); acancel() })
+	return ctx
+}
+
+func eval[T any](t *testing.T, ctx context.Context, expr string) T {
+	t.Helper()
+	v, err := chromedp.Run(ctx, chromedp.Evaluate[T](expr))
+	if err != nil {
+		t.Fatalf("evaluate %s: %v", expr, err)
+	}
+	return v
+}
+
+// TestHTMLReportInChromium runs the answer-group scenarios with one golden
+// broken, writes the HTML report, and opens it from disk in headless
+// Chromium: the list renders, the filters work, the failed scenario shows
+// its golden diff, and the time-travel frame shows the composer's text the
+// engine typed, stepping with the keyboard. The screenshot is kept.
+func TestHTMLReportInChromium(t *testing.T) {
+	root := scratchProject(t, "answer_groups")
+	golden := filepath.Join(root, "recordings", "golden", "answer-groups", "a-partial-answer-is-followed-to-completion-in-the-new-group-marker.golden")
+	data, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(golden, []byte(strings.Replace(string(data), "state=complete", "state=COMPLETE", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "html")
+	code, out, stderr := runCLI(t, "run", "--root", root, "--format", "progress,html:"+dir)
+	if code != exitFailed {
+		t.Fatalf("run with a broken golden: exit %d, want %d\n%s\n%s", code, exitFailed, out, stderr)
+	}
+	if !strings.Contains(stderr, "HTML report "+filepath.Join(dir, "index.html")) {
+		t.Fatalf("the run did not name its report:\n%s", stderr)
+	}
+	ctx := headless(t)
+	if err := chromedp.Do(ctx, chromedp.Navigate("file://"+filepath.Join(dir, "index.html"))); err != nil {
+		t.Fatal(err)
+	}
+	if err := chromedp.Do(ctx, chromedp.WaitVisible(`body[data-ready="true"]`)); err != nil {
+		t.Fatal(err)
+	}
+	total := eval[int](t, ctx, `document.querySelectorAll("#list li").length`)
+	if total < 10 {
+		t.Fatalf("the scenario list shows %d scenarios", total)
+	}
+	filter := func(status, text string) int {
+		t.Helper()
+		return eval[int](t, ctx, fmt.Sprintf(`(function(){var s=document.getElementById("f-status"); s.value=%q; s.dispatchEvent(new Event("change"));
+			var q=document.getElementById("f-text"); q.value=%q; q.dispatchEvent(new Event("input"));
+			return Number(document.getElementById("list").getAttribute("data-shown"))})()`, status, text))
+	}
+	if n := filter("failed", ""); n != 1 {
+		t.Errorf("status filter failed: %d shown, want 1", n)
+	}
+	if n := filter("drift", ""); n != 1 {
+		t.Errorf("status filter drift: %d shown, want 1", n)
+	}
+	if n := filter("", "heading"); n == 0 || n == total {
+		t.Errorf("text filter heading: %d of %d shown", n, total)
+	}
+	if n := filter("", ""); n != total {
+		t.Errorf("no filter: %d of %d shown", n, total)
+	}
+	// the failed scenario opens first, with its diff
+	diff := eval[string](t, ctx, `(document.getElementById("golden-diff")||{}).textContent||""`)
+	if !strings.Contains(diff, "COMPLETE") || !strings.Contains(diff, "state=complete") {
+		t.Errorf("the failed scenario's golden diff is missing or wrong:\n%s", diff)
+	}
+	if st := eval[string](t, ctx, `document.getElementById("detail-status").textContent`); st != "failed" {
+		t.Errorf("detail status %q", st)
+	}
+	// time travel: step with the keyboard until the composer shows the
+	// text the engine typed
+	frameText := `(function(){var f=document.getElementById("tt-frame"); var d=f&&f.contentDocument; if(!d||!d.body) return "";
+		var c=d.querySelector("textarea,[contenteditable],input[type=text]"); return (c?(c.value||c.textContent):"")+"|"+d.body.textContent})()`
+	seen := false
+	var positions []string
+	for i := 0; i < 12 && !seen; i++ {
+		time.Sleep(150 * time.Millisecond) // srcdoc loads asynchronously
+		txt := eval[string](t, ctx, frameText)
+		positions = append(positions, eval[string](t, ctx, `document.getElementById("tt-pos").getAttribute("data-pos")`))
+		composer, _, _ := strings.Cut(txt, "|")
+		if strings.Contains(composer, "What is the capital of France?") {
+			seen = true
+			break
+		}
+		if err := chromedp.Do(ctx, chromedp.KeyEvent(kb.ArrowRight)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !seen {
+		t.Errorf("no capture showed the composer's text in the frame (positions %v)", positions)
+	}
+	if len(positions) > 1 && positions[0] == positions[len(positions)-1] {
+		t.Errorf("the arrow key did not move through the captures: %v", positions)
+	}
+	if n := eval[int](t, ctx, `document.getElementById("tt-frame").contentDocument.querySelectorAll("script").length`); n != 0 {
+		t.Errorf("the capture frame holds %d scripts", n)
+	}
+	if sb := eval[string](t, ctx, `document.getElementById("tt-frame").getAttribute("sandbox")`); strings.Contains(sb, "allow-scripts") {
+		t.Errorf("the capture frame may run scripts: sandbox=%q", sb)
+	}
+	if snap := eval[string](t, ctx, `document.getElementById("tt-snapshot").textContent`); !strings.Contains(snap, "view page of") {
+		t.Errorf("no bounded snapshot beside the capture: %q", snap)
+	}
+	eval[bool](t, ctx, `(document.getElementById("tt").scrollIntoView(), true)`)
+	shot, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+	if err != nil {
+		t.Fatal(err)
+	}
+	art, err := os.MkdirTemp("", "replaylab-report-artefact-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(art, "report.png")
+	if err := os.WriteFile(path, shot, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fmt.Fprintf(os.Stderr, "TestHTMLReportInChromium: screenshot %s (%d bytes), report %s\n", path, len(shot), dir)
+}
+
+// TestReportFilesValid runs real scenarios, one of them drifting from its
+// golden, and checks the JUnit file against Jenkins's schema (xmllint) and
+// the Cucumber JSON against cucumber-js's, and where the drift is reported.
+func TestReportFilesValid(t *testing.T) {
+	root := scratchProject(t, "answer_groups")
+	golden := filepath.Join(root, "recordings", "golden", "answer-groups", "marker-style-turns-are-groups-named-by-their-message-ids.golden")
+	data, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(golden, append(data, "extra line\n"...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := t.TempDir()
+	junit, cuke := filepath.Join(out, "junit.xml"), filepath.Join(out, "cucumber.json")
+	code, stdout, stderr := runCLI(t, "run", "--root", root, "--format", "junit:"+junit+",cucumber:"+cuke)
+	if code != exitFailed {
+		t.Fatalf("exit %d, want %d\n%s\n%s", code, exitFailed, stdout, stderr)
+	}
+	if xmllint, err := exec.LookPath("xmllint"); err == nil {
+		if b, err := exec.Command(xmllint, "--noout", "--schema", "../../report/testdata/junit-10.xsd", junit).CombinedOutput(); err != nil {
+			t.Errorf("junit: %v\n%s", err, b)
+		}
+	} else if os.Getenv("CI") != "" {
+		t.Error("xmllint not found (apt-get install libxml2-utils)")
+	} else {
+		fmt.Fprintln(os.Stderr, "SKIPPING the JUnit schema check: xmllint not found")
+	}
+	raw, err := os.ReadFile("../../report/testdata/cucumber-js.schema.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var schema jsonschema.Schema
+	if err := json.Unmarshal(raw, &schema); err != nil {
+		t.Fatal(err)
+	}
+	rs, err := schema.Resolve(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := os.ReadFile(cuke)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var v any
+	if err := json.Unmarshal(doc, &v); err != nil {
+		t.Fatal(err)
+	}
+	if err := rs.Validate(v); err != nil {
+		t.Errorf("cucumber json: %v", err)
+	}
+	var feats []struct {
+		Elements []struct {
+			Name  string `json:"name"`
+			Steps []struct {
+				Hidden  bool   `json:"hidden"`
+				Keyword string `json:"keyword"`
+				Match   struct {
+					Location string `json:"location"`
+				} `json:"match"`
+				Result struct {
+					Status string `json:"status"`
+				} `json:"result"`
+			} `json:"steps"`
+		} `json:"elements"`
+	}
+	if err := json.Unmarshal(doc, &feats); err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, el := range feats[0].Elements {
+		for i, st := range el.Steps {
+			if !st.Hidden && (st.Match.Location == "" || strings.Contains(st.Match.Location, "catalogue.go")) {
+				t.Errorf("%s step %d: match.location %q is not the step's function", el.Name, i, st.Match.Location)
+			}
+		}
+		if el.Name != "Marker-style turns are groups named by their message ids" {
+			continue
+		}
+		found = true
+		n := len(el.Steps)
+		if n < 2 || !el.Steps[n-1].Hidden || el.Steps[n-1].Keyword != "After" || el.Steps[n-1].Result.Status != "failed" || el.Steps[n-2].Result.Status != "passed" {
+			t.Errorf("the drift is not on the scenario: %+v", el.Steps)
+		}
+	}
+	if !found {
+		t.Error("the drifting scenario is not in the Cucumber JSON")
+	}
+	x, _ := os.ReadFile(junit)
+	if !strings.Contains(string(x), `classname="Answer groups"`) || !strings.Contains(string(x), `file="features/answer_groups.feature"`) || !strings.Contains(string(x), `type="GOLDEN_DRIFT"`) {
+		t.Errorf("junit lacks classname, file or the drift's type:\n%.2000s", x)
+	}
+}

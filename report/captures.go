@@ -1,0 +1,165 @@
+package report
+
+import (
+	"crypto/sha256"
+	"unicode/utf16"
+	"unicode/utf8"
+
+	"github.com/replaylab/replaylab/engine/capture"
+	"github.com/replaylab/replaylab/engine/replay"
+)
+
+// The captures of every session of a run are stored once each in
+// Run.Captures (equal captures of different scenarios share an entry),
+// each frame either whole or as a delta against the same frame of the
+// capture recorded before it in its session: the page decodes a capture
+// only when it is shown. Deltas count UTF-16 code units, the unit of a
+// JavaScript string.
+
+// Session is one tab's recorded session in the report: its steps, with
+// captures as indexes into Run.Captures.
+type Session struct {
+	Steps []SessionStep `json:"steps"`
+}
+
+// SessionStep is one recorded step (see replay.Step).
+type SessionStep struct {
+	AtMS    int64  `json:"at"`
+	Kind    string `json:"kind"`
+	Capture int    `json:"capture"` // index into Run.Captures; -1 for actions
+	Node    string `json:"node,omitempty"`
+	URL     string `json:"url,omitempty"`
+	Text    string `json:"text,omitempty"`
+	Key     string `json:"key,omitempty"`
+}
+
+// StoredCapture is one capture as the report stores it.
+type StoredCapture struct {
+	URL    string        `json:"url"`
+	Title  string        `json:"title,omitempty"`
+	Frames []StoredFrame `json:"frames"`
+	View   CaptureView   `json:"view"`
+}
+
+// StoredFrame is a frame whole (HTML) or as a delta (Base, Prefix,
+// Middle, Suffix): the frame at the same index of capture Base, its first
+// Prefix and last Suffix code units around Middle.
+type StoredFrame struct {
+	ID     string  `json:"id"`
+	Parent string  `json:"parent,omitempty"`
+	Owner  string  `json:"owner,omitempty"`
+	URL    string  `json:"url,omitempty"`
+	HTML   *string `json:"html,omitempty"`
+	Base   int     `json:"base,omitempty"`
+	Prefix int     `json:"p,omitempty"`
+	Middle string  `json:"m,omitempty"`
+	Suffix int     `json:"s,omitempty"`
+}
+
+// captureTable dedupes captures while a run is collected.
+type captureTable struct {
+	index map[[32]byte]int
+	whole []*capture.Capture // decoded, for deltas
+}
+
+// AddSession stores s under key: each distinct capture once, each viewed
+// with view (the engine's bounded snapshot and answer groups; nil: none).
+func (r *Run) AddSession(key string, s *replay.Session, view func(*capture.Capture) CaptureView) {
+	if r.Sessions == nil {
+		r.Sessions = map[string]*Session{}
+	}
+	if r.table == nil {
+		r.table = &captureTable{index: map[[32]byte]int{}}
+		for range r.Captures {
+			r.table.whole = append(r.table.whole, nil)
+		}
+	}
+	local := make([]int, len(s.Captures))
+	prev := -1
+	for i, c := range s.Captures {
+		h := captureHash(c)
+		if g, ok := r.table.index[h]; ok {
+			local[i] = g
+			prev = g
+			continue
+		}
+		sc := StoredCapture{URL: c.URL, Title: c.Title}
+		if view != nil {
+			sc.View = view(c)
+		}
+		for fi, f := range c.Frames {
+			sf := StoredFrame{ID: f.ID, Parent: f.Parent, Owner: f.Owner, URL: f.URL}
+			if prev >= 0 && fi < len(r.table.whole[prev].Frames) {
+				if p, m, sfx, ok := delta(r.table.whole[prev].Frames[fi].HTML, f.HTML); ok {
+					sf.Base, sf.Prefix, sf.Middle, sf.Suffix = prev, p, m, sfx
+				}
+			}
+			if sf.Prefix == 0 && sf.Suffix == 0 {
+				html := f.HTML
+				sf.HTML = &html
+			}
+			sc.Frames = append(sc.Frames, sf)
+		}
+		g := len(r.Captures)
+		r.Captures = append(r.Captures, sc)
+		r.table.whole = append(r.table.whole, c)
+		r.table.index[h] = g
+		local[i] = g
+		prev = g
+	}
+	out := &Session{}
+	for _, st := range s.Steps {
+		ss := SessionStep{AtMS: st.AtMS, Kind: st.Kind, Capture: -1, Node: st.Node, URL: st.URL, Text: st.Text, Key: st.Key}
+		if st.Capture != nil && *st.Capture >= 0 && *st.Capture < len(local) {
+			ss.Capture = local[*st.Capture]
+		}
+		out.Steps = append(out.Steps, ss)
+	}
+	r.Sessions[key] = out
+}
+
+func captureHash(c *capture.Capture) [32]byte {
+	h := sha256.New()
+	h.Write([]byte(c.URL + "\x00" + c.Title + "\x00"))
+	for _, f := range c.Frames {
+		h.Write([]byte(f.ID + "\x00" + f.Parent + "\x00" + f.Owner + "\x00" + f.URL + "\x00" + f.HTML + "\x00"))
+	}
+	var out [32]byte
+	copy(out[:], h.Sum(nil))
+	return out
+}
+
+// minDeltaSaving: a delta is stored only when it saves this many bytes.
+const minDeltaSaving = 256
+
+// delta returns next as prefix and suffix of prev (in UTF-16 code units)
+// around middle.
+func delta(prev, next string) (prefix int, middle string, suffix int, ok bool) {
+	p := 0
+	for p < len(prev) && p < len(next) && prev[p] == next[p] {
+		p++
+	}
+	for p > 0 && (p < len(next) && !utf8.RuneStart(next[p]) || p < len(prev) && !utf8.RuneStart(prev[p])) {
+		p--
+	}
+	s := 0
+	for s < len(prev)-p && s < len(next)-p && prev[len(prev)-1-s] == next[len(next)-1-s] {
+		s++
+	}
+	for s > 0 && (!utf8.RuneStart(next[len(next)-s]) || !utf8.RuneStart(prev[len(prev)-s])) {
+		s--
+	}
+	middle = next[p : len(next)-s]
+	if len(next)-len(middle) < minDeltaSaving || (p == 0 && s == 0) {
+		return 0, "", 0, false
+	}
+	return utf16Len(prev[:p]), middle, utf16Len(prev[len(prev)-s:]), true
+}
+
+func utf16Len(s string) int {
+	n := 0
+	for _, r := range s {
+		n += len(utf16.Encode([]rune{r}))
+	}
+	return n
+}

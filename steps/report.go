@@ -1,0 +1,609 @@
+package steps
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"reflect"
+	"runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/cucumber/godog"
+	"github.com/cucumber/godog/formatters"
+	messages "github.com/cucumber/messages/go/v34"
+	"golang.org/x/net/html"
+
+	"github.com/replaylab/replaylab/engine/adapter"
+	"github.com/replaylab/replaylab/engine/capture"
+	"github.com/replaylab/replaylab/engine/observe"
+	"github.com/replaylab/replaylab/engine/trace"
+	"github.com/replaylab/replaylab/report"
+)
+
+// The report files (junit:FILE, cucumber:FILE, html:DIR) are written from
+// one result model (package report), filled by the scenario and step hooks
+// below and by a godog formatter that only collects the parsed features.
+
+// reportOut is one report file of --format.
+type reportOut struct {
+	kind string // junit, cucumber, html
+	path string // file (junit, cucumber) or directory (html); "" writes to Output
+}
+
+// splitFormats separates the report files from the formats godog prints.
+func splitFormats(format string) (godogFormats string, outs []reportOut, err error) {
+	var keep []string
+	for _, f := range strings.Split(format, ",") {
+		f = strings.TrimSpace(f)
+		if f == "" {
+			continue
+		}
+		name, path, _ := strings.Cut(f, ":")
+		switch name {
+		case "junit", "cucumber":
+			outs = append(outs, reportOut{kind: name, path: path})
+		case "html":
+			if path == "" {
+				return "", nil, fmt.Errorf("steps: --format html needs a directory: html:DIR")
+			}
+			outs = append(outs, reportOut{kind: name, path: path})
+		default:
+			keep = append(keep, f)
+		}
+	}
+	return strings.Join(keep, ","), outs, nil
+}
+
+// collector builds the run's report model while scenarios run.
+type collector struct {
+	suite *Suite
+	views bool // keep sessions and capture views (the HTML report)
+
+	mu    sync.Mutex
+	run   *report.Run
+	docs  map[string]*featureIndex // by pickle URI
+	defs  map[string]string        // pickle step id → step definition location
+	byID  map[string]*report.Scenario
+	pass  int // 1-based pass (first run, then retries)
+	rep   int // repetition under --repeat-each (0: none)
+	start time.Time
+}
+
+var collectors atomic.Int64
+
+func newCollector(s *Suite, views bool) *collector {
+	return &collector{suite: s, views: views, docs: map[string]*featureIndex{}, defs: map[string]string{},
+		byID: map[string]*report.Scenario{}, pass: 1, start: time.Now(),
+		run: &report.Run{Driver: s.opt.Driver, Seed: s.opt.Seed, Started: time.Now().UTC()}}
+}
+
+// formatterName registers a godog formatter that feeds c and returns its
+// name for godog's Format option.
+func (c *collector) formatterName() string {
+	name := fmt.Sprintf("replaylab-collect-%d", collectors.Add(1))
+	godog.Format(name, "collects results for the replaylab reports", func(suite string, w io.Writer) formatters.Formatter {
+		return &collectFormatter{c: c}
+	})
+	return name
+}
+
+// collectFormatter keeps the parsed features and the matched step
+// definitions; it prints nothing.
+type collectFormatter struct{ c *collector }
+
+func (f *collectFormatter) TestRunStarted() {}
+func (f *collectFormatter) Feature(doc *messages.GherkinDocument, uri string, _ []byte) {
+	f.c.mu.Lock()
+	f.c.docs[uri] = indexFeature(doc)
+	f.c.mu.Unlock()
+}
+func (f *collectFormatter) Pickle(*messages.Pickle) {}
+func (f *collectFormatter) Defined(p *messages.Pickle, st *messages.PickleStep, def *formatters.StepDefinition) {
+	if def == nil || def.Expr == nil {
+		return
+	}
+	loc := stepLocation(def.Expr.String(), def.Handler)
+	f.c.mu.Lock()
+	f.c.defs[st.Id] = loc
+	f.c.mu.Unlock()
+}
+func (f *collectFormatter) Failed(*messages.Pickle, *messages.PickleStep, *formatters.StepDefinition, error) {
+}
+func (f *collectFormatter) Passed(*messages.Pickle, *messages.PickleStep, *formatters.StepDefinition) {
+}
+func (f *collectFormatter) Skipped(*messages.Pickle, *messages.PickleStep, *formatters.StepDefinition) {
+}
+func (f *collectFormatter) Undefined(*messages.Pickle, *messages.PickleStep, *formatters.StepDefinition) {
+}
+func (f *collectFormatter) Pending(*messages.Pickle, *messages.PickleStep, *formatters.StepDefinition) {
+}
+func (f *collectFormatter) Ambiguous(*messages.Pickle, *messages.PickleStep, *formatters.StepDefinition, error) {
+}
+func (f *collectFormatter) Summary() {}
+
+// featureIndex holds what the report needs of a parsed feature, by AST id.
+type featureIndex struct {
+	name, desc string
+	line       int
+	tags       []report.Tag
+	nodes      map[string]astNode
+}
+
+type astNode struct {
+	line          int
+	keyword, desc string
+}
+
+func indexFeature(doc *messages.GherkinDocument) *featureIndex {
+	fi := &featureIndex{nodes: map[string]astNode{}}
+	if doc == nil || doc.Feature == nil {
+		return fi
+	}
+	f := doc.Feature
+	fi.name, fi.desc, fi.line = f.Name, strings.TrimSpace(f.Description), int(f.Location.Line)
+	for _, t := range f.Tags {
+		fi.tags = append(fi.tags, report.Tag{Name: t.Name, Line: int(t.Location.Line)})
+	}
+	var tags func([]*messages.Tag)
+	tags = func(ts []*messages.Tag) {
+		for _, t := range ts {
+			fi.nodes[t.Id] = astNode{line: int(t.Location.Line)}
+		}
+	}
+	tags(f.Tags)
+	steps := func(ss []*messages.Step) {
+		for _, s := range ss {
+			fi.nodes[s.Id] = astNode{line: int(s.Location.Line), keyword: s.Keyword}
+		}
+	}
+	var children func([]*messages.FeatureChild, []*messages.RuleChild)
+	scenario := func(sc *messages.Scenario) {
+		fi.nodes[sc.Id] = astNode{line: int(sc.Location.Line), keyword: sc.Keyword, desc: strings.TrimSpace(sc.Description)}
+		tags(sc.Tags)
+		steps(sc.Steps)
+		for _, ex := range sc.Examples {
+			tags(ex.Tags)
+			for _, row := range ex.TableBody {
+				fi.nodes[row.Id] = astNode{line: int(row.Location.Line)}
+			}
+		}
+	}
+	children = func(fc []*messages.FeatureChild, rc []*messages.RuleChild) {
+		for _, c := range fc {
+			switch {
+			case c.Background != nil:
+				steps(c.Background.Steps)
+			case c.Scenario != nil:
+				scenario(c.Scenario)
+			case c.Rule != nil:
+				tags(c.Rule.Tags)
+				children(nil, c.Rule.Children)
+			}
+		}
+		for _, c := range rc {
+			switch {
+			case c.Background != nil:
+				steps(c.Background.Steps)
+			case c.Scenario != nil:
+				scenario(c.Scenario)
+			}
+		}
+	}
+	children(f.Children, nil)
+	return fi
+}
+
+// moduleRoot is this module's directory at build time, to write step
+// locations relative to it.
+var moduleRoot = func() string {
+	_, file, _, ok := runtime.Caller(0)
+	if !ok {
+		return ""
+	}
+	return filepath.Dir(filepath.Dir(file))
+}()
+
+var (
+	locOnce sync.Once
+	locs    map[string]string // pattern → location of its function
+)
+
+// stepLocation is file:line of the Go function that implements the step
+// bound to pattern, relative to the module root (the catalogue's function,
+// whatever wraps it when godog binds it).
+func stepLocation(pattern string, handler any) string {
+	locOnce.Do(func() {
+		locs = map[string]string{}
+		for _, d := range registry {
+			locs[d.Pattern] = funcLocation(d.Fn)
+		}
+	})
+	if l, ok := locs[pattern]; ok && l != "" {
+		return l
+	}
+	return funcLocation(handler)
+}
+
+func funcLocation(fn any) string {
+	v := reflect.ValueOf(fn)
+	if v.Kind() != reflect.Func {
+		return ""
+	}
+	f := runtime.FuncForPC(v.Pointer())
+	if f == nil {
+		return ""
+	}
+	file, line := f.FileLine(f.Entry())
+	file = filepath.ToSlash(file)
+	if root := filepath.ToSlash(moduleRoot); root != "" && strings.HasPrefix(file, root+"/") {
+		file = strings.TrimPrefix(file, root+"/")
+	} else if i := strings.Index(file, "github.com/replaylab/replaylab/"); i >= 0 {
+		file = file[i+len("github.com/replaylab/replaylab/"):]
+	}
+	return fmt.Sprintf("%s:%d", file, line)
+}
+
+// afterLocation is where errors found after the last step come from.
+var afterLocation = funcLocation((*world).finish)
+
+type openKey struct{}
+
+// open is one attempt being collected.
+type open struct {
+	pickle    *godog.Scenario
+	sc        *report.Scenario
+	att       *report.Attempt
+	steps     map[string]*report.Step
+	stepStart time.Time
+}
+
+// beforeHooks registers the hooks that must run before the world's.
+func (c *collector) beforeHooks(sc *godog.ScenarioContext) {
+	sc.Before(func(ctx context.Context, p *godog.Scenario) (context.Context, error) {
+		return context.WithValue(ctx, openKey{}, c.begin(p)), nil
+	})
+	sc.StepContext().Before(func(ctx context.Context, st *godog.Step) (context.Context, error) {
+		if o, _ := ctx.Value(openKey{}).(*open); o != nil {
+			o.stepStart = time.Now()
+			if s := o.steps[st.Id]; s != nil {
+				s.SessionFrom = sessionPos(worldOf(ctx))
+			}
+		}
+		return ctx, nil
+	})
+	sc.StepContext().After(func(ctx context.Context, st *godog.Step, status godog.StepResultStatus, err error) (context.Context, error) {
+		o, _ := ctx.Value(openKey{}).(*open)
+		if o == nil {
+			return ctx, nil
+		}
+		s := o.steps[st.Id]
+		if s == nil {
+			return ctx, nil
+		}
+		s.Status = report.Status(status.String())
+		if !o.stepStart.IsZero() {
+			s.Duration = report.Duration(time.Since(o.stepStart))
+		}
+		s.SessionTo = sessionPos(worldOf(ctx))
+		if s.SessionTo < s.SessionFrom {
+			s.SessionFrom = 0
+		}
+		if err != nil && status != godog.StepPassed {
+			s.Error = err.Error()
+			s.Code = errorCode(err)
+		}
+		c.mu.Lock()
+		s.Location = c.defs[st.Id]
+		c.mu.Unlock()
+		return ctx, nil
+	})
+}
+
+// afterHooks registers the hook that must run after the world's finish.
+func (c *collector) afterHooks(sc *godog.ScenarioContext) {
+	sc.After(func(ctx context.Context, p *godog.Scenario, _ error) (context.Context, error) {
+		if o, _ := ctx.Value(openKey{}).(*open); o != nil {
+			c.end(o, worldOf(ctx))
+		}
+		return ctx, nil
+	})
+}
+
+// begin finds (or makes) the scenario of p and opens a new attempt.
+func (c *collector) begin(p *godog.Scenario) *open {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	fi := c.docs[p.Uri]
+	if fi == nil {
+		fi = &featureIndex{nodes: map[string]astNode{}}
+	}
+	file := p.Uri
+	if rel, err := filepath.Rel(c.suite.opt.Root, p.Uri); err == nil && !strings.HasPrefix(rel, "..") {
+		file = rel
+	}
+	file = filepath.ToSlash(file)
+	node := astNode{}
+	if len(p.AstNodeIds) > 0 {
+		node = fi.nodes[p.AstNodeIds[0]]
+	}
+	line := node.line
+	if len(p.AstNodeIds) > 1 { // an outline's example row
+		if row, ok := fi.nodes[p.AstNodeIds[len(p.AstNodeIds)-1]]; ok {
+			line = row.line
+		}
+	}
+	id := fmt.Sprintf("%s:%d", file, line)
+	key := fmt.Sprintf("%s#%d", id, c.rep)
+	sc := c.byID[key]
+	if sc == nil {
+		sc = &report.Scenario{ID: id, Feature: fi.name, FeatureLine: fi.line, FeatureDesc: fi.desc, FeatureTags: fi.tags,
+			File: file, Line: line, Keyword: node.keyword, Name: p.Name, Description: node.desc, Tags: []report.Tag{}, Repeat: c.rep}
+		for _, t := range p.Tags {
+			sc.Tags = append(sc.Tags, report.Tag{Name: t.Name, Line: fi.nodes[t.AstNodeId].line})
+		}
+		c.byID[key] = sc
+		c.run.Scenarios = append(c.run.Scenarios, sc)
+	}
+	att := &report.Attempt{Started: time.Now().UTC()}
+	o := &open{pickle: p, sc: sc, att: att, steps: map[string]*report.Step{}}
+	for _, st := range p.Steps {
+		n := astNode{}
+		if len(st.AstNodeIds) > 0 {
+			n = fi.nodes[st.AstNodeIds[0]]
+		}
+		rs := &report.Step{Keyword: n.keyword, Text: st.Text, Line: n.line, Status: report.Skipped}
+		if st.Argument != nil && st.Argument.DocString != nil {
+			rs.DocString = st.Argument.DocString.Content
+		}
+		if st.Argument != nil && st.Argument.DataTable != nil {
+			for _, r := range st.Argument.DataTable.Rows {
+				var cells []string
+				for _, cell := range r.Cells {
+					cells = append(cells, cell.Value)
+				}
+				rs.Table = append(rs.Table, cells)
+			}
+		}
+		att.Steps = append(att.Steps, rs)
+		o.steps[st.Id] = rs
+	}
+	sc.Attempts = append(sc.Attempts, att)
+	return o
+}
+
+// end closes the attempt: its status, its error and everything the world
+// saw (trace, golden diff, monitor signals, ledger transitions, sessions).
+func (c *collector) end(o *open, w *world) {
+	a := o.att
+	a.Duration = report.Duration(time.Since(a.Started))
+	var failed, undefined, skipped bool
+	for _, s := range a.Steps {
+		switch s.Status {
+		case report.Failed, report.Pending, report.Ambiguous:
+			if !failed && a.Error == "" {
+				a.Error, a.Code = s.Error, s.Code
+				if a.Error == "" {
+					a.Error = "step " + string(s.Status) + ": " + s.Text
+				}
+			}
+			failed = true
+		case report.Undefined:
+			undefined = true
+		case report.Skipped:
+			skipped = true
+		}
+	}
+	if w != nil && w.finishErr != nil {
+		msg := w.finishErr.Error()
+		a.AfterError, a.AfterLocation = msg, afterLocation
+		if a.Error == "" {
+			a.Error, a.Code = msg, errorCode(w.finishErr)
+		}
+		if strings.Contains(msg, "golden trace drift") {
+			a.Drift = true
+			if _, diff, ok := strings.Cut(msg, "\n"); ok {
+				a.GoldenDiff = diff
+			}
+		}
+		failed = true
+	}
+	switch {
+	case failed:
+		a.Status = report.Failed
+	case undefined:
+		a.Status = report.Undefined
+		if a.Error == "" {
+			a.Error = "undefined step (see replaylab steps)"
+		}
+	case skipped && w != nil && w.skipped:
+		a.Status = report.Skipped
+	default:
+		a.Status = report.Passed
+	}
+	if w == nil {
+		return
+	}
+	o.sc.Slug = w.slug
+	for _, line := range strings.Split(strings.TrimRight(string(trace.Format(w.log.Events())), "\n"), "\n") {
+		if line == "" {
+			continue
+		}
+		a.Trace = append(a.Trace, line)
+		switch {
+		case strings.HasPrefix(line, "monitor."):
+			a.Signals = append(a.Signals, line)
+		case strings.HasPrefix(line, "ledger."):
+			a.Ledger = append(a.Ledger, line)
+		}
+	}
+	for _, name := range w.tabOrder {
+		t := w.tabs[name]
+		if t == nil {
+			continue
+		}
+		rec := report.Recording{Tab: name}
+		if rel, err := filepath.Rel(c.suite.opt.Root, w.sessionPath(name)); err == nil {
+			if _, err := os.Stat(w.sessionPath(name)); err == nil {
+				rec.Path = filepath.ToSlash(rel)
+			}
+		}
+		if c.views {
+			if s := t.recorded(); s != nil && len(s.Captures) > 0 {
+				rec.Key = fmt.Sprintf("%s@%s#%d.%d", w.slug, name, o.sc.Repeat, len(o.sc.Attempts))
+				ad := w.adapter
+				c.mu.Lock()
+				c.run.AddSession(rec.Key, s, func(cp *capture.Capture) report.CaptureView { return captureView(ad, cp) })
+				c.mu.Unlock()
+			}
+		}
+		a.Recordings = append(a.Recordings, rec)
+	}
+}
+
+// sessionPos is how far the main tab's session has gone: the replay's
+// position, or the steps recorded so far.
+func sessionPos(w *world) int {
+	if w == nil {
+		return 0
+	}
+	t := w.tabs[mainTab]
+	switch {
+	case t == nil:
+		return 0
+	case t.replay != nil:
+		return t.replay.Position()
+	case t.rec != nil:
+		return t.rec.Len()
+	}
+	return 0
+}
+
+// errorCode is the stable code an error carries (TARGET_AMBIGUOUS,
+// REPLAY_DIVERGED, …), if any.
+func errorCode(err error) string {
+	var coded interface{ ErrorCode() string }
+	if errors.As(err, &coded) {
+		return coded.ErrorCode()
+	}
+	return ""
+}
+
+// captureView is the engine's bounded page view of a capture, as text,
+// and the answer groups with their element ids.
+func captureView(ad adapter.Adapter, c *capture.Capture) report.CaptureView {
+	doc, err := observe.Parse(c)
+	if err != nil {
+		return report.CaptureView{Snapshot: "observe: " + err.Error()}
+	}
+	var groups adapter.Result
+	if ad != nil {
+		groups = ad.Groups(doc)
+	}
+	o := observe.Observe(doc, 1, observe.Options{GroupOf: groups.GroupOf()})
+	s := o.View(observe.ViewPage, observe.PageLimits)
+	var b strings.Builder
+	fmt.Fprintf(&b, "view %s of %s (complete: %v)\n", s.View, s.URL, s.Complete)
+	fmt.Fprintf(&b, "elements %d/%d  text %d/%d chars\n", s.Counts.Elements.Returned, s.Counts.Elements.Total, s.Counts.Text.Returned, s.Counts.Text.Total)
+	for _, e := range s.Elements {
+		line := fmt.Sprintf("  %-7s %-9s %q", e.Ref, e.Role, e.Name)
+		if e.Value != "" {
+			line += fmt.Sprintf(" value=%q", e.Value)
+		}
+		if e.Group != "" {
+			line += " group=" + e.Group
+		}
+		if e.Node != "" {
+			line += " node=" + e.Node
+		}
+		b.WriteString(line + "\n")
+	}
+	view := report.CaptureView{}
+	for _, g := range groups.Groups {
+		text := g.Text
+		if r := []rune(text); len(r) > 80 {
+			text = string(r[:80]) + "…"
+		}
+		fmt.Fprintf(&b, "group %s [%s] %q\n", g.ID, g.State, text)
+		gn := report.GroupNodes{ID: g.ID, State: g.State}
+		for _, n := range append([]*html.Node{g.Node}, g.Nodes...) {
+			if id := nodeID(n); id != "" {
+				gn.Nodes = append(gn.Nodes, id)
+			}
+		}
+		view.Groups = append(view.Groups, gn)
+	}
+	if s.Text != "" {
+		b.WriteString("text: " + s.Text + "\n")
+	}
+	view.Snapshot = b.String()
+	return view
+}
+
+func nodeID(n *html.Node) string {
+	if n == nil {
+		return ""
+	}
+	for _, a := range n.Attr {
+		if a.Key == capture.AttrNode {
+			return a.Val
+		}
+	}
+	return ""
+}
+
+// writeReports writes every report file of the run.
+func (c *collector) writeReports(outs []reportOut, stdout, stderr io.Writer) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.run.Duration = report.Duration(time.Since(c.start))
+	c.run.Shard = c.suite.opt.Scale.Shard.String()
+	c.run.Finish()
+	var errs []error
+	for _, o := range outs {
+		var err error
+		switch o.kind {
+		case "junit", "cucumber":
+			err = writeTo(o.path, stdout, func(w io.Writer) error {
+				if o.kind == "junit" {
+					return report.WriteJUnit(w, c.run)
+				}
+				return report.WriteCucumber(w, c.run)
+			})
+		case "html":
+			err = report.WriteHTML(o.path, c.run)
+			if err == nil {
+				fmt.Fprintf(stderr, "replaylab run: HTML report %s (%d bytes)\n", filepath.Join(o.path, report.HTMLFile), report.Size(o.path))
+			}
+		}
+		if err != nil {
+			errs = append(errs, fmt.Errorf("steps: %s report %s: %w", o.kind, o.path, err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func writeTo(path string, stdout io.Writer, write func(io.Writer) error) error {
+	if path == "" {
+		return write(stdout)
+	}
+	if dir := filepath.Dir(path); dir != "" {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return err
+		}
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := write(f); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
