@@ -1,11 +1,14 @@
 package steps
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
 	"strconv"
 	"strings"
+
+	"github.com/replaylab/replaylab/engine/browser"
 )
 
 // Scale holds what a run does beyond running each selected scenario once:
@@ -23,9 +26,37 @@ type Scale struct {
 	// FailOnFlaky makes a flaky scenario fail the run (default: it
 	// passes with a warning line).
 	FailOnFlaky bool
+	// Pool lists remote Chromium endpoints (CDP websocket URLs) shared by
+	// the run's scenarios, each in its own browser context; dead ones
+	// are reported once and skipped.
+	Pool []string
 	// Stderr gets warnings, the report sizes and progress (default
 	// os.Stderr).
 	Stderr io.Writer
+}
+
+// pageOpener opens pages in fresh browser contexts: one browser, or a
+// pool of remote ones.
+type pageOpener interface {
+	NewPage(ctx context.Context) (*browser.Page, error)
+	Close() error
+}
+
+// startBrowser starts the run's browser, or connects the pool when
+// Scale.Pool names endpoints.
+func (s *Suite) startBrowser(ctx context.Context) (pageOpener, error) {
+	if len(s.opt.Scale.Pool) > 0 {
+		p, err := browser.NewPool(ctx, s.opt.Scale.Pool, browser.PoolOptions{Report: s.stderr()})
+		if err != nil {
+			return nil, err
+		}
+		return p, nil
+	}
+	b, err := browser.Start(ctx, s.opt.Browser)
+	if err != nil {
+		return nil, err
+	}
+	return b, nil
 }
 
 // Shard is part i of n (1-based) of a run's scenarios.

@@ -126,7 +126,7 @@ type Suite struct {
 	opt Options
 
 	mu       sync.Mutex
-	browser  *browser.Browser
+	browser  pageOpener // the run's browser, or its pool of remote ones (scale.go)
 	startErr error
 
 	selected []Scenario
@@ -260,13 +260,13 @@ func (s *Suite) Close() {
 }
 
 // sharedBrowser starts the run's browser once.
-func (s *Suite) sharedBrowser(ctx context.Context) (*browser.Browser, error) {
+func (s *Suite) sharedBrowser(ctx context.Context) (pageOpener, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.browser != nil || s.startErr != nil {
 		return s.browser, s.startErr
 	}
-	s.browser, s.startErr = browser.Start(ctx, s.opt.Browser)
+	s.browser, s.startErr = s.startBrowser(ctx)
 	return s.browser, s.startErr
 }
 

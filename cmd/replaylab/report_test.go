@@ -158,9 +158,16 @@ func TestHTMLReportInChromium(t *testing.T) {
 	seen := false
 	var positions []string
 	for i := 0; i < 12 && !seen; i++ {
-		time.Sleep(150 * time.Millisecond) // srcdoc loads asynchronously
+		pos := eval[string](t, ctx, `document.getElementById("tt-pos").getAttribute("data-pos")`)
+		positions = append(positions, pos)
+		// the srcdoc loads asynchronously: wait for this position's document
+		for w := 0; w < 100; w++ {
+			if eval[string](t, ctx, `(function(){var d=document.getElementById("tt-frame").contentDocument; return d&&d.documentElement?d.documentElement.getAttribute("data-rl-pos")||"":""})()`) == pos {
+				break
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
 		txt := eval[string](t, ctx, frameText)
-		positions = append(positions, eval[string](t, ctx, `document.getElementById("tt-pos").getAttribute("data-pos")`))
 		composer, _, _ := strings.Cut(txt, "|")
 		if strings.Contains(composer, "What is the capital of France?") {
 			seen = true

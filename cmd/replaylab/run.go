@@ -11,7 +11,6 @@ import (
 	"strings"
 
 	"github.com/replaylab/replaylab"
-	"github.com/replaylab/replaylab/engine/browser"
 	"github.com/replaylab/replaylab/steps"
 )
 
@@ -26,7 +25,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 	record := fs.Bool("record", false, "same as --mode record: run live in Chromium and re-record every session")
 	seed := fs.Int64("seed", 0, "seed of every generated text and fault plan")
 	conc := fs.Int("concurrency", 1, "scenarios run at once")
-	cdpURL := fs.String("cdp", "", "with --driver browser: attach to a running Chromium at this CDP websocket URL instead of starting one")
+	scale := addRunScaleFlags(fs) // --cdp, --cdp-file, --shard, --retries, … (scale.go)
 	root := fs.String("root", "", "directory holding features/ and recordings/ (default: the nearest directory at or above the current one that has features/, else the embedded copy)")
 	paths, err := parseInterleaved(fs, args)
 	if err != nil {
@@ -41,6 +40,10 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 	}
 	if *record {
 		m = steps.ModeRecord
+	}
+	browserOpts, scaleOpts, err := scale.resolve(stderr)
+	if err != nil {
+		return exitBadInput, err
 	}
 	if *conc < 1 {
 		return exitBadInput, badInput("--concurrency must be at least 1, got %d", *conc)
@@ -77,8 +80,8 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 		return exitFailed, fmt.Errorf("run: find the replaylab binary for the MCP scenarios: %w", err)
 	}
 	s, err := steps.NewSuite(steps.Options{Root: dir, Paths: paths, Driver: *driver, Tags: *tags, AllowEmpty: *allowEmpty, Format: *format, Stderr: stderr,
-		Update: *update, Mode: m, Seed: *seed, Concurrency: *conc, Output: stdout, Browser: browser.Options{RemoteURL: *cdpURL},
-		MCPCommand: []string{self, "mcp"}, Scale: steps.Scale{Stderr: stderr}})
+		Update: *update, Mode: m, Seed: *seed, Concurrency: *conc, Output: stdout, Browser: browserOpts,
+		MCPCommand: []string{self, "mcp"}, Scale: scaleOpts})
 	if err != nil {
 		return exitBadInput, badInput("%v", err)
 	}
