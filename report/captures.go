@@ -2,6 +2,7 @@ package report
 
 import (
 	"crypto/sha256"
+	"fmt"
 	"unicode/utf16"
 	"unicode/utf8"
 
@@ -162,4 +163,32 @@ func utf16Len(s string) int {
 		n += len(utf16.Encode([]rune{r}))
 	}
 	return n
+}
+
+// CaptureHTML rebuilds frame fi of stored capture i, as the page does.
+func (r *Run) CaptureHTML(i, fi int) (string, error) {
+	return r.captureHTML(i, fi, 0)
+}
+
+func (r *Run) captureHTML(i, fi, depth int) (string, error) {
+	if i < 0 || i >= len(r.Captures) || fi < 0 || fi >= len(r.Captures[i].Frames) {
+		return "", fmt.Errorf("report: no frame %d of capture %d", fi, i)
+	}
+	if depth > len(r.Captures) {
+		return "", fmt.Errorf("report: capture %d: deltas loop", i)
+	}
+	f := r.Captures[i].Frames[fi]
+	if f.HTML != nil {
+		return *f.HTML, nil
+	}
+	prev, err := r.captureHTML(f.Base, fi, depth+1)
+	if err != nil {
+		return "", err
+	}
+	u := utf16.Encode([]rune(prev))
+	if f.Prefix < 0 || f.Suffix < 0 || f.Prefix+f.Suffix > len(u) {
+		return "", fmt.Errorf("report: capture %d frame %d: delta %d+%d exceeds %d code units", i, fi, f.Prefix, f.Suffix, len(u))
+	}
+	out := append(append(append([]uint16{}, u[:f.Prefix]...), utf16.Encode([]rune(f.Middle))...), u[len(u)-f.Suffix:]...)
+	return string(utf16.Decode(out)), nil
 }

@@ -73,6 +73,7 @@ type collector struct {
 	pass  int // 1-based pass (first run, then retries)
 	rep   int // repetition under --repeat-each (0: none)
 	start time.Time
+	prog  *progress // nil: no progress output
 }
 
 var collectors atomic.Int64
@@ -338,6 +339,9 @@ func (c *collector) begin(p *godog.Scenario) *open {
 			line = row.line
 		}
 	}
+	if gs, err := c.suite.scenarioOf(p); err == nil { // the selection's own id
+		file, line = gs.URI, gs.Line
+	}
 	id := fmt.Sprintf("%s:%d", file, line)
 	key := fmt.Sprintf("%s#%d", id, c.rep)
 	sc := c.byID[key]
@@ -374,6 +378,7 @@ func (c *collector) begin(p *godog.Scenario) *open {
 		o.steps[st.Id] = rs
 	}
 	sc.Attempts = append(sc.Attempts, att)
+	c.prog.start(id, p.Name)
 	return o
 }
 
@@ -557,13 +562,46 @@ func nodeID(n *html.Node) string {
 	return ""
 }
 
-// writeReports writes every report file of the run.
-func (c *collector) writeReports(outs []reportOut, stdout, stderr io.Writer) error {
+func (c *collector) setRepeat(rep int) {
+	c.mu.Lock()
+	c.rep = rep
+	c.mu.Unlock()
+}
+
+// attempts is how many attempts scenario id has in the current repetition.
+func (c *collector) attempts(id string) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if sc := c.byID[fmt.Sprintf("%s#%d", id, c.rep)]; sc != nil {
+		return len(sc.Attempts)
+	}
+	return 0
+}
+
+// lastStatus is the status of scenario id's last attempt.
+func (c *collector) lastStatus(id string) report.Status {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if sc := c.byID[fmt.Sprintf("%s#%d", id, c.rep)]; sc != nil {
+		return sc.Last().Status
+	}
+	return ""
+}
+
+// finish completes the model: duration, shard, statuses, summary.
+func (c *collector) finish() *report.Run {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.run.Duration = report.Duration(time.Since(c.start))
 	c.run.Shard = c.suite.opt.Scale.Shard.String()
 	c.run.Finish()
+	return c.run
+}
+
+// writeReports writes every report file of the run (after finish).
+func (c *collector) writeReports(outs []reportOut, stdout, stderr io.Writer) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	var errs []error
 	for _, o := range outs {
 		var err error

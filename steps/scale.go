@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/replaylab/replaylab/report"
+
 	"github.com/replaylab/replaylab/engine/browser"
 )
 
@@ -30,6 +32,10 @@ type Scale struct {
 	// the run's scenarios, each in its own browser context; dead ones
 	// are reported once and skipped.
 	Pool []string
+	// Progress shows which scenario runs and how many are left on
+	// Stderr: one updating line on a terminal, a line per scenario
+	// otherwise.
+	Progress bool
 	// Stderr gets warnings, the report sizes and progress (default
 	// os.Stderr).
 	Stderr io.Writer
@@ -88,37 +94,137 @@ func (s *Suite) stderr() io.Writer {
 	return os.Stderr
 }
 
-// runScaled runs the selection with the report model collected and
-// writes the report files.
+// runScaled runs the selection (its shard) with the report model
+// collected: once, or repeated (RepeatEach), failed scenarios re-run
+// (Retries) and stopping at the first failure (FailFast); then it writes
+// the report files. The exit status comes from the model: 0 when no
+// scenario failed or was undefined (and none was flaky, with FailOnFlaky).
 func (s *Suite) runScaled(sel []Scenario) int {
+	sc := s.opt.Scale
 	godogFormats, outs, err := splitFormats(s.opt.Format)
 	if err != nil {
 		fmt.Fprintln(s.stderr(), err)
 		return 2
 	}
-	fsys, paths, err := serve(sel)
-	if err != nil {
-		fmt.Fprintf(s.stderr(), "replaylab: %v\n", err)
-		return ExitCode(err)
+	if sc.Shard.Count > 1 {
+		all := len(sel)
+		sel = ShardOf(sel, sc.Shard, recordedDuration(s.sessionsDir()))
+		fmt.Fprintf(s.stderr(), "replaylab: shard %s: %d of the %d selected scenarios\n", sc.Shard, len(sel), all)
 	}
-	if len(outs) == 0 {
+	if len(outs) == 0 && sc.Retries == 0 && sc.RepeatEach <= 1 && !sc.Progress && sc.Shard.Count <= 1 {
+		fsys, paths, err := serve(sel)
+		if err != nil {
+			fmt.Fprintf(s.stderr(), "replaylab: %v\n", err)
+			return ExitCode(err)
+		}
 		return s.runGodog(s.opt.Format, fsys, paths)
 	}
 	html := false
 	for _, o := range outs {
 		html = html || o.kind == "html"
 	}
-	s.collect = newCollector(s, html)
-	format := s.collect.formatterName()
+	c := newCollector(s, html)
+	s.collect = c
+	if sc.Progress {
+		c.prog = newProgress(s.stderr())
+	}
+	format := c.formatterName()
 	if godogFormats != "" {
 		format += "," + godogFormats
 	}
-	status := s.runGodog(format, fsys, paths)
-	if err := s.collect.writeReports(outs, s.opt.Output, s.stderr()); err != nil {
-		fmt.Fprintln(s.stderr(), err)
-		if status == 0 {
-			status = 1
+	reps := max(sc.RepeatEach, 1)
+	godogStatus, passes := 0, 0
+	stopped := false
+	for rep := 1; rep <= reps && !stopped && len(sel) > 0; rep++ {
+		if reps > 1 {
+			c.setRepeat(rep)
+		}
+		queue := sel
+		for len(queue) > 0 {
+			c.prog.plan(len(queue))
+			before := map[string]int{}
+			for _, q := range queue {
+				before[q.ID()] = c.attempts(q.ID())
+			}
+			fsys, paths, err := serve(queue)
+			if err != nil {
+				fmt.Fprintf(s.stderr(), "replaylab: %v\n", err)
+				return ExitCode(err)
+			}
+			passes++
+			if st := s.runGodog(format, fsys, paths); st > godogStatus {
+				godogStatus = st
+			}
+			var retry, notRun []Scenario
+			failed, ran := false, 0
+			for _, q := range queue {
+				n := c.attempts(q.ID())
+				if n == before[q.ID()] {
+					notRun = append(notRun, q)
+					continue
+				}
+				ran++
+				if c.lastStatus(q.ID()) == report.Failed {
+					if n <= sc.Retries {
+						retry = append(retry, q)
+					} else {
+						failed = true
+					}
+				}
+			}
+			if ran == 0 || (sc.FailFast && failed) {
+				stopped = sc.FailFast && failed
+				break
+			}
+			if len(retry) > 0 {
+				fmt.Fprintf(s.stderr(), "replaylab: retrying %d failed scenario(s): %s\n", len(retry), scenarioIDs(retry))
+			}
+			queue = retry
+			if sc.FailFast { // godog stopped at the failure: go on after the retries
+				queue = append(queue, notRun...)
+			}
 		}
 	}
-	return status
+	c.prog.done()
+	run := c.finish()
+	if err := c.writeReports(outs, s.opt.Output, s.stderr()); err != nil {
+		fmt.Fprintln(s.stderr(), err)
+		return 1
+	}
+	if sc.Retries > 0 || reps > 1 || sc.Shard.Count > 1 {
+		fmt.Fprintf(s.stderr(), "replaylab: %s\n", run.Summary.Line())
+	}
+	if stopped {
+		fmt.Fprintln(s.stderr(), "replaylab: --fail-fast: stopped at the first failed scenario")
+	}
+	if run.Summary.Flaky > 0 {
+		var names []string
+		for _, x := range run.Scenarios {
+			if x.Status == report.Flaky {
+				names = append(names, x.ID+" "+x.Name)
+			}
+		}
+		verdict := "passing the run (--fail-on-flaky makes them fail it)"
+		if sc.FailOnFlaky {
+			verdict = "failing the run (--fail-on-flaky)"
+		}
+		fmt.Fprintf(s.stderr(), "replaylab: WARNING: %d flaky scenario(s), failed then passed on a retry, %s: %s\n", run.Summary.Flaky, verdict, strings.Join(names, "; "))
+	}
+	switch {
+	case godogStatus == 2:
+		return 2
+	case !run.OK(sc.FailOnFlaky):
+		return 1
+	case passes == 1 && godogStatus != 0:
+		return godogStatus // a single pass: godog's verdict stands too
+	}
+	return 0
+}
+
+func scenarioIDs(list []Scenario) string {
+	var out []string
+	for _, q := range list {
+		out = append(out, q.ID())
+	}
+	return strings.Join(out, ", ")
 }

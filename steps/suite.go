@@ -133,7 +133,7 @@ type Suite struct {
 	selErr   error
 	selDone  bool
 	byLine   map[string]Scenario // Scenario.ID → scenario
-	collect  *collector // the report model of this run (report.go)
+	collect  *collector          // the report model of this run (report.go)
 }
 
 // NewSuite validates opt and returns a suite.

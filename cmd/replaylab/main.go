@@ -11,6 +11,7 @@
 //	replaylab mcp [--adapter A] [--http ADDR]
 //	replaylab steps [WORD…] [--format markdown|json]
 //	replaylab explore [--seed S] [--seeds N] [--steps N] [--store sqlite|postgres] [--budget D] [--fault-… P] [--print]
+//	replaylab merge-reports [--out DIR] DIR…
 //
 // Exit status: 0 success; 1 a scenario failed, drifted or was undefined, or
 // a validation found a violation; 2 bad input (unknown flag or command,
@@ -61,6 +62,7 @@ func init() {
 		{"record", "record a live session of a page (captures after every burst of changes)", cmdRecord},
 		{"validate", "check an adapter against recorded sessions (groups, boundaries, controls, id stability)", cmdValidate},
 		{"steps", "print the step catalogue (filter by words; --format markdown|json)", cmdSteps},
+		{"merge-reports", "merge the HTML reports (report.json) of shards into one HTML report, JUnit and Cucumber JSON", cmdMergeReports},
 		{"mcp", "serve the engine's typed page operations as MCP tools on stdio", cmdMCP},
 		{"explore", "run the real ledger under seeded random schedules, check SPEC §3/§6 invariants, shrink a failure", cmdExplore},
 	}
@@ -109,7 +111,7 @@ func usage(w io.Writer) {
 	fmt.Fprintln(w, "usage: replaylab COMMAND [flags] [args]")
 	fmt.Fprintln(w, "\ncommands:")
 	for _, c := range commands {
-		fmt.Fprintf(w, "  %-9s %s\n", c.name, c.summary)
+		fmt.Fprintf(w, "  %-13s %s\n", c.name, c.summary)
 	}
 	fmt.Fprintln(w, "\nrun 'replaylab COMMAND -h' for a command's flags")
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/replaylab/replaylab/engine/browser"
+	"github.com/replaylab/replaylab/report"
 )
 
 // scratchProject copies features and their recordings from the checkout
@@ -299,5 +300,104 @@ func TestReportFilesValid(t *testing.T) {
 	x, _ := os.ReadFile(junit)
 	if !strings.Contains(string(x), `classname="Answer groups"`) || !strings.Contains(string(x), `file="features/answer_groups.feature"`) || !strings.Contains(string(x), `type="GOLDEN_DRIFT"`) {
 		t.Errorf("junit lacks classname, file or the drift's type:\n%.2000s", x)
+	}
+}
+
+// TestShardsMergeEqualsUnsharded runs the whole suite (replay driver) as 4
+// shards with HTML reports, merges them with merge-reports, and compares
+// the merged model with one unsharded run: the same scenarios, each with
+// the same outcome, and the same counts; every scenario ran in exactly one
+// shard.
+func TestShardsMergeEqualsUnsharded(t *testing.T) {
+	tmp := t.TempDir()
+	code, out, stderr := runCLI(t, "run", "--root", "../..", "--format", "html:"+filepath.Join(tmp, "whole"))
+	if code != exitOK {
+		t.Fatalf("unsharded run: exit %d\n%s\n%s", code, out, stderr)
+	}
+	var dirs []string
+	seen := map[string]string{}
+	for i := 1; i <= 4; i++ {
+		dir := filepath.Join(tmp, fmt.Sprintf("shard-%d", i))
+		code, out, stderr := runCLI(t, "run", "--root", "../..", "--shard", fmt.Sprintf("%d/4", i), "--format", "html:"+dir)
+		if code != exitOK {
+			t.Fatalf("shard %d/4: exit %d\n%s\n%s", i, code, out, stderr)
+		}
+		m, err := report.Load(filepath.Join(dir, report.ModelFile))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(m.Scenarios) == 0 {
+			t.Errorf("shard %d/4 ran no scenario", i)
+		}
+		for _, sc := range m.Scenarios {
+			if prev, ok := seen[sc.ID]; ok {
+				t.Errorf("%s ran in shard %s and shard %d", sc.ID, prev, i)
+			}
+			seen[sc.ID] = fmt.Sprint(i)
+		}
+		dirs = append(dirs, dir)
+	}
+	merged := filepath.Join(tmp, "merged")
+	code, out, stderr = runCLI(t, append([]string{"merge-reports", "--out", merged}, dirs...)...)
+	if code != exitOK {
+		t.Fatalf("merge-reports: exit %d\n%s\n%s", code, out, stderr)
+	}
+	m, err := report.Load(filepath.Join(merged, report.ModelFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	whole, err := report.Load(filepath.Join(tmp, "whole", report.ModelFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	outcomes := func(r *report.Run) map[string]report.Status {
+		o := map[string]report.Status{}
+		for _, sc := range r.Scenarios {
+			o[sc.ID] = sc.Status
+		}
+		return o
+	}
+	got, want := outcomes(m), outcomes(whole)
+	if len(got) != len(want) {
+		t.Errorf("merged %d scenarios, unsharded %d", len(got), len(want))
+	}
+	for id, st := range want {
+		if got[id] != st {
+			t.Errorf("%s: merged %q, unsharded %q", id, got[id], st)
+		}
+	}
+	ms, ws := m.Summary, whole.Summary
+	ms.Duration, ws.Duration = 0, 0
+	if ms != ws {
+		t.Errorf("merged summary %s, unsharded %s", ms.Line(), ws.Line())
+	}
+	for _, f := range []string{report.HTMLFile, report.JUnitFile, report.CucumberFile} {
+		if st, err := os.Stat(filepath.Join(merged, f)); err != nil || st.Size() == 0 {
+			t.Errorf("merged %s: %v", f, err)
+		}
+	}
+	fmt.Fprintf(os.Stderr, "TestShardsMergeEqualsUnsharded: %s; merged HTML %d bytes\n", ms.Line(), report.Size(merged))
+}
+
+func TestMergeReportsBadInput(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"no directory", []string{"merge-reports"}, "got none"},
+		{"not a report", []string{"merge-reports", dir}, "no report.json"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, _, stderr := runCLI(t, tc.args...)
+			if code != exitBadInput || !strings.Contains(stderr, tc.want) {
+				t.Fatalf("exit %d, want %d with %q:\n%s", code, exitBadInput, tc.want, stderr)
+			}
+		})
+	}
+	os.WriteFile(filepath.Join(dir, report.ModelFile), []byte(`{"version":7}`), 0o644)
+	if code, _, stderr := runCLI(t, "merge-reports", "--out", t.TempDir(), dir); code != exitBadInput || !strings.Contains(stderr, "version 7") {
+		t.Fatalf("another version: exit %d\n%s", code, stderr)
 	}
 }

@@ -41,7 +41,7 @@ func addRunScaleFlags(fs *flag.FlagSet) *runScaleFlags {
 
 // resolve turns the flags into the suite's browser and scale options.
 func (f *runScaleFlags) resolve(stderr io.Writer) (browser.Options, steps.Scale, error) {
-	sc := steps.Scale{Stderr: stderr, FailFast: *f.failFast, FailOnFlaky: *f.failOnFlaky}
+	sc := steps.Scale{Stderr: stderr, FailFast: *f.failFast, FailOnFlaky: *f.failOnFlaky, Progress: true}
 	var bo browser.Options
 	urls := append([]string(nil), f.cdp...)
 	if *f.cdpFile != "" {
