@@ -287,6 +287,26 @@ func Load(path string) (*Run, error) {
 	if err := json.Unmarshal(data, &r); err != nil {
 		return nil, fmt.Errorf("%w: %s: %v", ErrMalformed, path, err)
 	}
+	for i, sc := range r.Scenarios {
+		if sc == nil {
+			return nil, fmt.Errorf("%w: %s: scenarios[%d] is null", ErrMalformed, path, i)
+		}
+		for j, a := range sc.Attempts {
+			if a == nil {
+				return nil, fmt.Errorf("%w: %s: scenarios[%d].attempts[%d] is null", ErrMalformed, path, i, j)
+			}
+			for k, st := range a.Steps {
+				if st == nil {
+					return nil, fmt.Errorf("%w: %s: scenarios[%d].attempts[%d].steps[%d] is null", ErrMalformed, path, i, j, k)
+				}
+			}
+		}
+	}
+	for k, s := range r.Sessions {
+		if s == nil {
+			return nil, fmt.Errorf("%w: %s: session %q is null", ErrMalformed, path, k)
+		}
+	}
 	return &r, nil
 }
 

@@ -298,3 +298,32 @@ func TestHTMLSelfContained(t *testing.T) {
 		t.Fatalf("another version: got %v", err)
 	}
 }
+
+func FuzzLoad(f *testing.F) {
+	f.Add([]byte(`{"version":1,"scenarios":[{"id":"a:1","attempts":[{"status":"passed"}]}]}`))
+	f.Add([]byte(`{"version":2}`))
+	f.Add([]byte(`{"version":1,"captures":[{"frames":[{"id":"main","base":5,"p":3,"s":9}]}]}`))
+	f.Add([]byte(`not json`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		path := filepath.Join(t.TempDir(), ModelFile)
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		r, err := Load(path)
+		if err != nil {
+			return
+		}
+		r.Finish()
+		for i, c := range r.Captures {
+			for fi := range c.Frames {
+				_, _ = r.CaptureHTML(i, fi) // must not panic or loop
+			}
+		}
+		var buf bytes.Buffer
+		_ = WriteJUnit(&buf, r)
+		_ = WriteCucumber(&buf, r)
+		if _, err := RenderHTML(r); err != nil {
+			t.Fatal(err)
+		}
+	})
+}
