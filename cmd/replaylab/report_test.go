@@ -25,6 +25,11 @@ import (
 func scratchProject(t *testing.T, features ...string) string {
 	t.Helper()
 	root := t.TempDir()
+	if len(features) == 0 { // the whole suite
+		for _, dir := range []string{"features", "recordings", "docs"} {
+			copyTree(t, filepath.Join("../..", dir), filepath.Join(root, dir))
+		}
+	}
 	for _, f := range features {
 		copyTree(t, filepath.Join("../..", "features", f+".feature"), filepath.Join(root, "features", f+".feature"))
 		dir := strings.ReplaceAll(f, "_", "-")
@@ -92,13 +97,13 @@ func eval[T any](t *testing.T, ctx context.Context, expr string) T {
 	return v
 }
 
-// TestHTMLReportInChromium runs the answer-group scenarios with one golden
-// broken, writes the HTML report, and opens it from disk in headless
+// TestHTMLReportInChromium runs the whole suite with one golden broken,
+// writes the HTML report, and opens it from disk in headless
 // Chromium: the list renders, the filters work, the failed scenario shows
 // its golden diff, and the time-travel frame shows the composer's text the
 // engine typed, stepping with the keyboard. The screenshot is kept.
 func TestHTMLReportInChromium(t *testing.T) {
-	root := scratchProject(t, "answer_groups")
+	root := scratchProject(t)
 	golden := filepath.Join(root, "recordings", "golden", "answer-groups", "a-partial-answer-is-followed-to-completion-in-the-new-group-marker.golden")
 	data, err := os.ReadFile(golden)
 	if err != nil {
@@ -138,8 +143,13 @@ func TestHTMLReportInChromium(t *testing.T) {
 	if n := filter("drift", ""); n != 1 {
 		t.Errorf("status filter drift: %d shown, want 1", n)
 	}
-	if n := filter("", "heading"); n == 0 || n == total {
+	if n := filter("", "heading-style"); n == 0 || n == total {
 		t.Errorf("text filter heading: %d of %d shown", n, total)
+	}
+	tagged := eval[int](t, ctx, `(function(){var s=document.getElementById("f-tag"); s.value="@ANS-3"; s.dispatchEvent(new Event("change"));
+		var n=Number(document.getElementById("list").getAttribute("data-shown")); s.value=""; s.dispatchEvent(new Event("change")); return n})()`)
+	if tagged == 0 || tagged == total {
+		t.Errorf("tag filter @ANS-3: %d of %d shown", tagged, total)
 	}
 	if n := filter("", ""); n != total {
 		t.Errorf("no filter: %d of %d shown", n, total)
@@ -206,7 +216,8 @@ func TestHTMLReportInChromium(t *testing.T) {
 	if err := os.WriteFile(path, shot, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	fmt.Fprintf(os.Stderr, "TestHTMLReportInChromium: screenshot %s (%d bytes), report %s\n", path, len(shot), dir)
+	fmt.Fprintf(os.Stderr, "TestHTMLReportInChromium: screenshot %s (%d bytes); the whole suite's report %s: %d bytes, %d scenarios\n",
+		path, len(shot), dir, report.Size(dir), total)
 }
 
 // TestReportFilesValid runs real scenarios, one of them drifting from its
