@@ -16,8 +16,11 @@
 // held successes delivered first, late (after a timeout, a supersession or
 // a cancel) or again, duplicate callbacks several at once, retries without
 // a reason, reviewer supersessions onto either provider, cancels, the
-// global fallback switch (rollback) and restarts of the store (the store
-// is closed and the same database opened again; held results stay held).
+// global fallback switch (rollback), restarts of the store (the store is
+// closed and the same database opened again, held results stay held, and
+// the ledger's recovery runs as at a process start) and crashes between
+// committing a new attempt and telling the provider (restart, then
+// ledger.Service.Recover re-sends it; LED-13).
 // Faults holds the probability of every kind; DefaultFaults documents the
 // defaults.
 //

@@ -220,7 +220,12 @@ func checkJob(j int, m *jobModel, prev, cur *snapshot, a Action) *Violation {
 		if e.Kind == ledger.EventJobCompleted {
 			completedEvents++
 		}
-		if e.AttemptID != "" && e.Kind != ledger.EventJobCompleted {
+		switch {
+		case e.Kind == ledger.EventAttemptRecovered: // To is the action: resent keeps the state
+			if e.To == ledger.RecoveryUnknown {
+				lastAtt[e.AttemptID] = string(ledger.AttemptUnknown)
+			}
+		case e.AttemptID != "" && e.Kind != ledger.EventJobCompleted:
 			lastAtt[e.AttemptID] = e.To
 		}
 		if e.Kind != ledger.EventCallback {

@@ -182,7 +182,14 @@ func (w *world) step(ctx context.Context, a Action) (string, *Violation, error) 
 		if err := w.restart(ctx); err != nil {
 			return "", nil, err
 		}
-		return "store closed and opened again", nil, nil
+		recs, err := w.svc.Recover(ctx, ledger.RecoverOptions{})
+		if err != nil {
+			return "", unexpected(a, err), nil
+		}
+		return "store closed and opened again" + w.recovered(recs), nil, nil
+	}
+	if a.Kind == KindCrash {
+		return w.crash(ctx, a)
 	}
 	if a.Kind == KindRollback {
 		if err := w.svc.SetFallbackEnabled(ctx, a.On); err != nil {
@@ -291,6 +298,66 @@ func (w *world) step(ctx context.Context, a Action) (string, *Violation, error) 
 	return "", nil, fmt.Errorf("explore: unknown step kind %q", a.Kind)
 }
 
+// crash commits a new attempt through a service that never tells the
+// provider (the process dies right after the commit), then restarts and
+// recovers: the attempt must be re-sent once or made unknown, explained.
+func (w *world) crash(ctx context.Context, a Action) (string, *Violation, error) {
+	if a.Job < 1 || a.Job > JobsMax {
+		return "skipped: no such job", nil, nil
+	}
+	dead := ledger.New(w.store, ledger.WithIDs(w.ids)) // no dispatcher: nothing is sent
+	what := ""
+	if m := w.jobs[a.Job]; m == nil {
+		out, v, err := w.createOn(ctx, dead, Action{Kind: KindCreate, Job: a.Job, Copies: 1})
+		if v != nil || err != nil {
+			return out, v, err
+		}
+		what = "committed j" + fmt.Sprint(a.Job) + ", died before sending"
+	} else {
+		att, err := dead.AddAttempt(ctx, reviewer, m.id, a.Provider, "explorer: stuck")
+		switch ledger.CodeOf(err) {
+		case "":
+			m.attempts[att.Number], m.provider[att.ID] = att.ID, att.Provider
+			what = fmt.Sprintf("committed j%d#%d on %s, died before sending", a.Job, att.Number, att.Provider)
+		case ledger.CodeReviewRequired, ledger.CodeInvalidTransition, ledger.CodeFallbackDisabled:
+			what = codeOf(err) + ", then died"
+		default:
+			return "", unexpected(a, err), nil
+		}
+	}
+	if err := w.restart(ctx); err != nil {
+		return "", nil, err
+	}
+	recs, err := w.svc.Recover(ctx, ledger.RecoverOptions{})
+	if err != nil {
+		return "", unexpected(a, err), nil
+	}
+	return what + "; restarted" + w.recovered(recs), nil, nil
+}
+
+// recovered says what a recovery did, with logical names.
+func (w *world) recovered(recs []ledger.Recovery) string {
+	var out []string
+	for _, r := range recs {
+		name := r.AttemptID
+		for j := 1; j <= JobsMax; j++ {
+			if m := w.jobs[j]; m != nil {
+				for n, id := range m.attempts {
+					if id == r.AttemptID {
+						name = fmt.Sprintf("j%d#%d", j, n)
+					}
+				}
+			}
+		}
+		out = append(out, name+" "+r.Action)
+	}
+	if len(out) == 0 {
+		return ""
+	}
+	sort.Strings(out)
+	return "; recovered: " + strings.Join(out, ", ")
+}
+
 func (w *world) record(m *jobModel, id string, o ledger.Outcome) {
 	m.outcomes[id] = append(m.outcomes[id], string(o))
 	if o == ledger.OutcomeApplied || o == ledger.OutcomeLateAfterTimeoutApplied {
@@ -301,6 +368,10 @@ func (w *world) record(m *jobModel, id string, o ledger.Outcome) {
 // create sends Copies identical creates at once (a double click, retries
 // in flight) and checks they name one job.
 func (w *world) create(ctx context.Context, a Action) (string, *Violation, error) {
+	return w.createOn(ctx, w.svc, a)
+}
+
+func (w *world) createOn(ctx context.Context, svc *ledger.Service, a Action) (string, *Violation, error) {
 	n := min(max(a.Copies, 1), CopiesMax)
 	jobs := make([]ledger.Job, n)
 	created := make([]bool, n)
@@ -308,7 +379,7 @@ func (w *world) create(ctx context.Context, a Action) (string, *Violation, error
 	var wg sync.WaitGroup
 	for i := range n {
 		wg.Go(func() {
-			jobs[i], created[i], errs[i] = w.svc.Create(ctx, owner(a.Job), jobKey(a.Job), jobInput(a.Job), "")
+			jobs[i], created[i], errs[i] = svc.Create(ctx, owner(a.Job), jobKey(a.Job), jobInput(a.Job), "")
 		})
 	}
 	wg.Wait()

@@ -49,6 +49,7 @@ type Faults struct {
 	Cancel      float64 // the owner cancels the job
 	Rollback    float64 // the global fallback switch is flipped
 	Restart     float64 // the store is closed and opened again between steps
+	Crash       float64 // the process dies after committing a new attempt, before telling the provider; it restarts and recovers
 }
 
 // DefaultFaults are the probabilities explore uses unless told otherwise.
@@ -64,6 +65,7 @@ var DefaultFaults = Faults{
 	Cancel:      0.05,
 	Rollback:    0.04,
 	Restart:     0.06,
+	Crash:       0.03,
 }
 
 // stepKinds lists the step kinds whose probability Faults holds, in the
@@ -80,7 +82,7 @@ func (f Faults) stepKinds() []struct {
 		{KindReuseKey, f.KeyReuse}, {KindTimeout, f.Timeout}, {KindFail, f.Fail},
 		{KindRelease, f.Release}, {KindDuplicate, f.Duplicate}, {KindRetry, f.Retry},
 		{KindSupersede, f.Supersede}, {KindCancel, f.Cancel}, {KindRollback, f.Rollback},
-		{KindRestart, f.Restart},
+		{KindRestart, f.Restart}, {KindCrash, f.Crash},
 	}
 }
 
@@ -99,6 +101,7 @@ func (f *Faults) Named() []NamedProb {
 		{"cancel", "probability of a step where the owner cancels the job", &f.Cancel},
 		{"rollback", "probability of a step flipping the global fallback switch", &f.Rollback},
 		{"restart", "probability of a step closing and reopening the store", &f.Restart},
+		{"crash", "probability of a step where the process dies between committing an attempt and sending it, then restarts and recovers", &f.Crash},
 	}
 }
 

@@ -22,6 +22,10 @@ const (
 	KindCancel    Kind = "cancel"    // the owner cancels the job
 	KindRollback  Kind = "rollback"  // the global fallback switch set to On
 	KindRestart   Kind = "restart"   // the store is closed and opened again
+	// KindCrash: the process commits a new attempt (the job's create, or a
+	// reviewer's supersession onto Provider) and dies before telling the
+	// provider; it restarts and runs the ledger's recovery (LED-13).
+	KindCrash Kind = "crash"
 )
 
 // Action is one step of a schedule. Jobs and attempts are named by their
@@ -61,6 +65,8 @@ func (a Action) String() string {
 		return "fallback off"
 	case KindRestart:
 		return "restart"
+	case KindCrash:
+		return "crash " + j + " " + a.Provider
 	}
 	return string(a.Kind)
 }
@@ -128,7 +134,7 @@ func Generate(seed uint64, n int, f Faults) Schedule {
 				break
 			}
 		}
-		if kind != KindCreate && kind != KindRollback && kind != KindRestart && created == 0 {
+		if kind != KindCreate && kind != KindRollback && kind != KindRestart && kind != KindCrash && created == 0 {
 			kind = KindCreate
 		}
 		a := Action{Kind: kind}
@@ -166,6 +172,21 @@ func Generate(seed uint64, n int, f Faults) Schedule {
 		case KindRollback:
 			fallback = !fallback
 			a.On = fallback
+		case KindCrash: // a new job's create, or a supersession of a known one
+			if created < JobsMax && (created == 0 || r.Float64() < 0.5) {
+				created++
+				a.Job = created
+				attempts[a.Job] = max(attempts[a.Job], 1)
+			} else {
+				a.Job = pickJob()
+				if attempts[a.Job] < AttemptsMax {
+					attempts[a.Job]++
+				}
+			}
+			a.Provider = "primary"
+			if r.Float64() < 0.5 {
+				a.Provider = "fallback"
+			}
 		}
 		s = append(s, a)
 	}
