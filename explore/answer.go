@@ -229,7 +229,6 @@ type answerPage struct {
 	typed     string
 	sent      bool
 	pending   []clock.Timer
-	scheduled bool
 }
 
 const answerPrompt = "Please answer the explorer"
@@ -479,10 +478,7 @@ func RunAnswer(ctx context.Context, c AnswerCase) (AnswerOutcome, error) {
 	if err != nil {
 		return AnswerOutcome{}, fmt.Errorf("explore: answer wait (lab): %w", err)
 	}
-	want, err := live.oracle(ctx)
-	if err != nil {
-		return AnswerOutcome{}, err
-	}
+	want := live.oracle()
 	out := AnswerOutcome{Line: fmt.Sprintf("%s → %s states=%s", c, got.Status, strings.Join(got.States, ">"))}
 	if v := checkAnswer(c, got, want, "lab"); v != nil {
 		out.Violation = v
@@ -507,7 +503,7 @@ func resultLine(r answer.Result) string {
 // the press's outcome wait ends (the new answer appears, or the engine's
 // outcome timeout), the deadline after it, and the new answer's state at
 // the first instant the wait may end.
-func (p *answerPage) oracle(ctx context.Context) (expected, error) {
+func (p *answerPage) oracle() expected {
 	c := p.c
 	var start, final, media time.Duration = -1, -1, -1
 	var end EventKind
@@ -538,7 +534,7 @@ func (p *answerPage) oracle(ctx context.Context) (expected, error) {
 	var x expected
 	if start < 0 || start > deadline {
 		x.status = answer.StatusNoNewAnswer
-		return x, nil
+		return x
 	}
 	if c.Style == sim.StyleMarker {
 		x.newID = fmt.Sprintf("msg-%04d", c.History+2)
@@ -549,17 +545,17 @@ func (p *answerPage) oracle(ctx context.Context) (expected, error) {
 	}
 	if final < 0 || final > deadline {
 		x.status, x.text = answer.StatusIncomplete, p.partialAt(deadline)
-		return x, nil
+		return x
 	}
 	switch end {
 	case EvConfirm:
 		x.status, x.text = answer.StatusNeedsConfirmation, "Shall I go ahead?"
 		x.states = append(x.states, adapter.StateNeedsConfirmation)
-		return x, nil
+		return x
 	case EvError:
 		x.status = answer.StatusFailed
 		x.states = append(x.states, adapter.StateFailed)
-		return x, nil
+		return x
 	}
 	x.states = append(x.states, adapter.StateComplete)
 	x.text = p.answerText(-1)
@@ -571,7 +567,7 @@ func (p *answerPage) oracle(ctx context.Context) (expected, error) {
 	default:
 		x.status = answer.StatusMediaNotReady
 	}
-	return x, nil
+	return x
 }
 
 // partialAt is the new answer's partial text at t.
