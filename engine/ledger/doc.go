@@ -42,30 +42,59 @@
 //     job; another digest → IDEMPOTENCY_KEY_REUSED (422), nothing written.
 //     Digest = sha256 of CanonicalJSON (sorted keys, no whitespace, one
 //     spelling per number).
+//
 //   - LED-3: Timeout makes a starting attempt unknown (never failed) and the
 //     job needs_review. Only a failure callback makes an attempt failed.
+//
 //   - LED-4: AddAttempt while an attempt is starting/unknown →
 //     REVIEW_REQUIRED (409), unless a reviewer gives a supersede reason (a
 //     non-reviewer giving one → FORBIDDEN 403). Same job, next attempt.
+//
 //   - LED-5: the winner is set only by Tx.ClaimWinner (UPDATE … WHERE id=?
 //     AND version=?). A claim that updates no row applies nothing; the
 //     callback is reconciled again on fresh reads (lost_race if another
 //     attempt won). Losing outputs are kept, bounded (Limits).
+//
 //   - LED-6: Controls are computed from stored state on every read.
+//
 //   - LED-7: a job of another owner is NOT_FOUND (404); reviewers see all.
+//
 //   - LED-8: every callback is logged and reconciled to an Outcome; a
 //     repeated identical callback is "duplicate" and changes nothing else.
 //     A success after a timeout is applied (late_after_timeout_applied) if
 //     the attempt was not superseded and nobody else won.
+//
 //   - LED-9: SetFallbackEnabled(ctx, false) is a global switch stored in the
 //     database (SetJobFallbackEnabled is the per-job one; both must be on).
 //     Off refuses AddAttempt with a provider other than the last attempt's
 //     (FALLBACK_DISABLED 409); retries, callbacks, cancel, output work; it
 //     deletes nothing.
+//
 //   - LED-10: Store has two implementations, OpenSQLite (modernc.org/sqlite,
 //     WAL, BEGIN IMMEDIATE, synchronous FULL) and OpenPostgres (pgx); Open
 //     picks by DSN. Both pass ledgertest.Run. Migrations are embedded,
 //     numbered and recorded in schema_migrations.
+//
+//   - LED-11: a provider callback must carry the attempt's own signature
+//     (callback_auth.go: HMAC-SHA256 with Attempt.CallbackSecret over
+//     "t.body", ±CallbackTolerance); VerifiedCallback checks it, and every
+//     failure is one CALLBACK_UNVERIFIED (401) that reveals nothing.
+//
+//   - LED-13: Recover resolves attempts whose send is uncertain after a
+//     crash (recover.go): re-sent once, else unknown; attempt_recovered
+//     events explain each.
+//
+//   - Input no store holds alike (NUL, invalid UTF-8, \u0000, lone
+//     surrogate escapes) is INVALID_INPUT before any store sees it
+//     (input.go).
+//
+// # Lock order
+//
+// Every transaction that writes a job or its attempts locks the job row
+// first (Tx.LockJob: SELECT … FOR UPDATE on PostgreSQL; SQLite's BEGIN
+// IMMEDIATE already holds the write lock), then reads and writes its
+// attempts, so two such transactions never deadlock. A unique-key
+// violation (ErrDuplicate) runs the operation again on fresh reads.
 //
 // # Transactions and uncertain commits
 //
