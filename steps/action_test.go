@@ -96,3 +96,23 @@ func TestFilter(t *testing.T) {
 		})
 	}
 }
+
+func TestExampleParsesAsStep(t *testing.T) {
+	tests := []struct {
+		name string
+		def  StepDef
+		ok   bool
+	}{
+		{"a step", StepDef{Example: `When I send "hi"`}, true},
+		{"no keyword", StepDef{Example: `I send "hi"`}, false},
+		{"with its table", StepDef{Example: "Then the change summary is:", Table: "| added | x |"}, true},
+		{"a table that is none", StepDef{Example: "Then the change summary is:", Table: "added x"}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if err := parsesAsStep(tt.def); (err == nil) != tt.ok {
+				t.Fatalf("parsesAsStep: %v, want ok=%v", err, tt.ok)
+			}
+		})
+	}
+}

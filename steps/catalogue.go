@@ -10,7 +10,9 @@ import (
 	"strings"
 	"sync"
 
+	gherkin "github.com/cucumber/gherkin/go/v42"
 	"github.com/cucumber/godog"
+	messages "github.com/cucumber/messages/go/v34"
 )
 
 // StepDef is one step of the catalogue: the pattern godog binds, what it
@@ -267,8 +269,8 @@ func writeMarkdown(w io.Writer, defs []StepDef) error {
 	return err
 }
 
-// CheckCatalogue verifies every example matches its own pattern and no
-// other, that a table step shows its table and that an alias names a
+// CheckCatalogue verifies every example parses as one Gherkin step (with
+// its table) and matches its own pattern and no other, that a table step shows its table and that an alias names a
 // registered step, so the catalogue is unambiguous.
 func CheckCatalogue() error {
 	var problems []string
@@ -281,6 +283,9 @@ func CheckCatalogue() error {
 		if err != nil {
 			problems = append(problems, fmt.Sprintf("%s: %v", d.Pattern, err))
 			continue
+		}
+		if err := parsesAsStep(d); err != nil {
+			problems = append(problems, err.Error())
 		}
 		if !re.MatchString(exampleText(d.Example)) {
 			problems = append(problems, fmt.Sprintf("example %q does not match %s", d.Example, d.Pattern))
@@ -299,6 +304,38 @@ func CheckCatalogue() error {
 	}
 	if len(problems) > 0 {
 		return fmt.Errorf("steps: catalogue: %s", strings.Join(problems, "; "))
+	}
+	return nil
+}
+
+// parsesAsStep checks that d's example, with its table, is one Gherkin
+// step of a scenario: a keyword, the text, and a data table when it shows
+// one.
+func parsesAsStep(d StepDef) error {
+	var b strings.Builder
+	b.WriteString("Feature: catalogue\n  Scenario: example\n    " + d.Example + "\n")
+	if d.Table != "" {
+		for row := range strings.SplitSeq(d.Table, "\n") {
+			b.WriteString("      " + row + "\n")
+		}
+	}
+	doc, err := gherkin.ParseGherkinDocument(strings.NewReader(b.String()), (&messages.Incrementing{}).NewId)
+	if err != nil {
+		return fmt.Errorf("example %q does not parse as a step: %v", d.Example, err)
+	}
+	var steps []*messages.Step
+	for _, c := range doc.Feature.Children {
+		if c.Scenario != nil {
+			steps = append(steps, c.Scenario.Steps...)
+		}
+	}
+	switch {
+	case len(steps) != 1:
+		return fmt.Errorf("example %q parses as %d steps, want 1 (does it start with Given, When, Then, And or But?)", d.Example, len(steps))
+	case steps[0].Text != exampleText(d.Example):
+		return fmt.Errorf("example %q parses as the step %q", d.Example, steps[0].Text)
+	case d.Table != "" && steps[0].DataTable == nil:
+		return fmt.Errorf("the table of example %q does not parse as a data table", d.Example)
 	}
 	return nil
 }
