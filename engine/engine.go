@@ -298,7 +298,9 @@ func (p *Page) read(ctx context.Context) (*observe.Document, adapter.Result, err
 	if err != nil {
 		return nil, adapter.Result{}, err
 	}
-	return doc, p.task.e.cfg.Adapter.Groups(doc), nil
+	// groups are found with ids and nodes; their text, state and media
+	// are read only for those a view or a wait returns
+	return doc, adapter.Lazy(p.task.e.cfg.Adapter, doc), nil
 }
 
 // observe takes a new snapshot: every earlier ref becomes stale.
@@ -697,6 +699,9 @@ func boundGroups(all []adapter.Group, lim GroupLimits) ([]adapter.Group, observe
 	c := observe.Count{Total: len(all)}
 	start := max(0, len(all)-lim.GroupsMax)
 	out := make([]adapter.Group, 0, len(all)-start)
+	for i := start; i < len(all); i++ {
+		all[i].Load()
+	}
 	for _, g := range all[start:] {
 		if r := []rune(g.Text); len(r) > lim.TextCharsMax {
 			g.Text = string(r[:lim.TextCharsMax])

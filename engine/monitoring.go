@@ -33,10 +33,8 @@ func monitorObservation(tab string, o *observe.Observation, groups adapter.Resul
 	for _, t := range full.Tables {
 		mo.Tables = append(mo.Tables, monitor.Table{Rows: t.Rows})
 	}
-	for _, g := range groups.Groups {
-		for _, m := range g.Media {
-			mo.Media = append(mo.Media, monitor.Media{Kind: m.Kind, Ready: m.Ready})
-		}
+	for _, m := range groups.Media() {
+		mo.Media = append(mo.Media, monitor.Media{Kind: m.Kind, Ready: m.Ready})
 	}
 	for _, e := range o.All {
 		c := monitor.Control{Key: e.Node, Role: e.Role, Name: e.Name, Value: e.RealValue(), Disabled: e.Disabled, Sensitive: sensitiveControl(e)}

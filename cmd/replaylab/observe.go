@@ -140,7 +140,8 @@ func observeCapture(c *capture.Capture, ad adapter.Adapter, note, view string, l
 	if err != nil {
 		return observation{}, false, err
 	}
-	groups := ad.Groups(doc)
+	// every group is found; only those printed are read
+	groups := adapter.Lazy(ad, doc)
 	o := observe.Observe(doc, 1, observe.Options{GroupOf: groups.GroupOf()})
 	out := observation{Snapshot: o.View(view, lim), Adapter: groups.Adapter, Note: note}
 	out.Groups, out.GroupCount = engine.BoundGroups(groups.Groups, glim)

@@ -139,6 +139,7 @@ package adapter
 
 import (
 	"golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
 
 	"github.com/replaylab/replaylab/engine/observe"
 )
@@ -164,6 +165,8 @@ type Group struct {
 	// Evidence says which markup decided the state ("aria-busy=true",
 	// "no generating signal", …).
 	Evidence string `json:"evidence"`
+
+	pending *pendingRead // set until Load reads Text, State, Media
 
 	// Node is the turn's root: the element that holds the whole turn, or,
 	// for a turn made of flat siblings, the first of them.
@@ -202,6 +205,79 @@ type Result struct {
 type Adapter interface {
 	Name() string
 	Groups(doc *observe.Document) Result
+}
+
+// finder is an adapter that can find its groups without reading them.
+type finder interface {
+	find(doc *observe.Document) Result
+}
+
+// Lazy finds ad's groups on doc with their ids, rules and nodes, and
+// leaves each group's text, state and media unread until Group.Load (or
+// Result.Load) reads them: a baseline needs only ids, a view the last few
+// groups, a wait the newest. The result is the same as ad.Groups(doc)
+// once loaded. An adapter of another package is read at once.
+func Lazy(ad Adapter, doc *observe.Document) Result {
+	if f, ok := ad.(finder); ok {
+		return f.find(doc)
+	}
+	return ad.Groups(doc)
+}
+
+// Load reads the groups r.Groups[from:to] that are not read yet.
+func (r Result) Load(from, to int) {
+	for i := max(from, 0); i < min(to, len(r.Groups)); i++ {
+		r.Groups[i].Load()
+	}
+}
+
+// Media lists the media of every group in page order, each group's media
+// read as ReadMedia does; when no group is read yet and none has media
+// rules of its own, a page without any img, video or audio element has
+// none, and no group is walked.
+func (r Result) Media() []Media {
+	out := []Media{}
+	if len(r.Groups) == 0 {
+		return out
+	}
+	// media rules may name any element: only the built-in reading (img,
+	// video, audio) has the fast path
+	var doc *observe.Document
+	for _, g := range r.Groups {
+		if g.pending == nil || g.pending.rules != nil {
+			doc = nil
+			break
+		}
+		doc = g.pending.doc
+	}
+	if doc != nil && !hasMediaElement(doc) {
+		return out
+	}
+	for i := range r.Groups {
+		out = append(out, r.Groups[i].ReadMedia()...)
+	}
+	return out
+}
+
+func hasMediaElement(doc *observe.Document) bool {
+	found := false
+	for _, f := range doc.Frames {
+		walkEl(f.Root, func(n *html.Node) bool {
+			if n.DataAtom == atom.Img || n.DataAtom == atom.Video || n.DataAtom == atom.Audio {
+				found = true
+			}
+			return !found
+		})
+		if found {
+			return true
+		}
+	}
+	return false
+}
+
+func loaded(r Result) Result {
+	r.Load(0, len(r.Groups))
+	return r
 }
 
 // GroupOf returns a function that names the group holding a node, for

@@ -27,10 +27,12 @@ var DefaultAuto = Auto{Adapters: []Adapter{DefaultMarker, DefaultHeading}}
 func (a Auto) Name() string { return "auto" }
 
 // Groups implements Adapter.
-func (a Auto) Groups(doc *observe.Document) Result {
+func (a Auto) Groups(doc *observe.Document) Result { return loaded(a.find(doc)) }
+
+func (a Auto) find(doc *observe.Document) Result {
 	var tried []string
 	for _, ad := range a.Adapters {
-		r := ad.Groups(doc)
+		r := Lazy(ad, doc)
 		if r.Structure {
 			note := "auto picked " + ad.Name() + " (" + strconv.Itoa(r.Turns) + " turns, " + strconv.Itoa(len(r.Groups)) + " answer groups)"
 			if len(tried) > 0 {

@@ -536,7 +536,9 @@ func (a *File) Source() string { return a.source }
 // Groups implements Adapter. Turns are the outermost visible elements
 // matching the turn selector; a turn whose speaker is neither the
 // assistant nor the user is not a turn.
-func (a *File) Groups(doc *observe.Document) Result {
+func (a *File) Groups(doc *observe.Document) Result { return loaded(a.find(doc)) }
+
+func (a *File) find(doc *observe.Document) Result {
 	r := Result{Adapter: a.Name(), Groups: []Group{}}
 	if a.turn == nil {
 		return r

@@ -47,7 +47,9 @@ type headingCand struct {
 }
 
 // Groups implements Adapter.
-func (h Heading) Groups(doc *observe.Document) Result {
+func (h Heading) Groups(doc *observe.Document) Result { return loaded(h.find(doc)) }
+
+func (h Heading) find(doc *observe.Document) Result {
 	r := Result{Adapter: h.Name(), Groups: []Group{}}
 	for _, f := range doc.Frames {
 		h.frame(doc, f, &r)
@@ -116,10 +118,7 @@ func (h Heading) frame(doc *observe.Document, f *observe.Frame, r *Result) {
 		if f.ID != "main" {
 			g.ID = f.ID + "/" + g.ID
 		}
-		g.read(doc, sp, nil, nil, 3)
-		if g.Text == "" {
-			g.Text = s.rest
-		}
+		g.readOr(doc, sp, s.rest)
 		g.Rule = "heading: speaker label " + strconv.Quote(s.label) + " (" + describeHeading(s.n) + ") occurs " +
 			strconv.Itoa(count[s.key]) + "×; id from assistant turn ordinal " + strconv.Itoa(ordinal) + "; " + shape
 		r.Groups = append(r.Groups, g)

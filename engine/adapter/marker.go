@@ -40,7 +40,9 @@ var DefaultMarker = Marker{
 func (m Marker) Name() string { return "marker" }
 
 // Groups implements Adapter.
-func (m Marker) Groups(doc *observe.Document) Result {
+func (m Marker) Groups(doc *observe.Document) Result { return loaded(m.find(doc)) }
+
+func (m Marker) find(doc *observe.Document) Result {
 	r := Result{Adapter: m.Name(), Groups: []Group{}}
 	for _, f := range doc.Frames {
 		pos := 0

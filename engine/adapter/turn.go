@@ -396,13 +396,54 @@ func yesNo(b bool) string {
 // recursion; fn returning false skips the children.
 func walkEl(n *html.Node, fn func(*html.Node) bool) { observe.WalkElements(n, fn) }
 
-// read fills a group's state, text and media from its span.
+// read sets a group's nodes from its span and leaves its state, text and
+// media to Load: a style finds every group, but a view or a wait reads
+// only the few it returns.
 func (g *Group) read(doc *observe.Document, s span, st *States, rules []MediaRule, videoMin int) {
-	g.Text = s.text(doc)
-	g.State, g.Evidence = classify(doc, s, g.Text, st)
-	g.Media = s.media(doc, rules, videoMin)
+	g.pending = &pendingRead{doc: doc, s: s, st: st, rules: rules, videoMin: videoMin}
 	g.Node = s.nodes[0]
 	if len(s.nodes) > 1 {
 		g.Nodes = s.nodes
+	}
+}
+
+// readOr is read with a text for a group whose span holds none.
+func (g *Group) readOr(doc *observe.Document, s span, orText string) {
+	g.read(doc, s, nil, nil, 3)
+	g.pending.orText = orText
+}
+
+// ReadMedia returns the group's media: Media once loaded, else read from
+// the page without the text and state.
+func (g *Group) ReadMedia() []Media {
+	if p := g.pending; p != nil {
+		return p.s.media(p.doc, p.rules, p.videoMin)
+	}
+	return g.Media
+}
+
+// pendingRead is what Load needs to read a group.
+type pendingRead struct {
+	doc      *observe.Document
+	s        span
+	st       *States
+	rules    []MediaRule
+	videoMin int
+	orText   string
+}
+
+// Load reads the group's text, state and media from the page when they
+// are not read yet (a result of Lazy); it is a no-op afterwards.
+func (g *Group) Load() {
+	p := g.pending
+	if p == nil {
+		return
+	}
+	g.pending = nil
+	g.Text = p.s.text(p.doc)
+	g.State, g.Evidence = classify(p.doc, p.s, g.Text, p.st)
+	g.Media = p.s.media(p.doc, p.rules, p.videoMin)
+	if g.Text == "" {
+		g.Text = p.orText
 	}
 }

@@ -49,9 +49,11 @@ func (b Baseline) Has(id string) bool { return b.set[id] }
 // and comes after every baseline group still on the page: groups above a
 // baseline group are older history (a page loading earlier turns while
 // the engine waits), never the new answer. The seeded explorer (package
-// explore) found a wait taking such a group.
+// explore) found a wait taking such a group. The group is read
+// (Group.Load).
 func (b Baseline) Newest(r adapter.Result) (adapter.Group, bool) {
 	if i := len(r.Groups) - 1; i >= 0 && !b.set[r.Groups[i].ID] {
+		r.Groups[i].Load()
 		return r.Groups[i], true
 	}
 	return adapter.Group{}, false

@@ -692,22 +692,20 @@ func (o *Observation) recentElements(lim Limits) (frameTook, took []bool) {
 	return frameTook, took
 }
 
-// lastRunes returns the last n of s's total characters.
+// lastRunes returns the last n of s's total characters, walking back
+// from the end (an invalid byte is one character, as in runeCount).
 func lastRunes(s string, n, total int) string {
-	skip := total - n
-	if skip <= 0 {
+	if n >= total {
 		return s
 	}
-	// s[:k] of skip characters: ASCII is one byte a character
-	i := 0
-	for skip > 0 && i < len(s) {
-		if s[i] < utf8.RuneSelf {
-			i++
-		} else {
-			_, size := utf8.DecodeRuneInString(s[i:])
-			i += size
+	i := len(s)
+	for ; n > 0 && i > 0; n-- {
+		if s[i-1] < utf8.RuneSelf {
+			i--
+			continue
 		}
-		skip--
+		_, size := utf8.DecodeLastRuneInString(s[:i])
+		i -= size
 	}
 	return s[i:]
 }
