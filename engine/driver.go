@@ -12,6 +12,9 @@ import (
 // the replay driver on the recording's time.
 type Driver interface {
 	Navigate(ctx context.Context, url string) error
+	// Capture freezes the page. A driver may return the capture it
+	// returned before when the page did not change (the engine then reuses
+	// its parse); it never changes a capture it returned.
 	Capture(ctx context.Context) (*capture.Capture, error)
 	Click(ctx context.Context, node string) error
 	// Type types text into the node once (it focuses the node first).
@@ -22,4 +25,13 @@ type Driver interface {
 	Now() time.Time
 	// Sleep waits for d, or less when the driver can tell the page changed.
 	Sleep(ctx context.Context, d time.Duration) error
+}
+
+// Refresher is implemented by drivers that return their last capture
+// again while they saw no change (the browser driver): after Refresh the
+// next Capture reads the page whatever the driver saw. A wait calls it
+// when its deadline falls due, so a change no observer reported is still
+// read once before the wait gives up.
+type Refresher interface {
+	Refresh()
 }

@@ -280,6 +280,7 @@ type Page struct {
 	obs      *observe.Observation
 	groups   adapter.Result
 	baseline *answer.Baseline
+	last     lastRead // the last capture read and its parse
 
 	prevMon, lastMon *monitor.Observation
 }
@@ -294,13 +295,19 @@ func (p *Page) read(ctx context.Context) (*observe.Document, adapter.Result, err
 	if err != nil {
 		return nil, adapter.Result{}, fmt.Errorf("engine: capture: %w", err)
 	}
+	if c == p.last.c {
+		// the driver saw no change: the same capture, the same parse
+		return p.last.doc, p.last.groups, nil
+	}
 	doc, err := observe.Parse(c)
 	if err != nil {
 		return nil, adapter.Result{}, err
 	}
 	// groups are found with ids and nodes; their text, state and media
 	// are read only for those a view or a wait returns
-	return doc, adapter.Lazy(p.task.e.cfg.Adapter, doc), nil
+	groups := adapter.Lazy(p.task.e.cfg.Adapter, doc)
+	p.last = lastRead{c: c, doc: doc, groups: groups}
+	return doc, groups, nil
 }
 
 // observe takes a new snapshot: every earlier ref becomes stale.
@@ -520,10 +527,22 @@ func (p *Page) awaitOutcome(ctx context.Context, x Expect) (bool, string, error)
 		timeout = p.task.e.cfg.OutcomeTimeout
 	}
 	deadline := p.d.Now().Add(timeout)
+	var seen *observe.Document
+	evidence := ""
 	for {
-		ok, evidence, err := p.check(ctx, x)
-		if err != nil || ok {
-			return ok, evidence, err
+		doc, groups, err := p.read(ctx)
+		if err != nil {
+			return false, "", err
+		}
+		// an unchanged page (the same capture, so the same parse) is not
+		// evaluated again
+		if doc != seen {
+			seen = doc
+			ok, ev, err := p.evaluate(doc, groups, x)
+			if err != nil || ok {
+				return ok, ev, err
+			}
+			evidence = ev
 		}
 		if !p.d.Now().Before(deadline) {
 			return false, evidence, nil
@@ -531,6 +550,17 @@ func (p *Page) awaitOutcome(ctx context.Context, x Expect) (bool, string, error)
 		if err := p.d.Sleep(ctx, min(p.pollInterval(), deadline.Sub(p.d.Now()))); err != nil {
 			return false, "", err
 		}
+		if !p.d.Now().Before(deadline) {
+			p.refresh()
+		}
+	}
+}
+
+// refresh makes the next read see the page whatever the driver's change
+// observer said (a deadline fell due).
+func (p *Page) refresh() {
+	if r, ok := p.d.(Refresher); ok {
+		r.Refresh()
 	}
 }
 
@@ -540,6 +570,11 @@ func (p *Page) check(ctx context.Context, x Expect) (bool, string, error) {
 	if err != nil {
 		return false, "", err
 	}
+	return p.evaluate(doc, groups, x)
+}
+
+// evaluate decides x on one read of the page.
+func (p *Page) evaluate(doc *observe.Document, groups adapter.Result, x Expect) (bool, string, error) {
 	var met []string
 	if x.NewAnswer {
 		if p.baseline == nil {
@@ -564,9 +599,8 @@ func (p *Page) check(ctx context.Context, x Expect) (bool, string, error) {
 	if needObs {
 		o := observe.Observe(doc, p.seq, observe.Options{})
 		if x.TextVisible != "" {
-			s := o.View(observe.ViewFull, observe.Limits{ElementsMax: 1 << 30, TextCharsMax: 1 << 30, HeadingsMax: 1 << 30,
-				MergedElementsMax: 1 << 30, MergedTextCharsMax: 1 << 30, MergedHeadingsMax: 1 << 30})
-			if !strings.Contains(observe.Normalize(s.Text), observe.Normalize(x.TextVisible)) {
+			// the whole visible text, without building a view of it
+			if !o.HasText(x.TextVisible) {
 				return false, "text not visible", nil
 			}
 			met = append(met, fmt.Sprintf("text %q visible", x.TextVisible))
@@ -604,6 +638,7 @@ func (t *Task) Recheck(ctx context.Context) (bool, error) {
 	}
 	b.recheck = true
 	t.mu.Unlock()
+	b.page.refresh() // the one re-check reads the page afresh
 	ok, evidence, err := b.page.check(ctx, b.expect)
 	if err != nil {
 		return false, err
@@ -656,6 +691,9 @@ func (p *Page) pollInterval() time.Duration {
 }
 
 type pageSource struct{ p *Page }
+
+// Refresh implements answer.Refresher.
+func (s pageSource) Refresh() { s.p.refresh() }
 
 func (s pageSource) Groups(ctx context.Context) (adapter.Result, error) {
 	_, g, err := s.p.read(ctx)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/replaylab/replaylab/engine/adapter"
+	"github.com/replaylab/replaylab/engine/capture"
 	"github.com/replaylab/replaylab/engine/monitor"
 	"github.com/replaylab/replaylab/engine/observe"
 )
@@ -83,4 +84,12 @@ func (v *View) UnmarshalJSON(data []byte) error {
 // there were and whether any was left out or cut.
 func BoundGroups(all []adapter.Group, lim GroupLimits) ([]adapter.Group, observe.Count) {
 	return boundGroups(all, lim)
+}
+
+// lastRead is a page's last capture with its parse and groups: a driver
+// that returns the same capture again (nothing changed) costs no parse.
+type lastRead struct {
+	c      *capture.Capture
+	doc    *observe.Document
+	groups adapter.Result
 }

@@ -81,6 +81,13 @@ type Source interface {
 	Sleep(ctx context.Context, d time.Duration) error
 }
 
+// Refresher is a Source whose Groups may return the last read again while
+// it saw no change; Refresh makes the next read see the page (Wait calls
+// it when the deadline falls due).
+type Refresher interface {
+	Refresh()
+}
+
 // Result is what a wait read (ANS-8).
 type Result struct {
 	Status       string
@@ -153,6 +160,9 @@ func Wait(ctx context.Context, src Source, b Baseline, opt Options, onState Obse
 		wait := min(opt.Interval, deadline.Sub(src.Now()))
 		if err := src.Sleep(ctx, wait); err != nil {
 			return res, err
+		}
+		if r, ok := src.(Refresher); ok && !src.Now().Before(deadline) {
+			r.Refresh() // the deadline fell due: read the page whatever the source saw
 		}
 	}
 }

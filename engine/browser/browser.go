@@ -17,6 +17,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -202,7 +203,29 @@ type Page struct {
 	ctx     context.Context
 	cancel  context.CancelFunc
 	changed chan struct{}
+
+	// gen counts the changes the page's observer reported, actions and
+	// refreshes; last is the capture taken at generation lastGen.
+	gen     atomic.Uint64
+	mu      sync.Mutex
+	last    *capture.Capture
+	lastGen uint64
 }
+
+// touch records a change: the next Capture reads the page, and a Sleep
+// returns at once.
+func (p *Page) touch() {
+	p.gen.Add(1)
+	select {
+	case p.changed <- struct{}{}:
+	default:
+	}
+}
+
+// Refresh makes the next Capture read the page even when the observer
+// reported no change (engine.Refresher): a wait calls it when its deadline
+// falls due.
+func (p *Page) Refresh() { p.gen.Add(1) }
 
 // NewPage opens a tab in a fresh browser context.
 func (b *Browser) NewPage(ctx context.Context) (*Page, error) {
@@ -212,7 +235,7 @@ func (b *Browser) NewPage(ctx context.Context) (*Page, error) {
 		return nil, fmt.Errorf("browser: new page: %w", err)
 	}
 	p := &Page{ctx: pctx, cancel: cancel, changed: make(chan struct{}, 1)}
-	if err := watchChanges(pctx, p.changed); err != nil {
+	if err := watchChanges(pctx, p.touch); err != nil {
 		cancel()
 		return nil, fmt.Errorf("browser: watch page changes: %w", err)
 	}
@@ -240,6 +263,7 @@ func (p *Page) run(ctx context.Context, steps ...chromedp.Action[chromedp.Void])
 
 // Navigate loads url and waits for the load event.
 func (p *Page) Navigate(ctx context.Context, url string) error {
+	defer p.gen.Add(1) // the next capture reads the page: actions change live state no mutation reports
 	if err := p.run(ctx, chromedp.Navigate(url)); err != nil {
 		return fmt.Errorf("browser: navigate %s: %w", url, err)
 	}
@@ -256,6 +280,7 @@ func nodeID(node string) (cdp.BackendNodeID, error) {
 
 // Click scrolls the node into view and clicks its centre.
 func (p *Page) Click(ctx context.Context, node string) error {
+	defer p.gen.Add(1) // the next capture reads the page: actions change live state no mutation reports
 	id, err := nodeID(node)
 	if err != nil {
 		return err
@@ -291,6 +316,7 @@ func (p *Page) Click(ctx context.Context, node string) error {
 // field ends up holding text (fill semantics, as a user who selects all and
 // types).
 func (p *Page) Type(ctx context.Context, node, text string) error {
+	defer p.gen.Add(1) // the next capture reads the page: actions change live state no mutation reports
 	id, err := nodeID(node)
 	if err != nil {
 		return err
@@ -326,6 +352,7 @@ var keys = map[string]struct {
 
 // Press focuses the node and presses one key.
 func (p *Page) Press(ctx context.Context, node, key string) error {
+	defer p.gen.Add(1) // the next capture reads the page: actions change live state no mutation reports
 	id, err := nodeID(node)
 	if err != nil {
 		return err
@@ -374,8 +401,30 @@ func (p *Page) Sleep(ctx context.Context, d time.Duration) error {
 // can wait longer between reads of an idle page.
 func (p *Page) NotifiesChanges() bool { return true }
 
-// Capture freezes the page.
+// Capture freezes the page. When nothing changed since the last capture
+// (no report of the page's change observer, no action, no Refresh) it
+// returns that capture again without asking Chromium: an unchanged page
+// costs no capture, and the engine, seeing the same capture, no parse.
 func (p *Page) Capture(ctx context.Context) (*capture.Capture, error) {
+	gen := p.gen.Load()
+	p.mu.Lock()
+	last, lastGen := p.last, p.lastGen
+	p.mu.Unlock()
+	if last != nil && lastGen == gen {
+		return last, nil
+	}
+	c, err := p.capture(ctx)
+	if err != nil {
+		return nil, err
+	}
+	p.mu.Lock()
+	p.last, p.lastGen = c, gen
+	p.mu.Unlock()
+	return c, nil
+}
+
+// capture asks Chromium for the whole page.
+func (p *Page) capture(ctx context.Context) (*capture.Capture, error) {
 	var c *capture.Capture
 	err := p.run(ctx, chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
 		var err error

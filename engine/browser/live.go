@@ -17,6 +17,15 @@ import (
 // early on such a call, so waits capture right after a change instead of
 // polling in a tight loop, and idle pages cost one capture per wait
 // interval.
+//
+// Every report also bumps the page's change generation (Page.gen): a
+// Capture while the generation has not moved since the last one returns
+// that capture again, so an unchanged page costs no capture at all.
+// Actions, navigations and Refresh bump it too: typed values and other
+// live state that no DOM mutation reports are read afresh after every
+// action, and a wait whose deadline falls due reads the page whatever the
+// observer said. The script also reports input and change events, so
+// values the user (or an input handler) changes count as changes.
 const (
 	changeWorld   = "replaylab"
 	changeBinding = "__replaylabChanged"
@@ -28,13 +37,13 @@ const (
     setTimeout(() => { pending = false; try { globalThis.` + changeBinding + `("1"); } catch (e) {} }, 10);
   };
   new MutationObserver(notify).observe(document, {subtree: true, childList: true, attributes: true, characterData: true});
-  for (const ev of ["load", "loadeddata", "canplay", "canplaythrough", "error"]) document.addEventListener(ev, notify, true);
+  for (const ev of ["load", "loadeddata", "canplay", "canplaythrough", "error", "input", "change"]) document.addEventListener(ev, notify, true);
 })();`
 )
 
 // watchChanges installs the observer on the page and every document it
-// loads later, and forwards binding calls to changed.
-func watchChanges(pctx context.Context, changed chan<- struct{}) error {
+// loads later, and calls notify on every report.
+func watchChanges(pctx context.Context, notify func()) error {
 	err := chromedp.Do(pctx, chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
 		if _, err := cdp.Call(ctx, t, runtime.AddBinding, runtime.AddBindingParams{Name: changeBinding, ExecutionContextName: changeWorld}); err != nil {
 			return err
@@ -54,10 +63,7 @@ func watchChanges(pctx context.Context, changed chan<- struct{}) error {
 			if ev.Name != changeBinding {
 				continue
 			}
-			select {
-			case changed <- struct{}{}:
-			default:
-			}
+			notify()
 		}
 	}()
 	return nil

@@ -98,3 +98,14 @@ func snippet(hay []rune, i, n, width int) string {
 	s := strings.ReplaceAll(string(hay[start:end]), "\n", " ")
 	return s
 }
+
+// HasText reports whether the visible text of the page (every frame's,
+// joined by line breaks, white space normalised) contains s normalised:
+// the whole text is read, as a wait needs, without building a view.
+func (o *Observation) HasText(s string) bool {
+	texts := make([]string, len(o.texts))
+	for i, ft := range o.texts {
+		texts[i] = ft.text
+	}
+	return strings.Contains(Normalize(strings.Join(texts, "\n")), Normalize(s))
+}
