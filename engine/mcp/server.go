@@ -225,11 +225,20 @@ type handler[In any] func(ctx context.Context, in In) (out any, task string, err
 // errors are built here, so both carry their sizes in _meta and errors
 // carry their code as structured content. No output schema is declared:
 // a tool's result is either its value or a ToolError.
-func addTool[In any](s *Server, name, desc string, readOnly bool, h handler[In]) {
+// addTool registers a tool whose arguments are In and whose successful
+// result is Out: both schemas derive from the Go types (the output schema
+// as Out's JSON, so a client can validate structuredContent; a tool error
+// carries a ToolError instead, with isError set).
+func addTool[In, Out any](s *Server, name, desc string, readOnly bool, h handler[In]) {
 	t := &mcpsdk.Tool{Name: name, Description: desc, Annotations: &mcpsdk.ToolAnnotations{ReadOnlyHint: readOnly}}
 	if schema, err := jsonschema.For[In](nil); err == nil {
 		t.InputSchema = portable(schema)
 	} // else AddTool infers it, and panics with the reason
+	schema, err := jsonschema.For[Out](nil)
+	if err != nil {
+		panic(fmt.Sprintf("mcp: %s: output schema: %v", name, err))
+	}
+	t.OutputSchema = schema
 	mcpsdk.AddTool(s.sdk, t, func(ctx context.Context, req *mcpsdk.CallToolRequest, in In) (*mcpsdk.CallToolResult, any, error) {
 		reqBytes := int64(len(req.Params.Arguments))
 		out, task, err := h(ctx, in)
@@ -347,7 +356,7 @@ func (s *Server) onTask(op, task string, fn func(ts *taskState) (any, error)) (a
 }
 
 func (s *Server) register() {
-	addTool(s, "begin", "Start a task. Returns its id. Tasks share nothing: a new task never inherits an earlier task's pages, baselines or outcomes.", false,
+	addTool[BeginIn, BeginOut](s, "begin", "Start a task. Returns its id. Tasks share nothing: a new task never inherits an earlier task's pages, baselines or outcomes.", false,
 		func(ctx context.Context, in BeginIn) (any, string, error) {
 			s.mu.Lock()
 			closed := s.closed
@@ -361,43 +370,43 @@ func (s *Server) register() {
 			s.mu.Unlock()
 			return BeginOut{Task: t.ID}, t.ID, nil
 		})
-	addTool(s, "snapshot", "Observe the page: a bounded view with refs, answer groups and truncation facts. page (default): the present, under 8 KB — inputs first, then the newest turns' controls (30 elements), the last 1500 characters of text, the last 5 groups; full: the first 60 elements and 4000 characters per frame, the last 20 groups. Groups name their rule by ruleRef into rules. Refs of earlier snapshots become stale.", true,
+	addTool[SnapshotIn, engine.ViewJSON](s, "snapshot", "Observe the page: a bounded view with refs, answer groups and truncation facts. page (default): the present, under 8 KB — inputs first, then the newest turns' controls (30 elements), the last 1500 characters of text, the last 5 groups; full: the first 60 elements and 4000 characters per frame, the last 20 groups. Groups name their rule by ruleRef into rules. Refs of earlier snapshots become stale.", true,
 		func(ctx context.Context, in SnapshotIn) (any, string, error) {
 			return s.onPage(ctx, "snapshot", in.Task, in.Page, func(_ *taskState, p *engine.Page) (any, error) {
 				return p.Snapshot(ctx, in.View)
 			})
 		})
-	addTool(s, "find", "A fresh find by role, name, text or href, with selection facts (total, matched, offset, limit, hasMore).", true,
+	addTool[FindIn, observe.FindResult](s, "find", "A fresh find by role, name, text or href, with selection facts (total, matched, offset, limit, hasMore).", true,
 		func(ctx context.Context, in FindIn) (any, string, error) {
 			return s.onPage(ctx, "find", in.Task, in.Page, func(_ *taskState, p *engine.Page) (any, error) {
 				return p.Find(ctx, observe.Query{Role: in.Role, Name: in.Name, Text: in.Text, Href: in.Href, Offset: in.Offset, Limit: in.Limit})
 			})
 		})
-	addTool(s, "extract", "Read the page's text, its tables, or text-search snippets, bounded by the full view's limits, with each limit's truncation facts and complete=false when absence is not proven.", true,
+	addTool[ExtractIn, engine.Extract](s, "extract", "Read the page's text, its tables, or text-search snippets, bounded by the full view's limits, with each limit's truncation facts and complete=false when absence is not proven.", true,
 		func(ctx context.Context, in ExtractIn) (any, string, error) {
 			return s.onPage(ctx, "extract", in.Task, in.Page, func(_ *taskState, p *engine.Page) (any, error) {
 				return p.Extract(ctx, engine.ExtractRequest{What: in.What, Query: in.Query})
 			})
 		})
-	addTool(s, "navigate", "Open an absolute URL in the page (a mutation: refused while the task is blocked).", false,
+	addTool[NavigateIn, Done](s, "navigate", "Open an absolute URL in the page (a mutation: refused while the task is blocked).", false,
 		func(ctx context.Context, in NavigateIn) (any, string, error) {
 			return s.onPage(ctx, "navigate", in.Task, in.Page, func(_ *taskState, p *engine.Page) (any, error) {
 				return Done{OK: true}, p.Navigate(ctx, in.URL)
 			})
 		})
-	addTool(s, "fill", "Type text into one field once and verify its real value on a fresh observation; a different value is FIELD_MISMATCH and is never retyped. More than one match is TARGET_AMBIGUOUS and nothing is typed.", false,
+	addTool[FillIn, Done](s, "fill", "Type text into one field once and verify its real value on a fresh observation; a different value is FIELD_MISMATCH and is never retyped. More than one match is TARGET_AMBIGUOUS and nothing is typed.", false,
 		func(ctx context.Context, in FillIn) (any, string, error) {
 			return s.onPage(ctx, "fill", in.Task, in.Page, func(_ *taskState, p *engine.Page) (any, error) {
 				return Done{OK: true}, p.Fill(ctx, in.Target.engine(), in.Text)
 			})
 		})
-	addTool(s, "click", "Click one element and wait for the expected outcome (required). Unmet in time: OUTCOME_UNKNOWN, and the task is blocked until a recheck finds it met.", false,
+	addTool[ActIn, Done](s, "click", "Click one element and wait for the expected outcome (required). Unmet in time: OUTCOME_UNKNOWN, and the task is blocked until a recheck finds it met.", false,
 		func(ctx context.Context, in ActIn) (any, string, error) {
 			return s.onPage(ctx, "click", in.Task, in.Page, func(_ *taskState, p *engine.Page) (any, error) {
 				return Done{OK: true}, p.Click(ctx, in.Target.engine(), in.Expect.engine())
 			})
 		})
-	addTool(s, "press", "Press a key (e.g. Enter) on one element and wait for the expected outcome (required), like click.", false,
+	addTool[ActIn, Done](s, "press", "Press a key (e.g. Enter) on one element and wait for the expected outcome (required), like click.", false,
 		func(ctx context.Context, in ActIn) (any, string, error) {
 			return s.onPage(ctx, "press", in.Task, in.Page, func(_ *taskState, p *engine.Page) (any, error) {
 				if in.Key == "" {
@@ -406,7 +415,7 @@ func (s *Server) register() {
 				return Done{OK: true}, p.Press(ctx, in.Target.engine(), in.Key, in.Expect.engine())
 			})
 		})
-	addTool(s, "waitAnswer", "Wait for the newest answer group outside the baseline the last newAnswer click or press recorded; reports group, rule, baseline size, states seen and evidence.", true,
+	addTool[WaitAnswerIn, AnswerOut](s, "waitAnswer", "Wait for the newest answer group outside the baseline the last newAnswer click or press recorded; reports group, rule, baseline size, states seen and evidence.", true,
 		func(ctx context.Context, in WaitAnswerIn) (any, string, error) {
 			return s.onPage(ctx, "waitAnswer", in.Task, in.Page, func(_ *taskState, p *engine.Page) (any, error) {
 				r, err := p.WaitAnswer(ctx, answer.Options{Timeout: time.Duration(in.TimeoutMS) * time.Millisecond, Media: in.Media})
@@ -416,25 +425,25 @@ func (s *Server) register() {
 				return answerOutOf(r), nil
 			})
 		})
-	addTool(s, "waitFor", "Wait, without acting, until an expectation holds (WAIT_TIMEOUT otherwise). A read: allowed on a blocked task, never unblocks it.", true,
+	addTool[VerifyOutcomeIn, Done](s, "waitFor", "Wait, without acting, until an expectation holds (WAIT_TIMEOUT otherwise). A read: allowed on a blocked task, never unblocks it.", true,
 		func(ctx context.Context, in VerifyOutcomeIn) (any, string, error) {
 			return s.onPage(ctx, "waitFor", in.Task, in.Page, func(_ *taskState, p *engine.Page) (any, error) {
 				return Done{OK: true}, p.WaitFor(ctx, in.Expect.engine())
 			})
 		})
-	addTool(s, "verifyField", "Compare a field's real value with the wanted one on a fresh observation (FIELD_MISMATCH). A read.", true,
+	addTool[VerifyFieldIn, Done](s, "verifyField", "Compare a field's real value with the wanted one on a fresh observation (FIELD_MISMATCH). A read.", true,
 		func(ctx context.Context, in VerifyFieldIn) (any, string, error) {
 			return s.onPage(ctx, "verifyField", in.Task, in.Page, func(_ *taskState, p *engine.Page) (any, error) {
 				return Done{OK: true}, p.VerifyField(ctx, in.Target.engine(), in.Value)
 			})
 		})
-	addTool(s, "verifyOutcome", "Check an expectation once on a fresh read (OUTCOME_NOT_MET). A read.", true,
+	addTool[VerifyOutcomeIn, Done](s, "verifyOutcome", "Check an expectation once on a fresh read (OUTCOME_NOT_MET). A read.", true,
 		func(ctx context.Context, in VerifyOutcomeIn) (any, string, error) {
 			return s.onPage(ctx, "verifyOutcome", in.Task, in.Page, func(_ *taskState, p *engine.Page) (any, error) {
 				return Done{OK: true}, p.VerifyOutcome(ctx, in.Expect.engine())
 			})
 		})
-	addTool(s, "recheck", "Re-check the expectation that blocked the task, once (a read; the action is never sent again). If it now holds, the task records a late success and is unblocked.", true,
+	addTool[TaskIn, RecheckOut](s, "recheck", "Re-check the expectation that blocked the task, once (a read; the action is never sent again). If it now holds, the task records a late success and is unblocked.", true,
 		func(ctx context.Context, in TaskIn) (any, string, error) {
 			return s.onTask("recheck", in.Task, func(ts *taskState) (any, error) {
 				if ts.finished {
@@ -447,7 +456,7 @@ func (s *Server) register() {
 				return RecheckOut{LateSuccess: ok, Blocked: ts.task.Blocked()}, nil
 			})
 		})
-	addTool(s, "finish", "End the task and close its pages. A blocked task cannot finish (TASK_BLOCKED).", false,
+	addTool[TaskIn, Done](s, "finish", "End the task and close its pages. A blocked task cannot finish (TASK_BLOCKED).", false,
 		func(ctx context.Context, in TaskIn) (any, string, error) {
 			return s.onTask("finish", in.Task, func(ts *taskState) (any, error) {
 				if ts.finished {
@@ -460,7 +469,7 @@ func (s *Server) register() {
 				return Done{OK: true}, ts.closePages()
 			})
 		})
-	addTool(s, "changes", "Summarise what changed between the page's last two observations (added, removed, changed controls; no values, no refs).", true,
+	addTool[PageIn, ChangesOut](s, "changes", "Summarise what changed between the page's last two observations (added, removed, changed controls; no values, no refs).", true,
 		func(ctx context.Context, in PageIn) (any, string, error) {
 			return s.onPage(ctx, "changes", in.Task, in.Page, func(_ *taskState, p *engine.Page) (any, error) {
 				sum, ok := p.Changes()
@@ -470,7 +479,7 @@ func (s *Server) register() {
 				return ChangesOut{Known: true, Summary: &sum}, nil
 			})
 		})
-	addTool(s, "metrics", "The task's call count and the bytes of arguments and results so far (this call not included), in bytes of JSON.", true,
+	addTool[TaskIn, engine.Metrics](s, "metrics", "The task's call count and the bytes of arguments and results so far (this call not included), in bytes of JSON.", true,
 		func(ctx context.Context, in TaskIn) (any, string, error) {
 			ts, err := s.taskOf("metrics", in.Task)
 			if err != nil {

@@ -1,0 +1,215 @@
+package mcp_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	mcpsdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/replaylab/replaylab/engine"
+	"github.com/replaylab/replaylab/engine/capture"
+	"github.com/replaylab/replaylab/engine/mcp"
+)
+
+// chatDriver is a scripted page: a chat with one answer, a composer, a
+// table; typing sets the composer's value, clicking Send adds an answer.
+type chatDriver struct {
+	mu      sync.Mutex
+	url     string
+	value   string
+	answers int
+	now     time.Time
+}
+
+func (d *chatDriver) html() string {
+	var b strings.Builder
+	b.WriteString(`<!doctype html><title>Chat</title><nav><a href="/a">Older chat</a></nav><main><h1>Chat</h1>`)
+	b.WriteString(`<div data-message-author-role="user" data-message-id="u0"><p>Hello</p></div>`)
+	b.WriteString(`<div data-message-author-role="assistant" data-message-id="a0"><p>Hi, here is a table.</p><table><tr><th>k</th><th>v</th></tr><tr><td>a</td><td>1</td></tr></table><button>Copy</button></div>`)
+	for i := range d.answers {
+		fmt.Fprintf(&b, `<div data-message-author-role="assistant" data-message-id="a%d"><p>Answer %d.</p></div>`, i+1, i+1)
+	}
+	fmt.Fprintf(&b, `<form><textarea aria-label="Message" data-rl-value=%q></textarea><button type="submit">Send</button></form></main>`, d.value)
+	return b.String()
+}
+
+func (d *chatDriver) Navigate(_ context.Context, url string) error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.url = url
+	return nil
+}
+
+func (d *chatDriver) Capture(context.Context) (*capture.Capture, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return capture.New(d.url, d.html()), nil
+}
+
+func (d *chatDriver) Click(_ context.Context, node string) error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if strings.Contains(d.html(), "Send") && d.value != "" {
+		d.answers++
+		d.value = ""
+	}
+	return nil
+}
+
+func (d *chatDriver) Type(_ context.Context, _, text string) error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.value = text
+	return nil
+}
+
+func (d *chatDriver) Press(context.Context, string, string) error { return nil }
+
+func (d *chatDriver) Now() time.Time {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.now
+}
+
+func (d *chatDriver) Sleep(_ context.Context, dur time.Duration) error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.now = d.now.Add(dur)
+	return nil
+}
+
+// TestResultsMatchOutputSchemas: every tool declares an output schema, and
+// the structured content of a real successful call of each validates
+// against the schema the server lists.
+func TestResultsMatchOutputSchemas(t *testing.T) {
+	ctx := context.Background()
+	srv := mcp.NewServer(mcp.Options{Driver: func(context.Context, string, string) (engine.Driver, func() error, error) {
+		return &chatDriver{now: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}, func() error { return nil }, nil
+	}})
+	st, ct := mcpsdk.NewInMemoryTransports()
+	sctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() { _ = srv.Run(sctx, st) }()
+	cs, err := mcpsdk.NewClient(&mcpsdk.Implementation{Name: "schema-test", Version: "dev"}, nil).Connect(ctx, ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+
+	list, err := cs.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	schemas := map[string]*jsonschema.Resolved{}
+	for _, tool := range list.Tools {
+		if tool.OutputSchema == nil {
+			t.Errorf("tool %s declares no output schema", tool.Name)
+			continue
+		}
+		data, err := json.Marshal(tool.OutputSchema)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var s jsonschema.Schema
+		if err := json.Unmarshal(data, &s); err != nil {
+			t.Fatalf("%s: output schema: %v", tool.Name, err)
+		}
+		r, err := s.Resolve(nil)
+		if err != nil {
+			t.Fatalf("%s: resolve the output schema: %v", tool.Name, err)
+		}
+		schemas[tool.Name] = r
+	}
+
+	// the schemas are strict: a wrong type or an unknown field fails
+	if err := schemas["snapshot"].Validate(map[string]any{"snapshot": "one"}); err == nil {
+		t.Error("the snapshot schema accepts a string snapshot id")
+	}
+	if err := schemas["begin"].Validate(map[string]any{"task": "t1", "extra": 1}); err == nil {
+		t.Error("the begin schema accepts an unknown field")
+	}
+
+	called := map[string]bool{}
+	call := func(tool string, args map[string]any) {
+		t.Helper()
+		res, err := cs.CallTool(ctx, &mcpsdk.CallToolParams{Name: tool, Arguments: args})
+		if err != nil {
+			t.Fatalf("%s: %v", tool, err)
+		}
+		if res.IsError {
+			t.Fatalf("%s failed: %s", tool, res.StructuredContent)
+		}
+		data, err := json.Marshal(res.StructuredContent)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var v any
+		if err := json.Unmarshal(data, &v); err != nil {
+			t.Fatal(err)
+		}
+		if err := schemas[tool].Validate(v); err != nil {
+			t.Errorf("%s: the result does not match the output schema: %v\n%s", tool, err, data)
+		}
+		called[tool] = true
+	}
+	task := func() string {
+		res, err := cs.CallTool(ctx, &mcpsdk.CallToolParams{Name: "begin", Arguments: map[string]any{"goal": "schemas"}})
+		if err != nil || res.IsError {
+			t.Fatalf("begin: %v %v", err, res)
+		}
+		var out struct{ Task string }
+		data, _ := json.Marshal(res.StructuredContent)
+		_ = json.Unmarshal(data, &out)
+		return out.Task
+	}
+	call("begin", map[string]any{"goal": "validate"})
+	t1 := task()
+	page := func(extra map[string]any) map[string]any {
+		args := map[string]any{"task": t1}
+		for k, v := range extra {
+			args[k] = v
+		}
+		return args
+	}
+	msg := map[string]any{"role": "textbox", "name": "Message"}
+	call("navigate", page(map[string]any{"url": "http://chat.test/"}))
+	call("snapshot", page(nil))
+	call("snapshot", page(map[string]any{"view": "full"}))
+	call("find", page(map[string]any{"role": "link"}))
+	call("extract", page(map[string]any{"what": "text"}))
+	call("extract", page(map[string]any{"what": "tables"}))
+	call("extract", page(map[string]any{"what": "search", "query": "table"}))
+	call("fill", page(map[string]any{"target": msg, "text": "Next question"}))
+	call("verifyField", page(map[string]any{"target": msg, "value": "Next question"}))
+	call("click", page(map[string]any{"target": map[string]any{"role": "button", "name": "Send"}, "expect": map[string]any{"newAnswer": true}}))
+	call("waitAnswer", page(map[string]any{"timeoutMs": 1000}))
+	call("waitFor", page(map[string]any{"expect": map[string]any{"textVisible": "Answer 1."}}))
+	call("verifyOutcome", page(map[string]any{"expect": map[string]any{"textVisible": "Answer 1."}}))
+	call("press", page(map[string]any{"target": msg, "key": "Enter", "expect": map[string]any{"textVisible": "Answer 1."}}))
+	call("changes", page(nil))
+	call("metrics", map[string]any{"task": t1})
+	call("finish", map[string]any{"task": t1})
+
+	// a blocked task's one recheck
+	t2 := task()
+	t1 = t2
+	call("navigate", page(map[string]any{"url": "http://chat.test/"}))
+	res, err := cs.CallTool(ctx, &mcpsdk.CallToolParams{Name: "click", Arguments: page(map[string]any{
+		"target": map[string]any{"role": "button", "name": "Copy"}, "expect": map[string]any{"textVisible": "never shown", "timeoutMs": 100}})})
+	if err != nil || !res.IsError {
+		t.Fatalf("click with an unmet expectation: %v %v", err, res)
+	}
+	call("recheck", map[string]any{"task": t2})
+
+	for _, tool := range list.Tools {
+		if !called[tool.Name] {
+			t.Errorf("tool %s was not called: add it to this test", tool.Name)
+		}
+	}
+}
