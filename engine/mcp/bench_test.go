@@ -30,10 +30,25 @@ func benchSession(page string) *replay.Session {
 		Steps: []replay.Step{{Kind: replay.KindNavigate, URL: benchURL}, {AtMS: 1, Kind: replay.KindCapture, Capture: &zero}}}
 }
 
+// coldDriver returns a new copy of the replayed capture on every call, so
+// the engine parses it every time: the cost of a snapshot of a page that
+// changed (the engine reuses the parse of a capture it already read).
+type coldDriver struct{ *replay.Driver }
+
+func (d coldDriver) Capture(ctx context.Context) (*capture.Capture, error) {
+	c, err := d.Driver.Capture(ctx)
+	if err != nil {
+		return nil, err
+	}
+	fresh := *c
+	return &fresh, nil
+}
+
 // BenchmarkPageSnapshot is the MCP snapshot tool's work on the replay
 // driver with the auto adapter (the engine's page snapshot and its JSON),
 // on the seeded chat pages, alternating in one loop with bare html.Parse
-// of the same bytes (x-html.Parse, xmem-html.Parse). mcp-B is the size of
+// of the same bytes (x-html.Parse, xmem-html.Parse); every snapshot
+// parses its capture (coldDriver). mcp-B is the size of
 // the snapshot tool's structured result over MCP for the page view (the
 // bytes an agent reads), full-B that of the full view.
 //
@@ -44,7 +59,7 @@ func BenchmarkPageSnapshot(b *testing.B) {
 	for _, n := range chatpage.Sizes {
 		b.Run("turns="+strconv.Itoa(n), func(b *testing.B) {
 			page := chatpage.Render(chatpage.Options{Turns: n, Seed: 1})
-			p := engine.New(cfg).Begin(ctx, "bench").Page("main", replay.NewDriver(benchSession(page)))
+			p := engine.New(cfg).Begin(ctx, "bench").Page("main", coldDriver{replay.NewDriver(benchSession(page))})
 			if err := p.Navigate(ctx, benchURL); err != nil {
 				b.Fatal(err)
 			}
