@@ -205,12 +205,21 @@ type Page struct {
 	changed chan struct{}
 
 	// gen counts the changes the page's observer reported, actions and
-	// refreshes; last is the capture taken at generation lastGen.
+	// refreshes; last is the capture taken at generation lastGen, done at
+	// lastEnd.
 	gen     atomic.Uint64
 	mu      sync.Mutex
 	last    *capture.Capture
 	lastGen uint64
+	lastEnd time.Time
 }
+
+// captureSettle is how long after a capture a change the page made just
+// after it may still be on its way (the observer reports 10 ms after a
+// change, then the report crosses the CDP pipe): a capture younger than
+// this is never reused, so a read right after a change, an action or a
+// navigation's outcome reads the page, as it always did.
+const captureSettle = 250 * time.Millisecond
 
 // touch records a change: the next Capture reads the page, and a Sleep
 // returns at once.
@@ -402,15 +411,16 @@ func (p *Page) Sleep(ctx context.Context, d time.Duration) error {
 func (p *Page) NotifiesChanges() bool { return true }
 
 // Capture freezes the page. When nothing changed since the last capture
-// (no report of the page's change observer, no action, no Refresh) it
-// returns that capture again without asking Chromium: an unchanged page
-// costs no capture, and the engine, seeing the same capture, no parse.
+// (no report of the page's change observer, no action, no Refresh) and
+// that capture is older than captureSettle, it returns that capture again
+// without asking Chromium: an unchanged page costs no capture, and the
+// engine, seeing the same capture, no parse.
 func (p *Page) Capture(ctx context.Context) (*capture.Capture, error) {
 	gen := p.gen.Load()
 	p.mu.Lock()
-	last, lastGen := p.last, p.lastGen
+	last, lastGen, lastEnd := p.last, p.lastGen, p.lastEnd
 	p.mu.Unlock()
-	if last != nil && lastGen == gen {
+	if last != nil && lastGen == gen && time.Since(lastEnd) >= captureSettle {
 		return last, nil
 	}
 	c, err := p.capture(ctx)
@@ -418,7 +428,7 @@ func (p *Page) Capture(ctx context.Context) (*capture.Capture, error) {
 		return nil, err
 	}
 	p.mu.Lock()
-	p.last, p.lastGen = c, gen
+	p.last, p.lastGen, p.lastEnd = c, gen, time.Now()
 	p.mu.Unlock()
 	return c, nil
 }

@@ -86,7 +86,7 @@ func TestUnchangedPageCostsNoCapture(t *testing.T) {
 	}
 	// the load's own mutations may still be reported: settle
 	for range 20 {
-		_ = p.Sleep(ctx, 100*time.Millisecond)
+		time.Sleep(300 * time.Millisecond)
 		next, err := p.Capture(ctx)
 		if err != nil {
 			t.Fatal(err)
@@ -96,12 +96,23 @@ func TestUnchangedPageCostsNoCapture(t *testing.T) {
 		}
 		first = next
 	}
+	time.Sleep(300 * time.Millisecond)
 	again, err := p.Capture(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if again != first {
 		t.Fatal("an unchanged page was captured again")
+	}
+	// a capture younger than the settle time is never reused (a change
+	// made just after it may still be on its way); once settled it is
+	p.Refresh()
+	c1, _ := p.Capture(ctx)
+	c2, _ := p.Capture(ctx)
+	time.Sleep(300 * time.Millisecond)
+	c3, _ := p.Capture(ctx)
+	if c1 == again || c2 == c1 || c3 != c2 {
+		t.Errorf("after Refresh: fresh %v, young reused %v, settled reused %v; want true, false, true", c1 != again, c2 == c1, c3 == c2)
 	}
 	// node returns the data-rl-node of the element with the given id
 	node := func(id string) string {
