@@ -1,0 +1,256 @@
+// Command sidebyside measures replaylab's MCP snapshot against Playwright
+// MCP's browser_snapshot on the same Chromium and the same seeded chat
+// pages (internal/chatpage), alternating the two servers run by run. It is
+// not part of go test: it needs Playwright MCP from npm and a Chromium.
+//
+//	go build -o /tmp/replaylab ./cmd/replaylab
+//	(cd /tmp/pw && npm install @playwright/mcp@0.0.83)
+//	go run ./bench/sidebyside --replaylab /tmp/replaylab \
+//	    --playwright /tmp/pw/node_modules/.bin/playwright-mcp --chromium /usr/bin/chromium
+//
+// For each page size and run it reports, per server: the first snapshot
+// after navigating, a snapshot of the unchanged page, and a snapshot after
+// a small change (the page's script appends a sentence to the newest answer
+// every second, like an answer streaming in), with the bytes of each
+// result. Times are wall-clock milliseconds of the MCP call as the client
+// sees it; the machine's load moves them, so compare the two servers
+// within one run.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	mcpsdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/replaylab/replaylab/internal/chatpage"
+)
+
+// streamScript appends a sentence to the newest answer every second.
+const streamScript = `<script>setInterval(function(){var t=document.querySelectorAll('[data-message-author-role=assistant] .text');var p=t[t.length-1];if(p){p.insertAdjacentHTML('beforeend','<p>Streamed sentence '+Date.now()+'.</p>')}},1000)</script>`
+
+type server struct {
+	name     string
+	cs       *mcpsdk.ClientSession
+	open     func(ctx context.Context, url string) error
+	snapshot func(ctx context.Context) (int, error)
+}
+
+type sample struct{ first, same, changed, bytes float64 }
+
+func main() {
+	replaylab := flag.String("replaylab", "replaylab", "the replaylab binary")
+	playwright := flag.String("playwright", "", "the Playwright MCP server (node_modules/.bin/playwright-mcp); required")
+	chromium := flag.String("chromium", "/usr/bin/chromium", "the Chromium both servers drive")
+	turnsFlag := flag.String("turns", "20,200,2000", "page sizes, in turns")
+	runs := flag.Int("runs", 3, "runs per size (the servers alternate which goes first)")
+	timeout := flag.Duration("timeout", 2*time.Minute, "per call")
+	flag.Parse()
+	if *playwright == "" {
+		fmt.Fprintln(os.Stderr, "sidebyside: --playwright is required")
+		os.Exit(2)
+	}
+	if err := run(*replaylab, *playwright, *chromium, *turnsFlag, *runs, *timeout); err != nil {
+		fmt.Fprintln(os.Stderr, "sidebyside:", err)
+		os.Exit(1)
+	}
+}
+
+func run(replaylab, playwright, chromium, turnsFlag string, runs int, timeout time.Duration) error {
+	var sizes []int
+	for _, f := range strings.Split(turnsFlag, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 0 {
+			return fmt.Errorf("--turns: %q is not a number of turns", f)
+		}
+		sizes = append(sizes, n)
+	}
+	pages := map[string]string{}
+	for _, n := range sizes {
+		page := chatpage.Render(chatpage.Options{Turns: n, Seed: 1})
+		pages["/chat/"+strconv.Itoa(n)] = strings.Replace(page, "</body>", streamScript+"</body>", 1)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return err
+	}
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, ok := pages[r.URL.Path]
+		if !ok {
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		_, _ = w.Write([]byte(body))
+	})}
+	go func() { _ = srv.Serve(ln) }()
+	defer srv.Close()
+	base := "http://" + ln.Addr().String()
+
+	ctx := context.Background()
+	rl, err := startReplaylab(ctx, replaylab, chromium)
+	if err != nil {
+		return fmt.Errorf("replaylab mcp: %w", err)
+	}
+	defer rl.cs.Close()
+	pw, err := startPlaywright(ctx, playwright, chromium)
+	if err != nil {
+		return fmt.Errorf("playwright mcp: %w", err)
+	}
+	defer pw.cs.Close()
+
+	fmt.Printf("%-6s %-10s %5s %10s %10s %10s %10s\n", "turns", "server", "run", "first ms", "same ms", "change ms", "bytes")
+	for _, n := range sizes {
+		url := base + "/chat/" + strconv.Itoa(n)
+		got := map[string][]sample{}
+		for r := range runs {
+			order := []*server{rl, pw}
+			if r%2 == 1 {
+				order = []*server{pw, rl}
+			}
+			for _, s := range order {
+				sm, err := measure(ctx, s, url, timeout)
+				if err != nil {
+					fmt.Printf("%-6d %-10s %5d error: %v\n", n, s.name, r+1, err)
+					continue
+				}
+				got[s.name] = append(got[s.name], sm)
+				fmt.Printf("%-6d %-10s %5d %10.0f %10.0f %10.0f %10.0f\n", n, s.name, r+1, sm.first, sm.same, sm.changed, sm.bytes)
+			}
+		}
+		a, b := median(got[rl.name]), median(got[pw.name])
+		if len(got[rl.name]) > 0 && len(got[pw.name]) > 0 {
+			fmt.Printf("%-6d median     replaylab faster by: first %.1f×, unchanged %.1f×, after a change %.1f×; bytes %.0f vs %.0f\n",
+				n, b.first/a.first, b.same/a.same, b.changed/a.changed, a.bytes, b.bytes)
+		}
+	}
+	return nil
+}
+
+func measure(ctx context.Context, s *server, url string, timeout time.Duration) (sample, error) {
+	call := func(fn func(context.Context) (int, error)) (float64, int, error) {
+		cctx, cancel := context.WithTimeout(ctx, timeout)
+		defer cancel()
+		t := time.Now()
+		n, err := fn(cctx)
+		return float64(time.Since(t).Microseconds()) / 1000, n, err
+	}
+	var sm sample
+	if _, _, err := call(func(c context.Context) (int, error) { return 0, s.open(c, url) }); err != nil {
+		return sm, err
+	}
+	var err error
+	var bytes int
+	if sm.first, bytes, err = call(s.snapshot); err != nil {
+		return sm, err
+	}
+	sm.bytes = float64(bytes)
+	// right after: the page changes once a second, so this one is most
+	// likely unchanged
+	if sm.same, _, err = call(s.snapshot); err != nil {
+		return sm, err
+	}
+	time.Sleep(1100 * time.Millisecond)
+	sm.changed, _, err = call(s.snapshot)
+	return sm, err
+}
+
+func median(xs []sample) sample {
+	pick := func(f func(sample) float64) float64 {
+		v := make([]float64, 0, len(xs))
+		for _, x := range xs {
+			v = append(v, f(x))
+		}
+		if len(v) == 0 {
+			return 0
+		}
+		slices.Sort(v)
+		return v[len(v)/2]
+	}
+	return sample{first: pick(func(s sample) float64 { return s.first }), same: pick(func(s sample) float64 { return s.same }),
+		changed: pick(func(s sample) float64 { return s.changed }), bytes: pick(func(s sample) float64 { return s.bytes })}
+}
+
+func connect(ctx context.Context, cmd *exec.Cmd) (*mcpsdk.ClientSession, error) {
+	cmd.Stderr = os.Stderr
+	return mcpsdk.NewClient(&mcpsdk.Implementation{Name: "sidebyside", Version: "dev"}, nil).Connect(ctx, &mcpsdk.CommandTransport{Command: cmd}, nil)
+}
+
+func callTool(ctx context.Context, cs *mcpsdk.ClientSession, name string, args map[string]any) (*mcpsdk.CallToolResult, int, error) {
+	res, err := cs.CallTool(ctx, &mcpsdk.CallToolParams{Name: name, Arguments: args})
+	if err != nil {
+		return nil, 0, err
+	}
+	data, err := json.Marshal(res)
+	if err != nil {
+		return nil, 0, err
+	}
+	if res.IsError {
+		return res, len(data), fmt.Errorf("%s: %s", name, data)
+	}
+	return res, len(data), nil
+}
+
+func startReplaylab(ctx context.Context, bin, chromium string) (*server, error) {
+	cmd := exec.Command(bin, "mcp", "--adapter", "auto")
+	cmd.Env = append(os.Environ(), "REPLAYLAB_CHROMIUM="+chromium)
+	cs, err := connect(ctx, cmd)
+	if err != nil {
+		return nil, err
+	}
+	s := &server{name: "replaylab", cs: cs}
+	task := ""
+	s.open = func(ctx context.Context, url string) error {
+		if task != "" {
+			if _, _, err := callTool(ctx, cs, "finish", map[string]any{"task": task}); err != nil {
+				return err
+			}
+		}
+		res, _, err := callTool(ctx, cs, "begin", map[string]any{"goal": "side by side"})
+		if err != nil {
+			return err
+		}
+		var out struct{ Task string }
+		data, _ := json.Marshal(res.StructuredContent)
+		if err := json.Unmarshal(data, &out); err != nil || out.Task == "" {
+			return errors.New("begin returned no task")
+		}
+		task = out.Task
+		_, _, err = callTool(ctx, cs, "navigate", map[string]any{"task": task, "url": url})
+		return err
+	}
+	s.snapshot = func(ctx context.Context) (int, error) {
+		_, n, err := callTool(ctx, cs, "snapshot", map[string]any{"task": task})
+		return n, err
+	}
+	return s, nil
+}
+
+func startPlaywright(ctx context.Context, bin, chromium string) (*server, error) {
+	cmd := exec.Command(bin, "--headless", "--isolated", "--no-sandbox", "--executable-path", chromium)
+	cs, err := connect(ctx, cmd)
+	if err != nil {
+		return nil, err
+	}
+	s := &server{name: "playwright", cs: cs}
+	s.open = func(ctx context.Context, url string) error {
+		_, _, err := callTool(ctx, cs, "browser_navigate", map[string]any{"url": url})
+		return err
+	}
+	s.snapshot = func(ctx context.Context) (int, error) {
+		_, n, err := callTool(ctx, cs, "browser_snapshot", map[string]any{})
+		return n, err
+	}
+	return s, nil
+}
