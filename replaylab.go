@@ -7,8 +7,8 @@ package replaylab
 
 import "embed"
 
-// Files holds features/, recordings/ and docs/examples/ (the adapter
-// files scenarios name).
+// Files holds features/, recordings/, docs/examples/ (the adapter
+// files scenarios name) and the test site's profile and adapter file.
 //
-//go:embed features recordings docs/examples
+//go:embed features recordings docs/examples testsite/*.json
 var Files embed.FS

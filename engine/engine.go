@@ -208,11 +208,17 @@ func (t *Task) mutation(op string) error {
 type Target struct {
 	Ref string
 	locate.Locator
+	// Selector, when set, is a CSS selector that must match exactly one
+	// candidate element (see BySelector).
+	Selector string
 }
 
 func (t Target) String() string {
 	if t.Ref != "" {
 		return "ref " + t.Ref
+	}
+	if t.Selector != "" {
+		return "selector=" + strconv.Quote(t.Selector)
 	}
 	return t.Locator.String()
 }
@@ -406,7 +412,12 @@ func (p *Page) resolve(ctx context.Context, op string, t Target) (observe.Elemen
 	if err != nil {
 		return observe.Element{}, err
 	}
-	el, err := locate.Resolve(o, t.Locator)
+	var el observe.Element
+	if t.Selector != "" {
+		el, err = resolveSelector(o, t.Selector)
+	} else {
+		el, err = locate.Resolve(o, t.Locator)
+	}
 	if err != nil {
 		var le *locate.Error
 		attrs := []trace.Attr{trace.A("op", op), trace.A("target", t), trace.A("code", locate.CodeOf(err))}

@@ -13,12 +13,6 @@ import (
 	"github.com/replaylab/replaylab/sim"
 )
 
-// The composer every chat step uses; the sim's marker chat names them so.
-var (
-	composer   = engine.ByRole("textbox", "Message")
-	sendButton = engine.ByRole("button", "Send")
-)
-
 // The chat steps' waits when a step names none: sending waits up to
 // sendWait for the new answer group to appear, and "I wait for the
 // answer" up to answerWait for it to finish.
@@ -68,9 +62,9 @@ func init() {
 
 	const a = "Chat actions"
 	step(a, `^I open the chat$`, "the engine navigates the page to the sim's chat",
-		"When I open the chat", openChat, isAction, needsSim)
+		"When I open the chat", openChat, isAction)
 	step(a, `^I send "([^"]*)"$`,
-		`the engine fills the composer (textbox "Message"), verifies it, and clicks "Send" expecting a new answer group; the baseline (the groups on the page before the click) is stored for the answer steps`,
+		`the engine fills the site's composer (the sim's textbox "Message"), verifies it, and sends by the site profile's send control or Enter (the sim's button "Send") expecting a new answer group; the baseline (the groups on the page before the click) is stored for the answer steps`,
 		`And I send "What is the capital of France?"`, send, isAction, defaults("waits up to 10 s for the new answer group to appear (OUTCOME_UNKNOWN after that)"))
 	alias(`^I send "([^"]*)"$`, `^I try to send "([^"]*)"$`, `When I try to send "Anyone there?"`, send)
 	step(a, `^I send "([^"]*)" within (\d+) ms$`,
@@ -208,7 +202,8 @@ func openChat(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	return w.kept(p.Navigate(ctx, w.base+"/chat"))
+	prof := w.profile()
+	return w.kept(w.navigate(ctx, p, prof.URL(prof.ChatPath), false))
 }
 
 func send(ctx context.Context, text string) error {
@@ -220,11 +215,9 @@ func sendWithin(ctx context.Context, text string, n int) error {
 }
 
 func sendUpTo(ctx context.Context, text string, wait time.Duration) error {
+	w := worldOf(ctx)
 	return act(ctx, func(p actPage) error {
-		if err := p.Fill(ctx, composer, text); err != nil {
-			return err
-		}
-		return p.Click(ctx, sendButton, engine.Expect{NewAnswer: true, Timeout: wait})
+		return sendThrough(ctx, p, w.profile(), text, wait)
 	})
 }
 

@@ -34,7 +34,9 @@ func TestFeatures(t *testing.T) {
 			if driver == DriverReplay && update {
 				update = false // goldens come from the browser run
 			}
-			s, err := NewSuite(Options{Root: "..", Paths: godogOpts.Paths, Driver: driver, Tags: godogOpts.Tags, Format: "progress", TestingT: t, Update: update, Concurrency: 1})
+			opt := Options{Root: "..", Paths: godogOpts.Paths, Driver: driver, Tags: godogOpts.Tags, Format: "progress", TestingT: t, Update: update, Concurrency: 1}
+			siteOptions(t, driver, &opt)
+			s, err := NewSuite(opt)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -77,8 +77,9 @@ func init() {
 }
 
 func openSimPage(ctx context.Context, path string) error {
-	u := worldOf(ctx).base + path
-	return act(ctx, func(p actPage) error { return p.Navigate(ctx, u) })
+	w := worldOf(ctx)
+	u := w.profile().URL(path)
+	return act(ctx, func(p actPage) error { return w.navigate(ctx, p, u, false) })
 }
 
 func takeFullSnapshot(ctx context.Context) error {

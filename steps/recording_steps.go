@@ -169,8 +169,8 @@ func validatePasses(ctx context.Context, name string) error {
 	if err != nil {
 		return err
 	}
-	if len(rep.Violations) > 0 {
-		return fmt.Errorf("validation found %d violations:\n%s", len(rep.Violations), conformance.Text([]conformance.Session{rep}))
+	if rep.Errors() > 0 {
+		return fmt.Errorf("validation found %d violations:\n%s", rep.Errors(), conformance.Text([]conformance.Session{rep}))
 	}
 	return nil
 }

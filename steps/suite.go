@@ -27,6 +27,7 @@ import (
 	"github.com/cucumber/godog"
 
 	"github.com/replaylab/replaylab/engine/browser"
+	"github.com/replaylab/replaylab/engine/site"
 )
 
 // Drivers.
@@ -79,6 +80,13 @@ type Options struct {
 	TestingT *testing.T
 	// Browser options for the browser driver.
 	Browser browser.Options
+	// Site is a site profile (path from Root) every scenario drives
+	// instead of the sim, unless it chooses a site itself; "" is the sim.
+	Site string
+	// BaseURL overrides the base URL of Site's profile; BaseURLs that of
+	// any site by its profile name (a site a feature chooses).
+	BaseURL  string
+	BaseURLs map[string]string
 	// MCPCommand starts `replaylab mcp` for features/mcp.feature, without
 	// the flags the steps add (e.g. {"/path/to/replaylab", "mcp"}; the
 	// replaylab binary passes itself, os.Executable). Empty: the steps
@@ -134,6 +142,7 @@ type Suite struct {
 	selDone  bool
 	byLine   map[string]Scenario // Scenario.ID → scenario
 	collect  *collector          // the report model of this run (report.go)
+	site     *site.Profile       // Options.Site, loaded
 }
 
 // NewSuite validates opt and returns a suite.
@@ -165,7 +174,26 @@ func NewSuite(opt Options) (*Suite, error) {
 	if opt.Stderr == nil {
 		opt.Stderr = os.Stderr
 	}
-	return &Suite{opt: opt}, nil
+	s := &Suite{opt: opt}
+	if opt.Site != "" {
+		p, err := s.loadSite(opt.Site)
+		if err != nil {
+			return nil, err
+		}
+		s.site = p
+	} else if opt.BaseURL != "" {
+		return nil, fmt.Errorf("steps: a base URL needs a site profile (--site); the sim's address is its own")
+	}
+	return s, nil
+}
+
+// baseURLFor is the run's override of the named site's base URL, "" for
+// none.
+func (s *Suite) baseURLFor(name string) string {
+	if s.site != nil && s.site.Name == name && s.opt.BaseURL != "" {
+		return s.opt.BaseURL
+	}
+	return s.opt.BaseURLs[name]
 }
 
 // Selection is what the suite's options select.

@@ -17,6 +17,7 @@ import (
 	"github.com/replaylab/replaylab/engine/answer"
 	"github.com/replaylab/replaylab/engine/browser"
 	"github.com/replaylab/replaylab/engine/replay"
+	"github.com/replaylab/replaylab/engine/site"
 	"github.com/replaylab/replaylab/engine/trace"
 	"github.com/replaylab/replaylab/sim"
 )
@@ -30,6 +31,11 @@ type world struct {
 	chat sim.Chat
 	sim  *sim.Server // browser driver only
 	base string      // the base URL the engine navigates to
+
+	// site is the site the scenario drives when it is not the sim (run
+	// --site, or the step choosing one); siteLive its live base URL.
+	site     *site.Profile
+	siteLive string
 
 	log      *trace.Log
 	scrub    *replay.Scrubber
@@ -110,7 +116,18 @@ func (s *Suite) InitializeScenario(sc *godog.ScenarioContext) {
 			if w.sim != nil {
 				v = strings.ReplaceAll(v, w.sim.URL, TraceBase)
 			}
+			if w.site != nil {
+				v = strings.ReplaceAll(v, SiteCanonicalBase, SiteTraceBase)
+				if w.siteLive != "" {
+					v = strings.ReplaceAll(v, w.siteLive, SiteTraceBase)
+				}
+			}
 			return w.scrub.Scrub(v)
+		}
+		if s.site != nil {
+			if err := w.useSite(s.site); err != nil {
+				return ctx, err
+			}
 		}
 		return context.WithValue(ctx, worldKey{}, w), nil
 	})
@@ -123,6 +140,7 @@ func (s *Suite) InitializeScenario(sc *godog.ScenarioContext) {
 		return ctx, w.finishErr
 	})
 	bind(sc)
+	guardSimSteps(sc)
 }
 
 // fingerprint hashes the scenario's step texts and arguments.
@@ -240,7 +258,11 @@ func (w *world) ensureTab(ctx context.Context, name string) (*engine.Page, error
 		t.bpage = bp
 		// Live runs always pass through the recorder, so the scrubber meets
 		// values in the same order whether or not the session is saved.
-		t.rec = replay.NewRecorder(bp, CanonicalBase, replay.Hooks{Rewrite: replay.BaseRewriter(CanonicalBase, w.sim.URL), Scrub: w.scrub})
+		if w.site != nil {
+			t.rec = replay.NewRecorder(bp, SiteCanonicalBase, replay.Hooks{Rewrite: replay.BaseRewriter(SiteCanonicalBase, w.siteLive), Scrub: w.scrub})
+		} else {
+			t.rec = replay.NewRecorder(bp, CanonicalBase, replay.Hooks{Rewrite: replay.BaseRewriter(CanonicalBase, w.sim.URL), Scrub: w.scrub})
+		}
 		t.rec.SetScenario(w.scenario)
 		d = t.rec
 	default:
@@ -319,6 +341,9 @@ func (w *world) goLive() error {
 		w.sim.SetChat(w.chat)
 	}
 	w.base = w.sim.URL
+	if w.site != nil {
+		w.base = w.siteLive
+	}
 	w.recordOnce = true
 	return nil
 }

@@ -27,6 +27,9 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 	conc := fs.Int("concurrency", 1, "scenarios run at once")
 	scale := addRunScaleFlags(fs) // --cdp, --cdp-file, --shard, --retries, … (scale.go)
 	root := fs.String("root", "", "directory holding features/ and recordings/ (default: the nearest directory at or above the current one that has features/, else the embedded copy)")
+	siteFile := fs.String("site", "", "a site profile (JSON, see docs/adapters.md): every scenario drives that site instead of the sim (steps that need the sim refuse)")
+	var baseURLs stringList
+	fs.Var(&baseURLs, "base-url", "the site's base URL instead of the profile's (with --site); NAME=URL for a site a feature chooses by its profile; repeatable")
 	paths, err := parseInterleaved(fs, args)
 	if err != nil {
 		return exitBadInput, err
@@ -79,9 +82,25 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 	if err != nil {
 		return exitFailed, fmt.Errorf("run: find the replaylab binary for the MCP scenarios: %w", err)
 	}
+	baseURL, byName, err := parseBaseURLs(baseURLs, *siteFile)
+	if err != nil {
+		return exitBadInput, err
+	}
+	sitePath := *siteFile
+	if sitePath != "" && !filepath.IsAbs(sitePath) && dir != "." {
+		// --site names a file from where the command runs
+		if abs, err := filepath.Abs(sitePath); err == nil {
+			sitePath = abs
+		}
+	}
+	stopSites, err := serveBuiltinSites(*driver, m, byName)
+	if err != nil {
+		return exitFailed, err
+	}
+	defer stopSites()
 	s, err := steps.NewSuite(steps.Options{Root: dir, Paths: paths, Driver: *driver, Tags: *tags, AllowEmpty: *allowEmpty, Format: *format, Stderr: stderr,
 		Update: *update, Mode: m, Seed: *seed, Concurrency: *conc, Output: stdout, Browser: browserOpts,
-		MCPCommand: []string{self, "mcp"}, Scale: scaleOpts})
+		MCPCommand: []string{self, "mcp"}, Scale: scaleOpts, Site: sitePath, BaseURL: baseURL, BaseURLs: byName})
 	if err != nil {
 		return exitBadInput, badInput("%v", err)
 	}

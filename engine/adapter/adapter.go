@@ -81,7 +81,11 @@
 // data-is-streaming=true, a typing-indicator or result-streaming class;
 // failed — role=alert, or an error text ("Something went wrong", …) with a
 // retry control (Retry, Try again, Regenerate); needs_confirmation —
-// Confirm, Approve, Continue, Allow, Accept or Cancel controls. Generating
+// a go-ahead control (Confirm, Approve, Continue, Allow, Accept, …) beside
+// a way out (Cancel, Deny, …), or a question with a go-ahead other than
+// Continue; a lone standing button ("Continue Response", "Regenerate") is
+// no confirmation. A streaming class on the element wrapping the text
+// (result-streaming) marks generating and keeps its text. Generating
 // wins over failed, failed over needs_confirmation; a turn with none of
 // them is complete. Media (ANS-6) is read from the live state a browser
 // capture writes (data-rl-ready, data-rl-src, data-rl-size) on img, video
@@ -101,7 +105,9 @@
 //	      "attribute": "data-from",       // the turn's attribute holding the speaker, or
 //	      // "selector": ".author",       // a descendant whose text is the speaker (left out of the text), or
 //	      // both: that attribute of that descendant (the descendant is left out of the text)
-//	      "assistant": ["bot"],           // required, case-insensitive exact values
+//	      "assistant": ["bot"],           // required, case-insensitive values or patterns ("*": any run
+//	                                      // of characters, "?": one; exact values of either list win, so
+//	                                      // "assistant": ["*"], "user": ["you"] is "everyone but the user")
 //	      "user": ["human"]               // optional; turns matching neither are not turns
 //	    },
 //	    "id": {                           // required
@@ -115,6 +121,7 @@
 //	    "confirmation": {"buttons": ["Run tool"]},
 //	    "failure":      {"selectors": [".acme-error"], "texts": ["quota exceeded"]}
 //	  },                                  // each may list selectors, attributes (value "" = present), buttons (accessible names), texts
+//	  "text": {"exclude": ["span.cursor", "figcaption"]},  // optional: elements left out of a group's text
 //	  "media": {                          // optional; default: every img, video and audio
 //	    "items": [{"selector": "img.generated", "kind": "image"}, {"selector": "video", "kind": "video"}],
 //	    "video_ready_state_min": 3        // 1–4, default 3

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -81,6 +82,7 @@ type File struct {
 	media      []MediaRule
 	videoMin   int
 	hasSpeaker bool
+	exclude    []cascadia.Matcher // text.exclude: left out of a group's text
 }
 
 // LoadFile reads and checks an adapter file.
@@ -401,7 +403,7 @@ func fold(l []string) []string {
 }
 
 func (p *parser) file(o object, source string) *File {
-	p.known(o, "version", "name", "turn", "states", "media")
+	p.known(o, "version", "name", "turn", "states", "media", "text")
 	if p.err != nil {
 		return nil
 	}
@@ -426,6 +428,12 @@ func (p *parser) file(o object, source string) *File {
 		a.states.Generating = p.signals(s, "generating")
 		a.states.Confirmation = p.signals(s, "confirmation")
 		a.states.Failure = p.signals(s, "failure")
+	}
+	if t, ok := p.object(o, "text", false); ok {
+		p.known(t, "exclude")
+		for i, src := range p.strs(t, "exclude", false) {
+			a.exclude = append(a.exclude, p.selector(join(t.path, "exclude")+"["+strconv.Itoa(i)+"]", src))
+		}
 	}
 	if m, ok := p.object(o, "media", false); ok {
 		p.known(m, "items", "video_ready_state_min")
@@ -573,7 +581,7 @@ func (a *File) find(doc *observe.Document) Result {
 				g.ID = f.ID + "/" + id
 			}
 			g.Rule = a.Name() + " (" + a.source + "): turn " + strconv.Quote(a.turnSrc) + rule + "; " + idRule
-			g.read(doc, span{nodes: []*html.Node{n}, skip: label}, &a.states, a.media, a.videoMin)
+			g.read(doc, span{nodes: []*html.Node{n}, skip: label, exclude: a.exclude}, &a.states, a.media, a.videoMin)
 			r.Groups = append(r.Groups, g)
 			return false
 		})
@@ -612,13 +620,42 @@ func (a *File) speaker(n *html.Node) (speaker string, label *html.Node, rule str
 		where = "text of " + strconv.Quote(a.speakSrc)
 	}
 	v = strings.ToLower(observe.Normalize(v))
-	switch {
-	case contains(a.assistant, v):
+	switch speakerOf(v, a.assistant, a.user) {
+	case "assistant":
 		return "assistant", label, ", speaker " + where + "=" + strconv.Quote(v)
-	case contains(a.user, v):
+	case "user":
 		return "user", label, ""
 	}
 	return "", nil, ""
+}
+
+// speakerOf matches a folded speaker value: exact values of either list
+// first, then patterns ("*" any run of characters, "?" one; "*" alone:
+// any speaker the other list does not name exactly), assistant before
+// user within each kind.
+func speakerOf(v string, assistant, user []string) string {
+	if contains(assistant, v) {
+		return "assistant"
+	}
+	if contains(user, v) {
+		return "user"
+	}
+	if v == "" {
+		return ""
+	}
+	for _, l := range []struct {
+		who  string
+		list []string
+	}{{"assistant", assistant}, {"user", user}} {
+		for _, pat := range l.list {
+			if strings.ContainsAny(pat, "*?") {
+				if ok, err := path.Match(pat, v); err == nil && ok {
+					return l.who
+				}
+			}
+		}
+	}
+	return ""
 }
 
 func (a *File) messageID(n *html.Node) (id, rule string) {
@@ -675,4 +712,17 @@ func (s span) textRaw() string {
 		}
 	}
 	return observe.Normalize(b.String())
+}
+
+// CompileSelector compiles a CSS selector under the same rules as an
+// adapter file's selectors (not empty, at most SelectorBytesMax bytes and
+// SelectorScansMax scanning steps), for other formats that embed
+// selectors (site profiles).
+func CompileSelector(s string) (cascadia.Matcher, error) {
+	p := &parser{}
+	sel := p.selector("", s)
+	if p.err != nil {
+		return nil, errors.New(p.err.Reason)
+	}
+	return sel, nil
 }

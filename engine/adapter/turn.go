@@ -18,6 +18,19 @@ import (
 type span struct {
 	nodes []*html.Node
 	skip  *html.Node
+	// exclude: elements matching any of these are left out of the text
+	// (an adapter file's text.exclude).
+	exclude []cascadia.Matcher
+}
+
+// excluded reports whether n matches one of s.exclude.
+func (s span) excluded(n *html.Node) bool {
+	for _, m := range s.exclude {
+		if m != nil && m.Match(n) {
+			return true
+		}
+	}
+	return false
 }
 
 func one(n *html.Node) span { return span{nodes: []*html.Node{n}} }
@@ -53,11 +66,22 @@ func (s span) each(doc *observe.Document, fn func(*html.Node) bool) {
 // Built-in state signals (ANS-5), shared by every style.
 var (
 	// stopNames are controls that mean "the answer is still being generated".
-	stopNames    = []string{"stop generating", "stop streaming", "stop responding", "stop response", "stop"}
-	confirmNames = []string{"confirm", "approve", "continue", "allow", "yes, continue", "accept", "cancel"}
-	retryNames   = []string{"retry", "try again", "regenerate"}
-	errorTexts   = []string{"something went wrong", "an error occurred", "error generating", "network error"}
-	typingClass  = []string{"typing-indicator", "result-streaming"}
+	stopNames = []string{"stop generating", "stop streaming", "stop responding", "stop response", "stop"}
+	// A confirmation request is a decision inside the new turn: a control
+	// that goes ahead (confirmYes) beside one that does not (confirmNo),
+	// or a question in the turn's text with a control named exactly as a
+	// go-ahead other than "Continue" (a common standing button). A lone standing action-bar button every answer carries
+	// ("Continue", "Continue Response", "Regenerate") is not one.
+	confirmYes  = []string{"confirm", "approve", "continue", "allow", "yes", "yes, continue", "accept", "proceed", "run"}
+	confirmNo   = []string{"cancel", "deny", "reject", "decline", "no", "not now"}
+	retryNames  = []string{"retry", "try again", "regenerate"}
+	errorTexts  = []string{"something went wrong", "an error occurred", "error generating", "network error"}
+	typingClass = []string{"typing-indicator", "result-streaming"}
+	// indicatorClass marks an indicator element whose text is not part of
+	// the answer; result-streaming (and other streaming classes) mark the
+	// element that wraps the answer's text while it streams, whose text is
+	// the partial answer.
+	indicatorClass = []string{"typing-indicator"}
 )
 
 // Signals are the markers of one state an adapter adds to the built-in ones:
@@ -137,6 +161,7 @@ func (s Signals) matchText(text string) string {
 // taken here).
 func classify(doc *observe.Document, s span, text string, st *States) (state, evidence string) {
 	var generating, confirm, retry, alert string
+	var yes, yesExact, no string
 	builtin := st == nil || !st.NoBuiltin
 	s.each(doc, func(n *html.Node) bool {
 		role := observe.Role(n)
@@ -156,8 +181,14 @@ func classify(doc *observe.Document, s span, text string, st *States) (state, ev
 				if generating == "" && matchesAny(lower, stopNames) {
 					generating = "stop control " + quote(name)
 				}
-				if confirm == "" && matchesAny(lower, confirmNames) {
-					confirm = "confirmation control " + quote(name)
+				if yes == "" && matchesAny(lower, confirmYes) {
+					yes = name
+				}
+				if yesExact == "" && lower != "continue" && contains(confirmYes, lower) {
+					yesExact = name
+				}
+				if no == "" && matchesAny(lower, confirmNo) {
+					no = name
 				}
 				if retry == "" && matchesAny(lower, retryNames) {
 					retry = "retry control " + quote(name)
@@ -181,6 +212,14 @@ func classify(doc *observe.Document, s span, text string, st *States) (state, ev
 		return true
 	})
 	lower := strings.ToLower(text)
+	if builtin && confirm == "" {
+		switch {
+		case yes != "" && no != "":
+			confirm = "confirmation control " + quote(yes) // beside a way out (no)
+		case yesExact != "" && strings.Contains(lower, "?"):
+			confirm = "confirmation control " + quote(yesExact) + " after a question"
+		}
+	}
 	if builtin && alert == "" && retry != "" {
 		for _, t := range errorTexts {
 			if strings.Contains(lower, t) {
@@ -251,7 +290,7 @@ func (s span) text(doc *observe.Document) string {
 			case html.TextNode:
 				b.WriteString(c.Data)
 			case html.ElementNode:
-				if c == s.skip || doc.Hidden(c) || skipText(c) {
+				if c == s.skip || doc.Hidden(c) || skipText(c) || s.excluded(c) {
 					continue
 				}
 				b.WriteString(" ")
@@ -278,7 +317,7 @@ func skipText(n *html.Node) bool {
 	case atom.Script, atom.Style, atom.Template, atom.Noscript:
 		return true
 	}
-	return observe.Role(n) == "button" || hasClass(n, typingClass)
+	return observe.Role(n) == "button" || hasClass(n, indicatorClass)
 }
 
 // MediaRule says where media lives inside a turn and what kind it is.

@@ -24,6 +24,7 @@ import (
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/dom"
 	"github.com/chromedp/cdproto/input"
+	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/remote"
 
@@ -212,6 +213,9 @@ type Page struct {
 	last    *capture.Capture
 	lastGen uint64
 	lastEnd time.Time
+
+	statusMu sync.Mutex
+	status   int // HTTP status of the last navigation's document, 0 unknown
 }
 
 // captureSettle is how long after a capture a change the page made just
@@ -270,13 +274,46 @@ func (p *Page) run(ctx context.Context, steps ...chromedp.Action[chromedp.Void])
 	return err
 }
 
-// Navigate loads url and waits for the load event.
+// Navigate loads url and waits for the load event; NavigationStatus then
+// tells the HTTP status the document answered with. A page that does not
+// answer at all is an error (net::ERR_CONNECTION_REFUSED, …).
 func (p *Page) Navigate(ctx context.Context, url string) error {
 	defer p.gen.Add(1) // the next capture reads the page: actions change live state no mutation reports
+	p.statusMu.Lock()
+	p.status = 0
+	p.statusMu.Unlock()
 	if err := p.run(ctx, chromedp.Navigate(url)); err != nil {
 		return fmt.Errorf("browser: navigate %s: %w", url, err)
 	}
+	// the document's status, read from the Navigation Timing entry (one
+	// read-only evaluation; enabling the network domain for it would slow
+	// every later capture)
+	status := 0
+	_ = p.run(ctx, chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+		res, err := cdp.Call(ctx, t, runtime.Evaluate, runtime.EvaluateParams{Expression: statusScript, ReturnByValue: new(true), Silent: new(true)})
+		if err != nil || res.Result == nil {
+			return err
+		}
+		n, _ := strconv.Atoi(strings.TrimSpace(string(res.Result.Value)))
+		status = n
+		return nil
+	}))
+	p.statusMu.Lock()
+	p.status = status
+	p.statusMu.Unlock()
 	return nil
+}
+
+// statusScript reads the HTTP status of the document's navigation (0 when
+// the browser does not know it, e.g. a data: URL).
+const statusScript = `(() => { const e = performance.getEntriesByType("navigation")[0]; return e && e.responseStatus ? e.responseStatus : 0; })()`
+
+// NavigationStatus is the HTTP status of the last navigation's document
+// (0 when unknown: not navigated, or a non-HTTP URL).
+func (p *Page) NavigationStatus() int {
+	p.statusMu.Lock()
+	defer p.statusMu.Unlock()
+	return p.status
 }
 
 func nodeID(node string) (cdp.BackendNodeID, error) {

@@ -11,6 +11,7 @@
 package conformance
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -22,6 +23,7 @@ import (
 	"github.com/replaylab/replaylab/engine/locate"
 	"github.com/replaylab/replaylab/engine/observe"
 	"github.com/replaylab/replaylab/engine/replay"
+	"github.com/replaylab/replaylab/engine/site"
 )
 
 // Options name the controls a capture must resolve.
@@ -31,6 +33,19 @@ type Options struct {
 	Composer locate.Locator
 	// Send locates the send control.
 	Send locate.Locator
+	// Profile, when set, is the site profile: its composer, send and stop
+	// controls (role and name or selector) replace Composer and Send, a
+	// missing Send is no violation while its stop control or a page-level
+	// generating signal shows (Stop replaces Send while streaming), and
+	// page signals count as generating.
+	Profile *site.Profile
+}
+
+// OptionsFor returns the options of a site profile.
+func OptionsFor(p *site.Profile) Options {
+	o := DefaultOptions
+	o.Profile = p
+	return o
 }
 
 // DefaultOptions expect one textbox and a button named "Send".
@@ -44,13 +59,38 @@ const (
 	CheckSend      = "send-control"    // the send control does not resolve to one element
 	CheckStability = "group-id-stable" // a group's id changed between captures
 	CheckNewGroup  = "new-group"       // a send produced no new group
+
+	CheckDuplicateID = "duplicate-group-id" // two groups of one capture share an id
+	CheckPositionID  = "position-id"        // ids fell back to position (a warning)
+	CheckSwapped     = "speakers-swapped"   // the new group's text is what was typed
+	CheckSendTurns   = "send-turns"         // a send did not add one user turn and one group
+	CheckMedia       = "media-uncovered"    // media in a turn that no media rule covers
+	CheckGenerating  = "never-generating"   // a send's new group never showed generating
+)
+
+// Severities.
+const (
+	SeverityError   = "error"
+	SeverityWarning = "warning"
 )
 
 // Violation is one failed check.
 type Violation struct {
-	Capture int    `json:"capture"`
-	Check   string `json:"check"`
-	Detail  string `json:"detail"`
+	Capture  int    `json:"capture"`
+	Check    string `json:"check"`
+	Detail   string `json:"detail"`
+	Severity string `json:"severity"`
+}
+
+// Errors counts the violations that are errors (warnings do not fail).
+func (s Session) Errors() int {
+	n := 0
+	for _, v := range s.Violations {
+		if v.Severity != SeverityWarning {
+			n++
+		}
+	}
+	return n
 }
 
 // Group is what the adapter found of one group.
@@ -66,6 +106,8 @@ type Group struct {
 type Resolve struct {
 	Status string `json:"status"` // ok or a locate code
 	Count  int    `json:"count,omitempty"`
+	// Candidates describe the matches of an ambiguous control.
+	Candidates []string `json:"candidates,omitempty"`
 }
 
 // Capture is the report of one capture of a session.
@@ -87,6 +129,17 @@ type Decision struct {
 	Baseline []string `json:"baseline"`
 	Group    string   `json:"group,omitempty"`
 	States   []string `json:"states,omitempty"`
+	// Typed is what was typed before the send, Text the new group's last
+	// text; UsersAdded and GroupsAdded what the send added by its last
+	// capture.
+	Typed       string `json:"typed,omitempty"`
+	Text        string `json:"text,omitempty"`
+	UsersAdded  int    `json:"usersAdded"`
+	GroupsAdded int    `json:"groupsAdded"`
+
+	users0, groups0, capture int
+	speakers                 string
+	structure                bool // the send's last capture had turns
 }
 
 // Session is the report of one recorded session.
@@ -103,17 +156,32 @@ const textMax = 80
 // Check runs every check over a session.
 func Check(file string, s *replay.Session, ad adapter.Adapter, opt Options) Session {
 	rep := Session{File: file, Captures: []Capture{}, Decisions: []Decision{}, Violations: []Violation{}}
+	if opt.Profile != nil {
+		ad = opt.Profile.Reader()
+	}
+	file_, _ := ad.(*adapter.File)
+	if opt.Profile != nil {
+		file_, _ = opt.Profile.Adapter.(*adapter.File)
+	}
 	var prev []Group
+	var prevObs *observe.Observation
 	var pending *Decision
 	var baseline answer.Baseline
 	lastIdx := -1
+	users, groups := 0, 0
+	typed := ""
+	positionWarned := false
 	for si, st := range s.Steps {
 		if st.Kind != replay.KindCapture {
+			if st.Kind == replay.KindType {
+				typed = st.Text
+			}
 			if st.Kind == replay.KindClick || st.Kind == replay.KindPress {
 				if pending != nil {
 					rep.close(pending)
 				}
-				pending = &Decision{Step: si, Action: st.String(), Baseline: []string{}}
+				pending = &Decision{Step: si, Action: actionName(st, prevObs), Baseline: []string{}, Typed: typed, users0: users, groups0: groups, capture: -1}
+				typed = ""
 				if lastIdx >= 0 {
 					pending.Baseline = append(pending.Baseline, ids(prev)...)
 				}
@@ -123,28 +191,73 @@ func Check(file string, s *replay.Session, ad adapter.Adapter, opt Options) Sess
 		}
 		ci := *st.Capture
 		lastIdx = ci
-		res, o := read(s, ci, ad)
+		res, o, doc := read(s, ci, ad)
 		cr := Capture{Index: len(rep.Captures), Step: si, AtMS: st.AtMS, Adapter: res.Adapter, Structure: res.Structure, Groups: []Group{}}
 		for _, g := range res.Groups {
 			cr.Groups = append(cr.Groups, Group{ID: g.ID, Rule: g.Rule, State: g.State, Text: cut(g.Text), Media: g.Media})
 		}
 		add := func(check, detail string) {
-			rep.Violations = append(rep.Violations, Violation{Capture: cr.Index, Check: check, Detail: detail})
+			rep.Violations = append(rep.Violations, Violation{Capture: cr.Index, Check: check, Detail: detail, Severity: SeverityError})
 		}
-		if !res.Structure {
-			add(CheckStructure, "the "+res.Adapter+" adapter found no turns (STRUCTURE_UNKNOWN)")
+		// an empty chat before its first send has no turns yet
+		if !res.Structure && (pending != nil || !hasSends(s)) {
+			detail := "the " + res.Adapter + " adapter found no turns (STRUCTURE_UNKNOWN)"
+			if file_ != nil && doc != nil {
+				d := file_.Diagnose(doc)
+				detail += fmt.Sprintf(": turn.selector %q matched %d elements; speaker values seen: %s; fix turn.selector, or list the assistant's and user's values in turn.speaker", d.TurnSelector, d.Matches, d.SpeakerList())
+			}
+			add(CheckStructure, detail)
 		}
 		for _, v := range boundaries(o, res) {
 			add(CheckBoundary, v)
 		}
-		cr.Composer = resolve(o, opt.Composer)
-		if cr.Composer.Status != "ok" {
-			add(CheckComposer, fmt.Sprintf("%s: %s", opt.Composer, describe(cr.Composer)))
+		seen := map[string]int{}
+		for i, g := range res.Groups {
+			if j, ok := seen[g.ID]; ok {
+				add(CheckDuplicateID, fmt.Sprintf("groups %d and %d both have the id %q: turn.id does not name one message (ids must differ per turn); point turn.id at the message id attribute", j+1, i+1, g.ID))
+				break
+			}
+			seen[g.ID] = i
 		}
-		cr.Send = resolve(o, opt.Send)
+		if !positionWarned {
+			pos := 0
+			var first adapter.Group
+			for _, g := range res.Groups {
+				if strings.Contains(g.Rule, "id from position") {
+					if pos == 0 {
+						first = g
+					}
+					pos++
+				}
+			}
+			switch {
+			case pos > 0 && pos == len(res.Groups):
+				positionWarned = true
+				add(CheckPositionID, fmt.Sprintf("every group has a position id (%s): the id attribute is on no turn, so ids shift when turns are added at the top; set turn.id to the attribute that holds the message id", first.Rule))
+			case pos > 0:
+				positionWarned = true
+				rep.Violations = append(rep.Violations, Violation{Capture: cr.Index, Check: CheckPositionID, Severity: SeverityWarning,
+					Detail: fmt.Sprintf("%d of %d groups fell back to a position id (first %s: %s): ids shift when turns are added at the top; set turn.id to an attribute every turn carries", pos, len(res.Groups), first.ID, first.Rule)})
+			}
+		}
+		if file_ != nil && doc != nil {
+			for _, g := range res.Groups {
+				if u := file_.Uncovered(doc, g); len(u) > 0 {
+					add(CheckMedia, fmt.Sprintf("group %s holds %s that no media.items rule covers: add a rule (selector and kind) for it", g.ID, strings.Join(u, ", ")))
+					break
+				}
+			}
+		}
+		cr.Composer = resolveControl(o, opt.Composer, opt.Profile, "composer")
+		if cr.Composer.Status != "ok" {
+			add(CheckComposer, fmt.Sprintf("%s: %s", controlName(opt, "composer"), describe(cr.Composer)))
+		}
+		cr.Send = resolveControl(o, opt.Send, opt.Profile, "send")
 		generating := slices.ContainsFunc(res.Groups, func(g adapter.Group) bool { return g.State == adapter.StateGenerating })
-		if cr.Send.Status != "ok" && !generating {
-			add(CheckSend, fmt.Sprintf("%s: %s", opt.Send, describe(cr.Send)))
+		if cr.Send.Status != "ok" && !generating && !stopShows(o, doc, opt.Profile) {
+			if opt.Profile == nil || opt.Profile.SendBy != site.SendEnter {
+				add(CheckSend, fmt.Sprintf("%s: %s", controlName(opt, "send"), describe(cr.Send)))
+			}
 		}
 		for i := 0; i < len(prev) && i < len(cr.Groups); i++ {
 			if prev[i].ID != cr.Groups[i].ID && !slices.ContainsFunc(cr.Groups, func(g Group) bool { return g.ID == prev[i].ID }) {
@@ -152,17 +265,26 @@ func Check(file string, s *replay.Session, ad adapter.Adapter, opt Options) Sess
 				break
 			}
 		}
+		users, groups = res.Turns-len(res.Groups), len(res.Groups)
 		if pending != nil {
+			pending.capture = cr.Index
+			pending.structure = res.Structure
+			pending.UsersAdded, pending.GroupsAdded = users-pending.users0, groups-pending.groups0
+			if file_ != nil && doc != nil {
+				pending.speakers = file_.Diagnose(doc).SpeakerList()
+			}
 			if g, ok := baseline.Newest(res); ok {
 				if pending.Group != g.ID {
 					pending.Group, pending.States = g.ID, nil
 				}
+				pending.Text = g.Text
 				if n := len(pending.States); n == 0 || pending.States[n-1] != g.State {
 					pending.States = append(pending.States, g.State)
 				}
 			}
 		}
 		prev = cr.Groups
+		prevObs = o
 		rep.Captures = append(rep.Captures, cr)
 	}
 	if pending != nil {
@@ -171,11 +293,75 @@ func Check(file string, s *replay.Session, ad adapter.Adapter, opt Options) Sess
 	return rep
 }
 
+// hasSends reports whether the session holds a click or key press.
+func hasSends(s *replay.Session) bool {
+	return slices.ContainsFunc(s.Steps, func(st replay.Step) bool { return st.Kind == replay.KindClick || st.Kind == replay.KindPress })
+}
+
+// actionName names a recorded click or press by its control's role and
+// name, read from the capture before it.
+func actionName(st replay.Step, o *observe.Observation) string {
+	if st.Control != "" {
+		return st.String()
+	}
+	if o != nil {
+		for _, e := range o.All {
+			if e.Node == st.Node {
+				c := e.Role
+				if e.Name != "" {
+					c += fmt.Sprintf(" %q", e.Name)
+				}
+				if st.Kind == replay.KindPress {
+					return fmt.Sprintf("press %s in %s", st.Key, c)
+				}
+				return "click " + c
+			}
+		}
+	}
+	return st.String()
+}
+
+// stopShows reports whether the profile's stop control or a page-level
+// generating signal is on the page (Stop replaces Send while streaming).
+func stopShows(o *observe.Observation, doc *observe.Document, p *site.Profile) bool {
+	if p == nil {
+		for _, name := range []string{"Stop", "Stop generating", "Stop responding", "Stop streaming"} {
+			if resolve(o, locate.Locator{Role: "button", Name: name}).Status == "ok" {
+				return true
+			}
+		}
+		return false
+	}
+	if !p.Stop.IsZero() && resolveControl(o, locate.Locator{}, p, "stop").Status == "ok" {
+		return true
+	}
+	return doc != nil && p.PageSignal(doc) != ""
+}
+
 func (rep *Session) close(d *Decision) {
 	rep.Decisions = append(rep.Decisions, *d)
+	at := d.capture
+	if at < 0 {
+		at = len(rep.Captures) - 1
+	}
+	add := func(check, detail string) {
+		rep.Violations = append(rep.Violations, Violation{Capture: at, Check: check, Detail: detail, Severity: SeverityError})
+	}
 	if d.Group == "" {
-		rep.Violations = append(rep.Violations, Violation{Capture: len(rep.Captures) - 1, Check: CheckNewGroup,
-			Detail: fmt.Sprintf("after step %d (%s) no group outside the baseline of %d appeared", d.Step, d.Action, len(d.Baseline))})
+		add(CheckNewGroup, fmt.Sprintf("after step %d (%s) no group outside the baseline of %d appeared", d.Step, d.Action, len(d.Baseline)))
+	}
+	if d.Typed != "" && d.Group != "" && observe.Normalize(d.Text) == observe.Normalize(d.Typed) {
+		add(CheckSwapped, fmt.Sprintf("after step %d (%s) the new group %s holds exactly what was typed (%q): the user's turn is read as the assistant's; swap the assistant and user values of turn.speaker", d.Step, d.Action, d.Group, cut(d.Typed)))
+	}
+	if d.capture >= 0 && d.structure && (d.UsersAdded != 1 || d.GroupsAdded != 1) {
+		detail := fmt.Sprintf("after step %d (%s) the send added %d user turns and %d assistant groups, want 1 and 1", d.Step, d.Action, d.UsersAdded, d.GroupsAdded)
+		if d.speakers != "" {
+			detail += "; speaker values seen: " + d.speakers + "; a value in neither turn.speaker list drops that turn (list it under assistant or user)"
+		}
+		add(CheckSendTurns, detail)
+	}
+	if d.Group != "" && !slices.Contains(d.States, adapter.StateGenerating) {
+		add(CheckGenerating, fmt.Sprintf("after step %d (%s) the new group %s never showed a generating state (states %s): the generating signals (states.generating, or the profile's page-level generating) probably match nothing; check them on a capture taken while it streamed", d.Step, d.Action, d.Group, strings.Join(d.States, " → ")))
 	}
 }
 
@@ -199,13 +385,13 @@ func ids(gs []Group) []string {
 	return out
 }
 
-func read(s *replay.Session, ci int, ad adapter.Adapter) (adapter.Result, *observe.Observation) {
+func read(s *replay.Session, ci int, ad adapter.Adapter) (adapter.Result, *observe.Observation, *observe.Document) {
 	doc, err := observe.Parse(s.Captures[ci])
 	if err != nil {
-		return adapter.Result{Adapter: ad.Name()}, nil
+		return adapter.Result{Adapter: ad.Name()}, nil, nil
 	}
 	res := ad.Groups(doc)
-	return res, observe.Observe(doc, ci+1, observe.Options{GroupOf: res.GroupOf()})
+	return res, observe.Observe(doc, ci+1, observe.Options{GroupOf: res.GroupOf()}), doc
 }
 
 // boundaries reports turns that hold the composer or a user turn, and
@@ -257,19 +443,77 @@ func resolve(o *observe.Observation, l locate.Locator) Resolve {
 	}
 	if _, err := locate.Resolve(o, l); err != nil {
 		r := Resolve{Status: locate.CodeOf(err)}
-		if le, ok := err.(*locate.Error); ok {
-			r.Count = le.Count
+		var le *locate.Error
+		if errors.As(err, &le) {
+			r.Count, r.Candidates = le.Count, le.Candidates
 		}
 		return r
 	}
 	return Resolve{Status: "ok"}
 }
 
-func describe(r Resolve) string {
-	if r.Count > 0 {
-		return fmt.Sprintf("%s (%d matches)", r.Status, r.Count)
+// resolveControl resolves the profile's control of that kind (composer,
+// send, stop), or l without a profile.
+func resolveControl(o *observe.Observation, l locate.Locator, p *site.Profile, kind string) Resolve {
+	if p == nil {
+		return resolve(o, l)
 	}
-	return r.Status
+	c := map[string]site.Control{"composer": p.Composer, "send": p.Send, "stop": p.Stop}[kind]
+	if c.Selector == "" {
+		if c.Role == "" {
+			return Resolve{Status: "ok"} // send by Enter with no control named
+		}
+		return resolve(o, locate.Locator{Role: c.Role, Name: c.Name})
+	}
+	if o == nil {
+		return Resolve{Status: "UNREADABLE"}
+	}
+	m, err := adapter.CompileSelector(c.Selector)
+	if err != nil {
+		return Resolve{Status: string(locate.InvalidLocator)}
+	}
+	var found []observe.Element
+	for _, e := range o.All {
+		if n := e.HTMLNode(); n != nil && m.Match(n) {
+			found = append(found, e)
+		}
+	}
+	switch len(found) {
+	case 1:
+		return Resolve{Status: "ok"}
+	case 0:
+		return Resolve{Status: string(locate.TargetNotFound)}
+	}
+	r := Resolve{Status: string(locate.TargetAmbiguous), Count: len(found)}
+	for i, e := range found {
+		if i == 5 {
+			break
+		}
+		r.Candidates = append(r.Candidates, locate.Describe(e))
+	}
+	return r
+}
+
+func controlName(opt Options, kind string) string {
+	if opt.Profile != nil {
+		c := map[string]site.Control{"composer": opt.Profile.Composer, "send": opt.Profile.Send}[kind]
+		return kind + " " + c.String()
+	}
+	if kind == "composer" {
+		return opt.Composer.String()
+	}
+	return opt.Send.String()
+}
+
+func describe(r Resolve) string {
+	out := r.Status
+	if r.Count > 0 {
+		out = fmt.Sprintf("%s (%d matches)", r.Status, r.Count)
+	}
+	if len(r.Candidates) > 0 {
+		out += ": " + strings.Join(r.Candidates, "; ")
+	}
+	return out
 }
 
 func cut(s string) string {
@@ -280,38 +524,104 @@ func cut(s string) string {
 	return s
 }
 
-// Text renders a report for people.
-func Text(reps []Session) string {
+// Text renders a report for people: per session one line per capture
+// (its groups in short) and per send, then one line per kind of violation
+// with the captures it spans.
+func Text(reps []Session) string { return render(reps, false) }
+
+// Quiet renders only each session's totals and its grouped violations.
+func Quiet(reps []Session) string { return render(reps, true) }
+
+func render(reps []Session, quiet bool) string {
 	var b strings.Builder
-	total := 0
+	total, warnings := 0, 0
 	for _, r := range reps {
-		fmt.Fprintf(&b, "== %s: %d captures, %d sends, %d violations\n", r.File, len(r.Captures), len(r.Decisions), len(r.Violations))
-		for _, c := range r.Captures {
-			fmt.Fprintf(&b, "capture %d (step %d, +%d ms) adapter %s: %d groups; composer %s; send %s\n",
-				c.Index, c.Step, c.AtMS, c.Adapter, len(c.Groups), describe(c.Composer), describe(c.Send))
-			for _, g := range c.Groups {
-				fmt.Fprintf(&b, "  %-14s %-18s %q\n    rule: %s\n", g.ID, g.State, g.Text, g.Rule)
-				for _, m := range g.Media {
-					fmt.Fprintf(&b, "    media %s ready=%v (%s)\n", m.Kind, m.Ready, m.Evidence)
+		errs := r.Errors()
+		fmt.Fprintf(&b, "== %s: %d captures, %d sends, %d violations", r.File, len(r.Captures), len(r.Decisions), errs)
+		if w := len(r.Violations) - errs; w > 0 {
+			fmt.Fprintf(&b, ", %d warnings", w)
+		}
+		b.WriteString("\n")
+		if !quiet {
+			for _, c := range r.Captures {
+				fmt.Fprintf(&b, "capture %d (step %d, +%d ms) %s: %d groups", c.Index, c.Step, c.AtMS, c.Adapter, len(c.Groups))
+				if n := len(c.Groups); n > 0 {
+					g := c.Groups[n-1]
+					fmt.Fprintf(&b, ", last %s %s %q", g.ID, g.State, g.Text)
+				}
+				fmt.Fprintf(&b, "; composer %s; send %s\n", describe(c.Composer), describe(c.Send))
+			}
+			for _, d := range r.Decisions {
+				if d.Group != "" {
+					fmt.Fprintf(&b, "send at step %d (%s): baseline %d groups → new group %s, states %s\n", d.Step, d.Action, len(d.Baseline), d.Group, strings.Join(d.States, " → "))
+				} else {
+					fmt.Fprintf(&b, "send at step %d (%s): baseline %d groups → no new group\n", d.Step, d.Action, len(d.Baseline))
 				}
 			}
 		}
-		for _, d := range r.Decisions {
-			if d.Group != "" {
-				fmt.Fprintf(&b, "send at step %d (%s): baseline %d groups → new group %s, states %s\n", d.Step, d.Action, len(d.Baseline), d.Group, strings.Join(d.States, " → "))
-			} else {
-				fmt.Fprintf(&b, "send at step %d (%s): baseline %d groups → no new group\n", d.Step, d.Action, len(d.Baseline))
+		for _, g := range groupViolations(r.Violations) {
+			label := "VIOLATION"
+			if g.severity == SeverityWarning {
+				label = "WARNING"
 			}
+			fmt.Fprintf(&b, "%s [%s] %s: %s\n", label, g.check, spans(g.captures), g.detail)
 		}
-		for _, v := range r.Violations {
-			fmt.Fprintf(&b, "VIOLATION capture %d [%s]: %s\n", v.Capture, v.Check, v.Detail)
-		}
-		total += len(r.Violations)
+		total += errs
+		warnings += len(r.Violations) - errs
 	}
-	if total == 0 {
+	switch {
+	case total == 0 && warnings == 0:
 		b.WriteString("conformance: ok\n")
-	} else {
+	case total == 0:
+		fmt.Fprintf(&b, "conformance: ok (%d warnings)\n", warnings)
+	default:
 		fmt.Fprintf(&b, "conformance: %d violations\n", total)
 	}
 	return b.String()
+}
+
+type violationGroup struct {
+	check, severity, detail string
+	captures                []int
+}
+
+// groupViolations folds violations by check, in first-seen order, keeping
+// the first detail and every capture.
+func groupViolations(vs []Violation) []*violationGroup {
+	var out []*violationGroup
+	by := map[string]*violationGroup{}
+	for _, v := range vs {
+		g, ok := by[v.Check]
+		if !ok {
+			g = &violationGroup{check: v.Check, severity: v.Severity, detail: v.Detail}
+			by[v.Check] = g
+			out = append(out, g)
+		}
+		if n := len(g.captures); n == 0 || g.captures[n-1] != v.Capture {
+			g.captures = append(g.captures, v.Capture)
+		}
+	}
+	return out
+}
+
+// spans renders capture indexes as ranges: "capture 3", "captures 0–4, 7
+// (6×)".
+func spans(cs []int) string {
+	if len(cs) == 1 {
+		return fmt.Sprintf("capture %d", cs[0])
+	}
+	var parts []string
+	for i := 0; i < len(cs); {
+		j := i
+		for j+1 < len(cs) && cs[j+1] == cs[j]+1 {
+			j++
+		}
+		if j > i {
+			parts = append(parts, fmt.Sprintf("%d–%d", cs[i], cs[j]))
+		} else {
+			parts = append(parts, fmt.Sprint(cs[i]))
+		}
+		i = j + 1
+	}
+	return fmt.Sprintf("captures %s (%d×)", strings.Join(parts, ", "), len(cs))
 }

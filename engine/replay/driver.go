@@ -180,9 +180,43 @@ func (d *Driver) closest(want Step) string {
 	return best
 }
 
-// Navigate implements engine.Driver.
+// Navigate implements engine.Driver: a navigation recorded as failed
+// fails again with the recorded reason.
 func (d *Driver) Navigate(ctx context.Context, url string) error {
-	return d.act(Step{Kind: KindNavigate, URL: url})
+	if err := d.act(Step{Kind: KindNavigate, URL: url}); err != nil {
+		return err
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if st := d.lastNavigate(); st != nil && st.Error != "" {
+		return &NavigationError{URL: url, Reason: st.Error}
+	}
+	return nil
+}
+
+// NavigationError is a recorded navigation that got no answer.
+type NavigationError struct{ URL, Reason string }
+
+func (e *NavigationError) Error() string { return "replay: recorded navigation failed: " + e.Reason }
+
+func (d *Driver) lastNavigate() *Step {
+	for i := d.pos - 1; i >= 0; i-- {
+		if d.s.Steps[i].Kind == KindNavigate {
+			return &d.s.Steps[i]
+		}
+	}
+	return nil
+}
+
+// NavigationStatus implements StatusReporter: the recorded status of the
+// last navigation replayed.
+func (d *Driver) NavigationStatus() int {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if st := d.lastNavigate(); st != nil {
+		return st.Status
+	}
+	return 0
 }
 
 // Click implements engine.Driver.

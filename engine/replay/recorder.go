@@ -76,10 +76,39 @@ func (r *Recorder) add(st Step) {
 	}
 }
 
-// Navigate implements engine.Driver.
+// Navigate implements engine.Driver. The recorded step keeps the HTTP
+// status the document answered with, or the error of a navigation that
+// got no answer, so a replay reports the same.
 func (r *Recorder) Navigate(ctx context.Context, url string) error {
 	r.add(Step{Kind: KindNavigate, URL: r.store(url)})
-	return r.live.Navigate(ctx, url)
+	err := r.live.Navigate(ctx, url)
+	r.mu.Lock()
+	st := &r.s.Steps[len(r.s.Steps)-1]
+	if err != nil {
+		st.Error = r.store(err.Error())
+	} else if sr, ok := r.live.(StatusReporter); ok {
+		st.Status = sr.NavigationStatus()
+	}
+	r.mu.Unlock()
+	return err
+}
+
+// StatusReporter is a driver that knows the HTTP status its last
+// navigation's document answered with (0: unknown).
+type StatusReporter interface {
+	NavigationStatus() int
+}
+
+// NavigationStatus implements StatusReporter.
+func (r *Recorder) NavigationStatus() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for i := len(r.s.Steps) - 1; i >= 0; i-- {
+		if r.s.Steps[i].Kind == KindNavigate {
+			return r.s.Steps[i].Status
+		}
+	}
+	return 0
 }
 
 // Click implements engine.Driver.
@@ -181,4 +210,25 @@ func BaseRewriter(canonical string, live ...string) func(string) string {
 	}
 	rep := strings.NewReplacer(pairs...)
 	return rep.Replace
+}
+
+// User records an action the user took in the live page (not one the
+// engine asked for): a click, a key press, or typed text, scrubbed like
+// the engine's (typed into a sensitive field, it becomes a placeholder).
+func (r *Recorder) User(kind, node, text, key string) {
+	switch kind {
+	case KindClick:
+		r.add(Step{Kind: KindClick, Node: node})
+	case KindPress:
+		r.add(Step{Kind: KindPress, Node: node, Key: key})
+	case KindType:
+		r.mu.Lock()
+		last := r.lastLive
+		r.mu.Unlock()
+		if r.hooks.Scrub != nil && SensitiveNode(last, node) {
+			r.add(Step{Kind: KindType, Node: node, Text: r.hooks.Scrub.AddSecret(text), Redacted: true})
+		} else {
+			r.add(Step{Kind: KindType, Node: node, Text: r.store(text)})
+		}
+	}
 }

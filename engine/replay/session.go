@@ -58,6 +58,14 @@ type Step struct {
 	// Redacted marks a typed text that was scrubbed: Text is a placeholder
 	// and a replay accepts whatever the engine types there.
 	Redacted bool `json:"redacted,omitempty"`
+	// Status is the HTTP status a navigation's document answered with (0:
+	// not recorded, as in recordings made before it was), Error the
+	// reason a navigation failed with no answer at all.
+	Status int    `json:"status,omitempty"`
+	Error  string `json:"error,omitempty"`
+	// Control names the element a user's recorded click or key press
+	// went to ("button \"Send\""), when the recorder could tell.
+	Control string `json:"control,omitempty"`
 }
 
 func (s Step) String() string {
@@ -67,10 +75,16 @@ func (s Step) String() string {
 	case KindNavigate:
 		return "navigate url=" + s.URL
 	case KindClick:
+		if s.Control != "" {
+			return "click " + s.Control
+		}
 		return "click node=" + s.Node
 	case KindType:
 		return fmt.Sprintf("type node=%s text=%q", s.Node, s.Text)
 	case KindPress:
+		if s.Control != "" {
+			return fmt.Sprintf("press %s in %s", s.Key, s.Control)
+		}
 		return fmt.Sprintf("press node=%s key=%s", s.Node, s.Key)
 	}
 	return s.Kind

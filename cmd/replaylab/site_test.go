@@ -1,0 +1,199 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/replaylab/replaylab/engine/adapter"
+	"github.com/replaylab/replaylab/engine/browser"
+	"github.com/replaylab/replaylab/engine/observe"
+	"github.com/replaylab/replaylab/engine/replay"
+	"github.com/replaylab/replaylab/testsite"
+)
+
+func needBrowser(t *testing.T) {
+	t.Helper()
+	if _, err := browser.FindChromium(); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("CI=true and %v", err)
+		}
+		t.Skipf("SKIPPING: %v", err)
+	}
+}
+
+const (
+	sendRecording = "../../testsite/recordings/send"
+	siteProfile   = "../../testsite/testsite.json"
+)
+
+// Each adapter mistake of issue 11, on the test site's recording made with
+// record --send, is named by validate with a non-zero exit; the correct
+// adapter (Stop replaces Send while streaming) reports nothing.
+func TestValidateNamesEachMistake(t *testing.T) {
+	for _, tc := range []struct{ name, args, check, hint string }{
+		{"forgotten assistant name", "--adapter ../../testsite/broken/forgotten-assistant.adapter.json", "[send-turns]", `speaker values seen: "nova"×3, "you"×3`},
+		{"swapped speakers", "--adapter ../../testsite/broken/swapped-speakers.adapter.json", "[speakers-swapped]", "swap the assistant and user values"},
+		{"missing id attribute", "--adapter ../../testsite/broken/missing-id.adapter.json", "[position-id]", "the id attribute is on no turn"},
+		{"the same id for every turn", "--adapter ../../testsite/broken/same-id.adapter.json", "[duplicate-group-id]", `both have the id "msg nova"`},
+		{"media selector matching nothing", "--adapter ../../testsite/broken/media-nothing.adapter.json", "[media-uncovered]", "img src=/img/chart.png"},
+		{"generating signal matching nothing", "--site ../../testsite/broken/generating-nothing.json", "[never-generating]", "generating signals"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			args := append([]string{"validate", "--quiet", "--site", siteProfile}, strings.Fields(tc.args)...)
+			code, stdout, stderr := runCLI(t, append(args, sendRecording)...)
+			if code != exitFailed || !strings.Contains(stdout, tc.check) || !strings.Contains(stdout, tc.hint) {
+				t.Fatalf("exit %d, want 1 naming %s (%q):\n%s%s", code, tc.check, tc.hint, stdout, stderr)
+			}
+		})
+	}
+	t.Run("correct adapter, Stop replaces Send", func(t *testing.T) {
+		code, stdout, stderr := runCLI(t, "validate", "--site", siteProfile, sendRecording)
+		if code != exitOK || !strings.Contains(stdout, "conformance: ok") || !strings.Contains(stdout, `click button "Send"`) {
+			t.Fatalf("exit %d:\n%s%s", code, stdout, stderr)
+		}
+	})
+	t.Run("no turns says what the selector matched", func(t *testing.T) {
+		bad := filepath.Join(t.TempDir(), "wrong-turn.json")
+		if err := os.WriteFile(bad, []byte(`{"version":1,"turn":{"selector":"#log > section","speaker":{"selector":"img.avatar","attribute":"alt","assistant":["*"],"user":["you"]},"id":{"attribute":"data-mid"}}}`), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		code, stdout, _ := runCLI(t, "validate", "--quiet", "--adapter", bad, sendRecording)
+		if code != exitFailed || !strings.Contains(stdout, `turn.selector "#log > section" matched 0 elements`) {
+			t.Fatalf("exit %d:\n%s", code, stdout)
+		}
+	})
+}
+
+func TestValidateDirSkipsOtherJSON(t *testing.T) {
+	dir := t.TempDir()
+	data, err := os.ReadFile(filepath.Join(sendRecording, "session.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "session.json"), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "package.json"), []byte(`{"name":"x"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := runCLI(t, "validate", "--quiet", "--site", siteProfile, dir)
+	if code != exitOK || !strings.Contains(stderr, "skipping "+filepath.Join(dir, "package.json")+": not a recorded session") {
+		t.Fatalf("exit %d:\n%s%s", code, stdout, stderr)
+	}
+}
+
+func TestRecordVisibleWithoutDisplayFailsAtOnce(t *testing.T) {
+	t.Setenv("DISPLAY", "")
+	t.Setenv("WAYLAND_DISPLAY", "")
+	start := time.Now()
+	code, _, stderr := runCLI(t, "record", "--visible", "--url", "http://127.0.0.1:1/", "--out", t.TempDir())
+	if code != exitBadInput || !strings.Contains(stderr, "--visible needs a display") || time.Since(start) > time.Second {
+		t.Fatalf("exit %d after %s: %s", code, time.Since(start), stderr)
+	}
+}
+
+func TestRecordSendOnTheTestSite(t *testing.T) {
+	needBrowser(t)
+	srv, err := testsite.Start(testsite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	out := t.TempDir()
+	code, stdout, stderr := runCLI(t, "record", "--site", siteProfile, "--base-url", srv.URL, "--send", "What is the capital of France?", "--send", "Hello there", "--out", out)
+	if code != exitOK {
+		t.Fatalf("record: exit %d\n%s%s", code, stdout, stderr)
+	}
+	code, stdout, stderr = runCLI(t, "validate", "--site", siteProfile, out)
+	if code != exitOK || !strings.Contains(stdout, ", 2 sends, 0 violations") {
+		t.Fatalf("validate: exit %d\n%s%s", code, stdout, stderr)
+	}
+	data, _ := os.ReadFile(filepath.Join(out, SessionFile))
+	if strings.Contains(string(data), srv.URL) {
+		t.Fatal("the recording holds the live base URL")
+	}
+}
+
+// The user's own clicks, key presses and typed text are recorded as steps,
+// taken from the page; a signal (here the context a signal cancels) ends
+// the recording within 2 s and saves what was captured.
+func TestRecordUserActionsAndInterrupt(t *testing.T) {
+	needBrowser(t)
+	srv, err := testsite.Start(testsite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	out := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan int, 1)
+	var stdout, stderr lockedBuffer
+	go func() {
+		done <- run(ctx, []string{"record", "--url", srv.URL + "/?autosend=What+is+the+capital+of+France%3F", "--adapter", "../../testsite/testsite.adapter.json", "--out", out, "--duration", "1m"}, &stdout, &stderr)
+	}()
+	// interrupt once the answer streamed (the page sends 300 ms after
+	// loading; the answer streams 1.2 s)
+	for deadline := time.Now().Add(30 * time.Second); !strings.Contains(stderr.String(), "recording ") && time.Now().Before(deadline); {
+		time.Sleep(50 * time.Millisecond)
+	}
+	time.Sleep(2500 * time.Millisecond)
+	cancel()
+	start := time.Now()
+	select {
+	case code := <-done:
+		if code != exitOK {
+			t.Fatalf("record: exit %d\n%s%s", code, stdout.String(), stderr.String())
+		}
+	case <-time.After(2 * time.Second):
+		t.Fatal("record did not end within 2 s of the interrupt")
+	}
+	t.Logf("ended %s after the interrupt", time.Since(start).Round(time.Millisecond))
+	s, err := replay.Load(filepath.Join(out, SessionFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	generating := 0
+	ad, _ := adapter.LoadFile("../../testsite/testsite.adapter.json")
+	for _, c := range s.Captures {
+		doc, err := observe.Parse(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r := ad.Groups(doc); len(r.Groups) > 0 && r.Groups[len(r.Groups)-1].State == adapter.StateGenerating {
+			generating++
+		}
+	}
+	// the answer streams for 1.2 s: the defaults (debounce 150 ms, a
+	// capture at least every 250 ms) catch it several times
+	t.Logf("%d captures, %d in the generating state", len(s.Captures), generating)
+	if generating < 2 {
+		t.Fatalf("only %d captures caught the 1.2 s stream in the generating state", generating)
+	}
+	if leaks := browser.Leaks(); len(leaks) > 0 {
+		t.Fatalf("left behind: %v", leaks)
+	}
+}
+
+// lockedBuffer is a bytes.Buffer safe for one writer and one reader.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}

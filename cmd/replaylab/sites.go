@@ -1,0 +1,63 @@
+package main
+
+import (
+	"fmt"
+	"net/url"
+	"strings"
+
+	"github.com/replaylab/replaylab/steps"
+	"github.com/replaylab/replaylab/testsite"
+)
+
+// stringList is a repeatable string flag.
+type stringList []string
+
+func (l *stringList) String() string     { return strings.Join(*l, ",") }
+func (l *stringList) Set(v string) error { *l = append(*l, v); return nil }
+
+// parseBaseURLs splits --base-url values into the override of --site's
+// profile (a bare URL) and overrides by site name (NAME=URL).
+func parseBaseURLs(vals []string, siteFile string) (string, map[string]string, error) {
+	bare := ""
+	byName := map[string]string{}
+	for _, v := range vals {
+		name, u, named := strings.Cut(v, "=")
+		if !named || strings.Contains(name, "/") || strings.Contains(name, ":") {
+			name, u = "", v
+		}
+		pu, err := url.Parse(u)
+		if err != nil || (pu.Scheme != "http" && pu.Scheme != "https") || pu.Host == "" {
+			return "", nil, badInput("--base-url %q: want an absolute http(s) URL (or NAME=URL)", v)
+		}
+		if name == "" {
+			if siteFile == "" {
+				return "", nil, badInput("--base-url %s needs --site (the sim's address is its own); for a site a feature chooses, write NAME=URL", u)
+			}
+			if bare != "" {
+				return "", nil, badInput("--base-url given twice for --site")
+			}
+			bare = u
+			continue
+		}
+		byName[name] = u
+	}
+	return bare, byName, nil
+}
+
+// serveBuiltinSites starts the repo's test site for live runs whose
+// features choose it (testsite/testsite.json), unless --base-url names
+// where it already runs. It returns the function that stops it.
+func serveBuiltinSites(driver string, mode steps.Mode, byName map[string]string) (func(), error) {
+	if driver != steps.DriverBrowser && mode == steps.ModeReplayOnly {
+		return func() {}, nil
+	}
+	if _, ok := byName["testsite"]; ok {
+		return func() {}, nil
+	}
+	srv, err := testsite.Start(testsite.Options{})
+	if err != nil {
+		return nil, fmt.Errorf("run: start the test site: %w", err)
+	}
+	byName["testsite"] = srv.URL
+	return func() { _ = srv.Close() }, nil
+}

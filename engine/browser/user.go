@@ -1,0 +1,125 @@
+package browser
+
+import (
+	"context"
+	"encoding/json"
+	"strconv"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/dom"
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/chromedp"
+)
+
+// UserEvent is one thing the user did in the page: a click, a key press
+// (Enter, Escape, Tab) or the text typed into an editor, flushed before the
+// next click or key press. Node is the element's backend node id, the
+// captures' node id.
+type UserEvent struct {
+	Kind string // "click", "press" or "type"
+	Node string
+	Text string // typed text (type)
+	Key  string // key name (press)
+}
+
+// The user's actions are taken from the page by listeners in the same
+// isolated world as the change watcher (the page's scripts never see
+// them), in the capture phase, so a page that stops propagation still
+// reports them. Each event's element is kept in the world's list; the
+// binding call carries its index, and the Go side asks the browser for
+// the element's backend node id.
+const (
+	userBinding = "__replaylabUser"
+	userScript  = `(() => {
+  const T = globalThis.__rlUserTargets = [];
+  const send = (kind, el, extra) => {
+    if (!el) return;
+    T.push(el);
+    try { globalThis.` + userBinding + `(JSON.stringify(Object.assign({kind: kind, i: T.length - 1}, extra || {}))); } catch (e) {}
+  };
+  const editor = (el) => {
+    for (let e = el; e && e.nodeType === 1; e = e.parentElement) {
+      if (e.isContentEditable && (!e.parentElement || !e.parentElement.isContentEditable)) return e;
+      if (e.tagName === "TEXTAREA") return e;
+      if (e.tagName === "INPUT" && !["button", "submit", "checkbox", "radio", "reset", "image", "file"].includes(e.type)) return e;
+    }
+    return null;
+  };
+  const valueOf = (el) => el.isContentEditable ? el.innerText : el.value;
+  let typed = null;
+  const flush = () => { if (typed) { const el = typed; typed = null; send("type", el, {text: valueOf(el)}); } };
+  document.addEventListener("input", (e) => { const ed = editor(e.target); if (ed) typed = ed; }, true);
+  document.addEventListener("change", (e) => { if (typed && typed === editor(e.target)) flush(); }, true);
+  document.addEventListener("click", (e) => {
+    flush();
+    const el = e.target.closest ? (e.target.closest("button, a[href], input, select, summary, label, [role=button], [role=link], [role=menuitem], [role=tab], [role=checkbox], [role=option]") || e.target) : e.target;
+    send("click", el);
+  }, true);
+  document.addEventListener("keydown", (e) => {
+    if (e.isComposing || !["Enter", "Escape", "Tab"].includes(e.key) || (e.key === "Enter" && e.shiftKey)) return;
+    flush();
+    send("press", e.target, {key: e.key});
+  }, true);
+})();`
+)
+
+// WatchUser reports the user's actions in this page and every document it
+// loads later to fn, in the order they happened. Call it before the first
+// navigation.
+func (p *Page) WatchUser(ctx context.Context, fn func(UserEvent)) error {
+	err := chromedp.Do(p.ctx, chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+		if _, err := cdp.Call(ctx, t, runtime.AddBinding, runtime.AddBindingParams{Name: userBinding, ExecutionContextName: changeWorld}); err != nil {
+			return err
+		}
+		_, err := cdp.Call(ctx, t, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: userScript, WorldName: changeWorld})
+		return err
+	}))
+	if err != nil {
+		return err
+	}
+	events := chromedp.Events(p.ctx, runtime.BindingCalled)
+	go func() {
+		for ev, err := range events {
+			if err != nil {
+				return
+			}
+			if ev.Name != userBinding {
+				continue
+			}
+			var msg struct {
+				Kind, Text, Key string
+				I               int
+			}
+			if json.Unmarshal([]byte(ev.Payload), &msg) != nil {
+				continue
+			}
+			node := p.userNode(ev.ExecutionContextID, msg.I)
+			if node == "" {
+				continue
+			}
+			fn(UserEvent{Kind: msg.Kind, Node: node, Text: msg.Text, Key: msg.Key})
+		}
+	}()
+	return nil
+}
+
+// userNode resolves the index'th element of the world's list to its
+// backend node id ("" when it is gone).
+func (p *Page) userNode(ctxID runtime.ExecutionContextID, i int) string {
+	var node string
+	_ = chromedp.Do(p.ctx, chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+		res, err := cdp.Call(ctx, t, runtime.Evaluate, runtime.EvaluateParams{Expression: "globalThis.__rlUserTargets[" + strconv.Itoa(i) + "]", ContextID: ctxID, Silent: new(true)})
+		if err != nil || res.Result == nil || res.Result.ObjectID == "" {
+			return err
+		}
+		d, err := cdp.Call(ctx, t, dom.DescribeNode, dom.DescribeNodeParams{ObjectID: res.Result.ObjectID})
+		if err != nil || d.Node == nil {
+			return err
+		}
+		node = strconv.FormatInt(int64(d.Node.BackendNodeID), 10)
+		_, _ = cdp.Call(ctx, t, runtime.ReleaseObject, runtime.ReleaseObjectParams{ObjectID: res.Result.ObjectID})
+		return nil
+	}))
+	return node
+}

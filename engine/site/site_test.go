@@ -1,0 +1,160 @@
+package site
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/replaylab/replaylab/engine/adapter"
+	"github.com/replaylab/replaylab/engine/capture"
+	"github.com/replaylab/replaylab/engine/observe"
+)
+
+const good = `{
+  "version": 1, "name": "acme", "base_url": "http://127.0.0.1:8700/",
+  "adapter": {"version": 1, "turn": {"selector": "div.msg", "speaker": {"attribute": "data-from", "assistant": ["*"], "user": ["me"]}, "id": {"attribute": "data-id"}}},
+  "composer": {"selector": "div[contenteditable]"},
+  "send": {"by": "enter"},
+  "stop": {"role": "button", "name": "Stop"},
+  "generating": {"selectors": ["#log[aria-busy=true]"], "controls": [{"role": "button", "name": "Stop"}]}
+}`
+
+func TestParseGood(t *testing.T) {
+	p, err := Parse([]byte(good), "acme.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Name != "acme" || p.BaseURL != "http://127.0.0.1:8700" || p.SendBy != SendEnter || p.Clock != ClockWall || p.ChatPath != "/" {
+		t.Fatalf("profile %+v", p)
+	}
+	if p.Composer.Selector != "div[contenteditable]" || p.Stop.String() != `button "Stop"` {
+		t.Fatalf("controls %+v %+v", p.Composer, p.Stop)
+	}
+	if got := p.URL("/x"); got != "http://127.0.0.1:8700/x" {
+		t.Fatalf("URL(/x) = %s", got)
+	}
+	if got := p.URL("https://example.test/y"); got != "https://example.test/y" {
+		t.Fatalf("absolute URL changed: %s", got)
+	}
+}
+
+func TestRepoProfileLoads(t *testing.T) {
+	p, err := LoadIn("testsite/testsite.json", "../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.AdapterSource != "testsite/testsite.adapter.json" || p.Adapter.Name() != "file:testsite" {
+		t.Fatalf("adapter %s %s", p.AdapterSource, p.Adapter.Name())
+	}
+}
+
+func TestSimProfile(t *testing.T) {
+	p := Sim("http://sim.test", adapter.DefaultMarker)
+	if !p.IsSim() || p.Clock != ClockLab || p.URL(p.ChatPath) != "http://sim.test/chat" || p.Send.String() != `button "Send"` {
+		t.Fatalf("sim profile %+v", p)
+	}
+}
+
+func TestParseBad(t *testing.T) {
+	for _, tc := range []struct{ name, file, field, reason string }{
+		{"not json", `{`, "", "not JSON"},
+		{"no version", `{"name":"a"}`, "version", "missing required field"},
+		{"future version", `{"version":2}`, "version", "unknown version 2 (this build reads version 1)"},
+		{"unknown field", `{"version":1,"nme":"a"}`, "nme", "unknown field"},
+		{"bad name", `{"version":1,"name":"Acme Chat"}`, "name", "not a site name"},
+		{"sim name", `{"version":1,"name":"sim"}`, "name", "built-in"},
+		{"relative base", `{"version":1,"name":"a","base_url":"/chat"}`, "base_url", "not an absolute http(s) URL"},
+		{"bad clock", `{"version":1,"name":"a","base_url":"http://x","clock":"fast"}`, "clock", `unknown clock "fast"`},
+		{"no adapter", `{"version":1,"name":"a","base_url":"http://x"}`, "adapter", "missing required field"},
+		{"inline adapter field", `{"version":1,"name":"a","base_url":"http://x","adapter":{"version":1,"turn":{"selector":"div","id":{"attribute":"id"},"speaker":{"attribute":"x","assistant":[3]}}}}`, "adapter.turn.speaker.assistant[0]", "wrong type"},
+		{"missing adapter file", `{"version":1,"name":"a","base_url":"http://x","adapter":"nope.json"}`, "adapter", "nope.json"},
+		{"no composer", `{"version":1,"name":"a","base_url":"http://x","adapter":"marker"}`, "composer", "missing required field"},
+		{"composer both", `{"version":1,"name":"a","base_url":"http://x","adapter":"marker","composer":{"role":"textbox","selector":"x"}}`, "composer.selector", "not both"},
+		{"composer bad selector", `{"version":1,"name":"a","base_url":"http://x","adapter":"marker","composer":{"selector":"div[["}}`, "composer.selector", "invalid CSS selector"},
+		{"name without role", `{"version":1,"name":"a","base_url":"http://x","adapter":"marker","composer":{"name":"Message"}}`, "composer.role", "needs its role"},
+		{"send by", `{"version":1,"name":"a","base_url":"http://x","adapter":"marker","composer":{"role":"textbox"},"send":{"by":"tap"}}`, "send.by", `unknown send mode "tap"`},
+		{"click needs control", `{"version":1,"name":"a","base_url":"http://x","adapter":"marker","composer":{"role":"textbox"},"send":{}}`, "send.role", "missing required field"},
+		{"signal selector type", `{"version":1,"name":"a","base_url":"http://x","adapter":"marker","composer":{"role":"textbox"},"send":{"by":"enter"},"generating":{"selectors":[1]}}`, "generating.selectors[0]", "wrong type"},
+		{"signal control selector", `{"version":1,"name":"a","base_url":"http://x","adapter":"marker","composer":{"role":"textbox"},"send":{"by":"enter"},"generating":{"controls":[{"selector":"b"}]}}`, "generating.controls[0]", "role and name"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Parse([]byte(tc.file), "p.json")
+			var fe *FileError
+			if !errors.As(err, &fe) || !errors.Is(err, ErrBadProfile) {
+				t.Fatalf("err = %v, want a *FileError", err)
+			}
+			if fe.Field != tc.field || !strings.Contains(fe.Reason, tc.reason) {
+				t.Fatalf("got field %q reason %q, want %q containing %q", fe.Field, fe.Reason, tc.field, tc.reason)
+			}
+			if !strings.HasPrefix(err.Error(), "site: p.json: ") {
+				t.Fatalf("message %q does not name the file", err)
+			}
+		})
+	}
+}
+
+func doc(t *testing.T, html string) *observe.Document {
+	t.Helper()
+	d, err := observe.Parse(&capture.Capture{Version: capture.FormatVersion, URL: "http://x/", Frames: []capture.Frame{{ID: "main", URL: "http://x/", HTML: html}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+func TestPageSignals(t *testing.T) {
+	p, err := Parse([]byte(good), "acme.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := p.Reader()
+	for _, tc := range []struct{ name, html, state, evidence string }{
+		{"busy log marks the newest group", `<div id="log" aria-busy="true"><div class="msg" data-from="me" data-id="1">hi</div><div class="msg" data-from="bot" data-id="2">Par</div></div>`, "generating", `page signal selector "#log[aria-busy=true]"`},
+		{"stop control marks it", `<div id="log"><div class="msg" data-from="me" data-id="1">hi</div><div class="msg" data-from="bot" data-id="2">Par</div></div><button>Stop</button>`, "generating", `page signal control button "Stop"`},
+		{"hidden stop is no signal", `<div id="log"><div class="msg" data-from="me" data-id="1">hi</div><div class="msg" data-from="bot" data-id="2">Paris.</div></div><button hidden>Stop</button>`, "complete", "no generating signal"},
+		{"an answer before the newest user turn stays complete", `<div id="log" aria-busy="true"><div class="msg" data-from="bot" data-id="2">Old.</div><div class="msg" data-from="me" data-id="3">next?</div></div>`, "complete", "no generating signal"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res := r.Groups(doc(t, tc.html))
+			g := res.Groups[len(res.Groups)-1]
+			if g.State != tc.state || g.Evidence != tc.evidence {
+				t.Fatalf("state %s (%s), want %s (%s)", g.State, g.Evidence, tc.state, tc.evidence)
+			}
+		})
+	}
+}
+
+func TestSpeakerPattern(t *testing.T) {
+	p, err := Parse([]byte(good), "acme.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := p.Adapter.Groups(doc(t, `<div class="msg" data-from="me" data-id="1">hi</div><div class="msg" data-from="Nova" data-id="2">a</div><div class="msg" data-from="Orion" data-id="3">b</div>`))
+	if len(res.Groups) != 2 || res.Turns != 3 {
+		t.Fatalf("groups %v turns %d, want 2 assistant groups of 3 turns", res.IDs(), res.Turns)
+	}
+}
+
+func FuzzParse(f *testing.F) {
+	f.Add([]byte(good))
+	f.Add([]byte(`{"version":1}`))
+	if data, err := os.ReadFile(filepath.Join("..", "..", "testsite", "testsite.json")); err == nil {
+		f.Add(data)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		p, err := Parse(data, "fuzz.json")
+		if err != nil {
+			var fe *FileError
+			if !errors.As(err, &fe) {
+				t.Fatalf("error %v is not a *FileError", err)
+			}
+			return
+		}
+		if p.Adapter == nil || p.Name == "" || p.BaseURL == "" {
+			t.Fatalf("accepted profile lacks a required part: %+v", p)
+		}
+		_ = p.Reader().Groups(doc(t, `<div class="msg">x</div>`))
+	})
+}

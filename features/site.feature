@@ -1,0 +1,46 @@
+@SITE-2
+Feature: Scenarios on a site that is not the sim
+  The repo's test site (testsite/) has its own markup and streaming: the
+  speaker is an avatar's alt text, ids live in data-mid, an answer streams
+  with a blinking cursor and aria-busy on the log, and Stop replaces Send
+  while it streams. Its profile (testsite/testsite.json) tells the engine
+  where the composer and the controls are.
+
+  @SITE-1
+  Scenario: A send on the test site is followed to its answer
+    Given the site "testsite/testsite.json"
+    When I open "/?history=4"
+    And I send "What is the capital of France?"
+    And I wait for the answer
+    Then the answer status is "complete"
+    And the states seen are "generating, complete"
+    And the answer text is "The capital of France is Paris, on the Seine."
+    And the answer group is not one of the earlier groups
+
+  Scenario: An answer whose picture loads late is waited for with its picture
+    Given the site "testsite/testsite.json"
+    When I open "/"
+    And I send "Draw me a chart picture"
+    And I wait up to 6000 ms for the answer with a image
+    Then the answer status is "complete"
+    And the answer text is "Here is the chart you asked for, drawn from the figures above."
+
+  Scenario: A sim-only step refuses on another site, naming the step and the site
+    Given the site "testsite/testsite.json"
+    Then the step "the next answer never comes" is refused naming the site "testsite"
+
+  @GATE-4
+  Scenario: A page that answers 404 is an error page the scenario expects
+    Given the site "testsite/testsite.json"
+    When I open "/missing" expecting an error page
+    Then the page answered 404
+
+  @GATE-4
+  Scenario: Opening an error page without expecting it fails the step with the status
+    Given the site "testsite/testsite.json"
+    Then opening "/broken" fails with "answered 500"
+
+  @GATE-4
+  Scenario: A sim page that does not exist is an error page
+    When I open "/nope" expecting an error page
+    Then the page answered 404

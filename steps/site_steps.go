@@ -1,0 +1,282 @@
+package steps
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/cucumber/godog"
+
+	"github.com/replaylab/replaylab/engine/replay"
+	"github.com/replaylab/replaylab/engine/site"
+	"github.com/replaylab/replaylab/engine/trace"
+)
+
+// SiteCanonicalBase is what a site's base URL is recorded as (the sim's is
+// CanonicalBase), and SiteTraceBase what goldens show in its place.
+const (
+	SiteCanonicalBase = "http://site.replaylab.test"
+	SiteTraceBase     = "{site}"
+)
+
+func init() {
+	const g = "Sites and pages"
+	step(g, `^the site "([^"]*)"$`,
+		"the scenario drives the site that profile describes (path from the project root; see docs/adapters.md) instead of the sim; choose it before the first page step",
+		`Given the site "testsite/testsite.json"`, givenSite)
+	step(g, `^I open "([^"]*)"$`,
+		"the engine navigates to that path on the site's base URL (an absolute URL is opened as it is); a page answering 4xx/5xx, or not at all, fails the step with the status",
+		`When I open "/?history=4"`, openPath, isAction)
+	step(g, `^I open the URL "([^"]*)"$`,
+		"the engine navigates to that absolute URL as it is (never glued onto the site's address); error pages fail the step",
+		`When I open the URL "http://127.0.0.1:9/"`, openURL, isAction)
+	step(g, `^I open "([^"]*)" expecting an error page$`,
+		"the same navigation, but a 4xx/5xx answer is expected: the step fails when the page answers 2xx/3xx; check the status with \"the page answered N\"",
+		`When I open "/missing" expecting an error page`, openExpectingError)
+	step(g, `^the page answered (\d+)$`, "the HTTP status of the last navigation",
+		"Then the page answered 404", pageAnswered)
+}
+
+// simOnly reports whether a step needs the sim: it is marked so
+// (needsSim), its group is a sim group, or its pattern names the sim (sim
+// pages, sim URLs, what the sim received).
+func simOnly(d StepDef) bool {
+	return d.NeedsSim || strings.Contains(d.Group, "(sim)") || simWord.MatchString(d.Pattern)
+}
+
+var simWord = regexp.MustCompile(`\bsim\b`)
+
+// guardSimSteps refuses a sim-only step in a scenario on another site,
+// naming the step and the site.
+func guardSimSteps(sc *godog.ScenarioContext) {
+	sc.StepContext().Before(func(ctx context.Context, st *godog.Step) (context.Context, error) {
+		w := worldOf(ctx)
+		if w == nil {
+			return ctx, nil
+		}
+		return ctx, w.refuseSimStep(st.Text)
+	})
+}
+
+var (
+	simOnlyOnce sync.Once
+	simOnlyRes  []*regexp.Regexp
+)
+
+// refuseSimStep returns the refusal of a sim-only step on a site other
+// than the sim, nil otherwise.
+func (w *world) refuseSimStep(text string) error {
+	if w.site == nil {
+		return nil
+	}
+	simOnlyOnce.Do(func() {
+		for _, d := range registry {
+			if simOnly(d) {
+				simOnlyRes = append(simOnlyRes, regexp.MustCompile(d.Pattern))
+			}
+		}
+	})
+	for _, re := range simOnlyRes {
+		if re.MatchString(text) {
+			return fmt.Errorf("the step %q needs the sim, but this scenario drives the site %q (%s); use the site steps (replaylab steps: \"Sites and pages\") or drop the site", text, w.site.Name, w.site.Source)
+		}
+	}
+	return nil
+}
+
+func strconvQuote(s string) string { return strconv.Quote(s) }
+
+// loadSite reads a profile named from the project root.
+func (s *Suite) loadSite(path string) (*site.Profile, error) {
+	return site.LoadIn(path, s.opt.Root)
+}
+
+func givenSite(ctx context.Context, path string) error {
+	w := worldOf(ctx)
+	p, err := w.suite.loadSite(path)
+	if err != nil {
+		return err
+	}
+	return w.useSite(p)
+}
+
+// useSite points the scenario at p: live, at its base URL (or the run's
+// override); replayed, at SiteCanonicalBase.
+func (w *world) useSite(p *site.Profile) error {
+	if len(w.tabs) > 0 {
+		return fmt.Errorf("choose the site before the first step that opens a page (a page is open on %s already)", w.profileName())
+	}
+	live := p.BaseURL
+	if u := w.suite.baseURLFor(p.Name); u != "" {
+		live = strings.TrimRight(u, "/")
+	}
+	w.site = p.WithBase(live)
+	w.siteLive = live
+	w.adapter = p.Reader()
+	if w.suite.opt.Driver == DriverBrowser || w.recordOnce {
+		w.base = live
+	} else {
+		w.base = SiteCanonicalBase
+	}
+	return nil
+}
+
+func (w *world) profileName() string {
+	if w.site != nil {
+		return "the site " + w.site.Name
+	}
+	return "the sim"
+}
+
+// profile is the scenario's site: the chosen one, or the sim's built-in
+// profile at the scenario's base.
+func (w *world) profile() *site.Profile {
+	if w.site != nil {
+		return w.site.WithBase(w.base)
+	}
+	return site.Sim(w.base, w.adapter)
+}
+
+// sendThrough sends text through the profile (site.Profile.SendMessage): the
+// baseline for "I wait for the answer" is set here on any site.
+func sendThrough(ctx context.Context, p actPage, prof *site.Profile, text string, wait time.Duration) error {
+	return prof.SendMessage(ctx, p, text, wait)
+}
+
+type navState struct {
+	status int
+	opened bool
+}
+
+// navigate opens u on page p and fails on an error page (GATE-4): a
+// 4xx/5xx answer fails with its status, no answer with the reason.
+// expectError inverts the check.
+func (w *world) navigate(ctx context.Context, p interface {
+	Navigate(context.Context, string) error
+}, u string, expectError bool) error {
+	st := stateOf[navState](w)
+	st.opened, st.status = true, 0
+	if err := p.Navigate(ctx, u); err != nil {
+		if expectError {
+			w.log.Emit(trace.E("page.status", trace.A("url", u), trace.A("status", "no answer")))
+			return nil
+		}
+		return fmt.Errorf("%s did not answer: %w", u, err)
+	}
+	st.status = w.statusOf(mainTab)
+	switch {
+	case expectError && st.status > 0 && st.status < 400:
+		return fmt.Errorf("%s answered %d, but an error page was expected", u, st.status)
+	case expectError:
+		w.log.Emit(trace.E("page.status", trace.A("url", u), trace.A("status", st.status)))
+	case st.status >= 400:
+		return fmt.Errorf("%s answered %d (an error page); if the scenario means it, write: When I open %q expecting an error page", u, st.status, u)
+	}
+	return nil
+}
+
+// statusOf is the HTTP status of the tab's last navigation (0 unknown:
+// recordings made before statuses were kept).
+func (w *world) statusOf(tab string) int {
+	t, ok := w.tabs[tab]
+	if !ok {
+		return 0
+	}
+	var sr replay.StatusReporter
+	switch {
+	case t.rec != nil:
+		sr = t.rec
+	case t.replay != nil:
+		sr = t.replay
+	default:
+		return 0
+	}
+	return sr.NavigationStatus()
+}
+
+func openPath(ctx context.Context, path string) error {
+	w, p, err := worldPage(ctx)
+	if err != nil {
+		return err
+	}
+	return w.kept(w.navigate(ctx, p, w.profile().URL(path), false))
+}
+
+func openURL(ctx context.Context, raw string) error {
+	u, err := url.Parse(raw)
+	if err != nil || !u.IsAbs() || u.Host == "" {
+		return fmt.Errorf("%q is not an absolute URL; for a path on the site write: When I open %q", raw, raw)
+	}
+	w, p, err := worldPage(ctx)
+	if err != nil {
+		return err
+	}
+	return w.kept(w.navigate(ctx, p, raw, false))
+}
+
+func openExpectingError(ctx context.Context, path string) error {
+	w, p, err := worldPage(ctx)
+	if err != nil {
+		return err
+	}
+	return w.navigate(ctx, p, w.profile().URL(path), true)
+}
+
+func pageAnswered(ctx context.Context, want int) error {
+	st := stateOf[navState](worldOf(ctx))
+	if !st.opened {
+		return errors.New("no page was opened yet")
+	}
+	if st.status == 0 {
+		return fmt.Errorf("the last navigation got no answer (or its status was not recorded), want %d", want)
+	}
+	if st.status != want {
+		return fmt.Errorf("the page answered %d, want %d", st.status, want)
+	}
+	return nil
+}
+
+func init() {
+	const g = "Sites and pages"
+	step(g, `^the step "([^"]*)" is refused naming the site "([^"]*)"$`,
+		"a step that needs the sim is refused on this scenario's site, and the refusal names the step and the site",
+		`Then the step "the next answer never comes" is refused naming the site "testsite"`, stepRefused)
+	step(g, `^opening "([^"]*)" fails with "([^"]*)"$`,
+		"opening that path (as \"I open\" would, not expecting an error page) fails, and the failure says this",
+		`Then opening "/broken" fails with "answered 500"`, openingFails)
+}
+
+func stepRefused(ctx context.Context, text, name string) error {
+	w := worldOf(ctx)
+	err := w.refuseSimStep(text)
+	if err == nil {
+		return fmt.Errorf("the step %q was not refused on %s", text, w.profileName())
+	}
+	for _, want := range []string{strconvQuote(text), strconvQuote(name)} {
+		if !strings.Contains(err.Error(), want) {
+			return fmt.Errorf("the refusal %q does not name %s", err, want)
+		}
+	}
+	return nil
+}
+
+func openingFails(ctx context.Context, path, want string) error {
+	w, p, err := worldPage(ctx)
+	if err != nil {
+		return err
+	}
+	err = w.navigate(ctx, p, w.profile().URL(path), false)
+	if err == nil {
+		return fmt.Errorf("opening %s did not fail", path)
+	}
+	if !strings.Contains(err.Error(), want) {
+		return fmt.Errorf("opening %s failed with %q, which does not say %q", path, err, want)
+	}
+	return nil
+}

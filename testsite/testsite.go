@@ -1,0 +1,287 @@
+// Package testsite is a second chat site for the lab's tests, unlike the
+// sim in every way an adapter notices: the speaker is given by an avatar
+// image's alt text ("You" for the user, the assistant's name otherwise),
+// message ids live in a data-mid attribute, an answer streams word by word
+// from the page's own JavaScript with a blinking cursor span and
+// aria-busy="true" on the message log (?autosend=TEXT sends TEXT 300 ms
+// after the page loads, for recordings with no one at the keyboard), the Send button is replaced by a
+// Stop button while an answer streams, pictures in answers load late
+// (their figure has a caption), the composer is a contenteditable element,
+// and a sidebar holds 200 links. The answer to a prompt is deterministic
+// (the server's /api/reply), so recordings and goldens are stable.
+//
+// It serves on 127.0.0.1 only, on a free port unless told otherwise;
+// testsite.json beside this file is its site profile and
+// testsite.adapter.json its adapter file. Error pages: /missing answers
+// 404, /broken 500.
+package testsite
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"html/template"
+	"image"
+	"image/color"
+	"image/png"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Server is a running test site.
+type Server struct {
+	// URL is "http://127.0.0.1:PORT".
+	URL string
+
+	srv *http.Server
+	ln  net.Listener
+	wg  sync.WaitGroup
+}
+
+// Options configure a server.
+type Options struct {
+	// Addr is the listen address, default "127.0.0.1:0"; loopback only.
+	Addr string
+	// ImageDelay is how long a picture in an answer takes to load.
+	ImageDelay time.Duration
+	// StreamMS is how long an answer streams in the page (default 1200).
+	StreamMS int
+}
+
+// ErrNotLoopback refuses a listen address off the loopback.
+var ErrNotLoopback = errors.New("testsite: listen address must be on the loopback")
+
+// Start serves the test site.
+func Start(opt Options) (*Server, error) {
+	if opt.Addr == "" {
+		opt.Addr = "127.0.0.1:0"
+	}
+	host, _, err := net.SplitHostPort(opt.Addr)
+	if err != nil {
+		return nil, fmt.Errorf("testsite: %w", err)
+	}
+	if ip := net.ParseIP(host); ip == nil || !ip.IsLoopback() {
+		return nil, fmt.Errorf("%w: %s", ErrNotLoopback, opt.Addr)
+	}
+	if opt.ImageDelay <= 0 {
+		opt.ImageDelay = 700 * time.Millisecond
+	}
+	if opt.StreamMS <= 0 {
+		opt.StreamMS = 1200
+	}
+	ln, err := net.Listen("tcp", opt.Addr)
+	if err != nil {
+		return nil, fmt.Errorf("testsite: %w", err)
+	}
+	s := &Server{URL: "http://" + ln.Addr().String(), ln: ln}
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) { s.chat(w, r, opt) })
+	mux.HandleFunc("GET /api/reply", reply)
+	mux.HandleFunc("GET /img/avatar/{who}", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "image/png")
+		_, _ = w.Write(avatar)
+	})
+	mux.HandleFunc("GET /img/chart.png", func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-time.After(opt.ImageDelay):
+		case <-r.Context().Done():
+			return
+		}
+		w.Header().Set("Content-Type", "image/png")
+		_, _ = w.Write(chart)
+	})
+	mux.HandleFunc("GET /broken", func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, "testsite: this page is broken on purpose", http.StatusInternalServerError)
+	})
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, "testsite: no page at "+r.URL.Path, http.StatusNotFound)
+	})
+	s.srv = &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		_ = s.srv.Serve(ln)
+	}()
+	return s, nil
+}
+
+// Close stops the server and waits for requests in flight.
+func (s *Server) Close() error {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	err := s.srv.Shutdown(ctx)
+	s.wg.Wait()
+	return err
+}
+
+// Reply is the site's answer to a prompt: deterministic, never equal to
+// the prompt; prompts that ask for a picture or a chart get one.
+func Reply(prompt string) (text string, picture bool) {
+	p := strings.ToLower(prompt)
+	picture = strings.Contains(p, "picture") || strings.Contains(p, "chart")
+	switch {
+	case strings.Contains(p, "capital of france"):
+		text = "The capital of France is Paris, on the Seine."
+	case picture:
+		text = "Here is the chart you asked for, drawn from the figures above."
+	default:
+		n := len(strings.Fields(prompt))
+		text = fmt.Sprintf("Nova read your %d-word message and has this to say: thank you for writing.", n)
+	}
+	return text, picture
+}
+
+func reply(w http.ResponseWriter, r *http.Request) {
+	text, pic := Reply(r.URL.Query().Get("q"))
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(map[string]any{"text": text, "picture": pic})
+}
+
+type turn struct {
+	ID, Who, Alt, Text string
+}
+
+func (s *Server) chat(w http.ResponseWriter, r *http.Request, opt Options) {
+	n, _ := strconv.Atoi(r.URL.Query().Get("history"))
+	n = max(0, min(n, 400))
+	var turns []turn
+	for i := 1; i <= n; i++ {
+		if i%2 == 1 {
+			turns = append(turns, turn{ID: fmt.Sprintf("h%d", i), Who: "user", Alt: "You", Text: fmt.Sprintf("Earlier question %d", (i+1)/2)})
+		} else {
+			turns = append(turns, turn{ID: fmt.Sprintf("h%d", i), Who: "nova", Alt: "Nova", Text: fmt.Sprintf("Earlier answer %d, complete.", i/2)})
+		}
+	}
+	links := make([]int, 200)
+	for i := range links {
+		links[i] = i + 1
+	}
+	var b bytes.Buffer
+	err := page.Execute(&b, map[string]any{"Turns": turns, "Links": links, "StreamMS": opt.StreamMS, "Autosend": r.URL.Query().Get("autosend")})
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	_, _ = w.Write(b.Bytes())
+}
+
+var page = template.Must(template.New("chat").Parse(`<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Nova chat</title>
+<style>
+body{font-family:sans-serif;margin:0;display:flex}
+nav.history{width:220px;height:100vh;overflow:auto;background:#f4f4f4}
+nav.history a{display:block;padding:2px 8px;font-size:12px}
+.app{flex:1;display:flex;flex-direction:column;height:100vh}
+#log{flex:1;overflow:auto;padding:12px}
+.msg{display:flex;gap:8px;margin:8px 0}
+.msg img.avatar{width:24px;height:24px;border-radius:12px}
+.cursor{animation:blink 1s step-end infinite}
+@keyframes blink{50%{opacity:0}}
+figure img{width:120px;height:60px}
+.bar{display:flex;gap:8px;padding:8px;border-top:1px solid #ccc}
+#composer{flex:1;min-height:1.4em;border:1px solid #999;padding:4px}
+[hidden]{display:none!important}
+</style></head>
+<body>
+<nav class="history" aria-label="Chats">{{range .Links}}<a href="/?chat={{.}}">Chat {{.}}</a>{{end}}</nav>
+<div class="app">
+<header><h1>Nova</h1></header>
+<div id="log" role="log" aria-busy="false">
+{{range .Turns}}<div class="msg {{.Who}}" data-mid="{{.ID}}"><img class="avatar" alt="{{.Alt}}" src="/img/avatar/{{.Who}}.png"><div class="content"><p>{{.Text}}</p></div></div>
+{{end}}</div>
+<div class="bar">
+<div id="composer" contenteditable="true" role="textbox" aria-label="Message" aria-multiline="true"></div>
+<button id="send" type="button">Send</button>
+<button id="stop" type="button" hidden>Stop</button>
+</div>
+</div>
+<script>
+(() => {
+  const log = document.getElementById("log");
+  const composer = document.getElementById("composer");
+  const send = document.getElementById("send");
+  const stop = document.getElementById("stop");
+  const streamMS = {{.StreamMS}};
+  let seq = 0, streaming = false, stopped = false;
+  const el = (tag, attrs, text) => {
+    const e = document.createElement(tag);
+    for (const k in attrs) e.setAttribute(k, attrs[k]);
+    if (text !== undefined) e.textContent = text;
+    return e;
+  };
+  const message = (who, alt) => {
+    seq++;
+    const m = el("div", {"class": "msg " + who, "data-mid": "m" + seq});
+    m.appendChild(el("img", {"class": "avatar", "alt": alt, "src": "/img/avatar/" + who + ".png"}));
+    const c = el("div", {"class": "content"});
+    m.appendChild(c);
+    log.appendChild(m);
+    return c;
+  };
+  const busy = (on) => {
+    streaming = on;
+    log.setAttribute("aria-busy", on ? "true" : "false");
+    send.hidden = on;
+    stop.hidden = !on;
+  };
+  async function submit() {
+    const text = composer.textContent.trim();
+    if (!text || streaming) return;
+    composer.textContent = "";
+    message("user", "You").appendChild(el("p", {}, text));
+    busy(true);
+    stopped = false;
+    const r = await (await fetch("/api/reply?q=" + encodeURIComponent(text))).json();
+    await new Promise(res => setTimeout(res, 150));
+    const c = message("nova", "Nova");
+    const p = el("p");
+    const cursor = el("span", {"class": "cursor"}, "\u258D");
+    c.appendChild(p);
+    c.appendChild(cursor);
+    const words = r.text.split(" ");
+    const step = Math.max(20, Math.floor(streamMS / words.length));
+    for (let i = 0; i < words.length && !stopped; i++) {
+      p.textContent = words.slice(0, i + 1).join(" ");
+      await new Promise(res => setTimeout(res, step));
+    }
+    if (r.picture) {
+      const f = el("figure");
+      f.appendChild(el("img", {"src": "/img/chart.png", "alt": "Chart"}));
+      f.appendChild(el("figcaption", {}, "Figure 1: the figures above, as a chart"));
+      c.appendChild(f);
+    }
+    cursor.remove();
+    busy(false);
+  }
+  send.addEventListener("click", submit);
+  stop.addEventListener("click", () => { stopped = true; });
+  const autosend = {{.Autosend}};
+  if (autosend) setTimeout(() => { composer.textContent = autosend; submit(); }, 300);
+  composer.addEventListener("keydown", (e) => {
+    if (e.key === "Enter" && !e.shiftKey) { e.preventDefault(); submit(); }
+  });
+})();
+</script>
+</body></html>
+`))
+
+var avatar, chart = pngOf(24, 24, color.RGBA{90, 120, 200, 255}), pngOf(120, 60, color.RGBA{40, 160, 90, 255})
+
+func pngOf(w, h int, c color.Color) []byte {
+	img := image.NewRGBA(image.Rect(0, 0, w, h))
+	for y := range h {
+		for x := range w {
+			img.Set(x, y, c)
+		}
+	}
+	var b bytes.Buffer
+	_ = png.Encode(&b, img)
+	return b.Bytes()
+}
