@@ -40,7 +40,7 @@ var mcpStdin io.ReadCloser = os.Stdin
 // trace on shutdown.
 func cmdMCP(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
 	fs := newFlagSet("mcp", stderr)
-	adapterName := fs.String("adapter", "auto", "answer-group adapter: marker, heading or auto")
+	adapterName := fs.String("adapter", "auto", "answer-group adapter: marker, heading, auto or an adapter file (JSON, see docs/adapters.md)")
 	cdpURL := fs.String("cdp", "", "attach to a running Chromium at this CDP websocket URL instead of starting one")
 	recordFile := fs.String("record", "", "record every task page's session; written on shutdown to FILE@<task>-<page>.json")
 	replayFile := fs.String("replay", "", "serve pages from the sessions --record wrote under FILE (no browser)")

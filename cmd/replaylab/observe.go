@@ -17,6 +17,8 @@ import (
 	"github.com/replaylab/replaylab/engine/capture"
 	"github.com/replaylab/replaylab/engine/locate"
 	"github.com/replaylab/replaylab/engine/observe"
+	"github.com/replaylab/replaylab/engine/replay"
+	"github.com/replaylab/replaylab/engine/site"
 )
 
 // loadSource turns SOURCE into a capture: an http(s) URL is opened in the
@@ -83,6 +85,8 @@ func cmdObserve(ctx context.Context, args []string, stdout, stderr io.Writer) (i
 	indent := fs.Bool("indent", false, "with --json: indent the JSON")
 	groupsFlag := fs.String("groups", "", "answer groups to print: the last N, or all (default: as the view: 20 for full, 5 for page)")
 	cdpURL := fs.String("cdp", "", "for an http(s) SOURCE: attach to a running Chromium at this CDP websocket URL")
+	captureN := fs.Int("capture", -1, "SOURCE is a recorded session: observe its capture N (0-based, as validate numbers them)")
+	siteFile := fs.String("site", "", "read groups with a site profile's adapter and page-level signals (instead of --adapter)")
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		return exitBadInput, err
@@ -113,7 +117,19 @@ func cmdObserve(ctx context.Context, args []string, stdout, stderr io.Writer) (i
 	if err != nil {
 		return exitBadInput, err
 	}
-	c, err := loadSource(ctx, pos[0], *cdpURL)
+	if *siteFile != "" {
+		p, err := site.Load(*siteFile)
+		if err != nil {
+			return exitBadInput, badInput("--site: %v", err)
+		}
+		ad = p.Reader()
+	}
+	var c *capture.Capture
+	if *captureN >= 0 {
+		c, err = sessionCapture(pos[0], *captureN)
+	} else {
+		c, err = loadSource(ctx, pos[0], *cdpURL)
+	}
 	if err != nil {
 		return exitBadInput, err
 	}
@@ -130,6 +146,26 @@ func cmdObserve(ctx context.Context, args []string, stdout, stderr io.Writer) (i
 	}
 	printObservation(stdout, out, structure)
 	return exitOK, nil
+}
+
+// sessionCapture is capture n of a recorded session, numbered as validate
+// numbers them: the n-th capture step.
+func sessionCapture(path string, n int) (*capture.Capture, error) {
+	s, err := replay.Load(path)
+	if err != nil {
+		return nil, badInput("--capture: %v", err)
+	}
+	i := 0
+	for _, st := range s.Steps {
+		if st.Kind != replay.KindCapture {
+			continue
+		}
+		if i == n {
+			return s.Captures[*st.Capture], nil
+		}
+		i++
+	}
+	return nil, badInput("--capture %d: %s has captures 0…%d", n, path, i-1)
 }
 
 // observeCapture is observe's work on one capture: parse, answer groups,

@@ -26,7 +26,7 @@ func scratchProject(t *testing.T, features ...string) string {
 	t.Helper()
 	root := t.TempDir()
 	if len(features) == 0 { // the whole suite
-		for _, dir := range []string{"features", "recordings", "docs"} {
+		for _, dir := range []string{"features", "recordings", "docs", "testsite"} {
 			copyTree(t, filepath.Join("../..", dir), filepath.Join(root, dir))
 		}
 	}

@@ -52,6 +52,7 @@ func cmdSim(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 	fs := newFlagSet("sim", stderr)
 	addr := fs.String("addr", "127.0.0.1:8088", "listen address (loopback only; port 0 picks a free one)")
 	seed := fs.Int64("seed", 0, "seed of every generated text and of the providers' fault schedule")
+	style := fs.String("style", sim.StyleMarker, "markup of the chat page /chat: marker (data attributes), heading (speaker headings) or list (list items; read by docs/examples/listchat.json)")
 	db := fs.String("db", "", "ledger database: a SQLite file path or a postgres:// URL (default: a temp SQLite file removed on exit)")
 	tokens := tokenFlags{}
 	fs.Var(tokens, "token", "bearer token TOKEN=NAME:ROLE (ROLE owner or reviewer); repeatable; replaces the demo tokens alice-token, bob-token, rita-token")
@@ -97,10 +98,16 @@ func cmdSim(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 	if len(tokens) > 0 {
 		opts.Tokens = tokens
 	}
+	if !slices.Contains(sim.Styles, *style) {
+		return exitBadInput, badInput("--style must be one of %s, got %q", strings.Join(sim.Styles, ", "), *style)
+	}
 	srv, err := sim.NewServer(opts)
 	if err != nil {
 		return exitBadInput, badInput("%v", err)
 	}
+	chat := sim.DefaultChat()
+	chat.Style, chat.Seed = *style, *seed
+	srv.SetChat(chat)
 	where := "a temp SQLite file"
 	if *db != "" {
 		where = *db
