@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"os"
 	"regexp"
 	"strconv"
 	"strings"
@@ -13,6 +14,8 @@ import (
 
 	"github.com/cucumber/godog"
 
+	"github.com/replaylab/replaylab/engine/adapter"
+	"github.com/replaylab/replaylab/engine/conformance"
 	"github.com/replaylab/replaylab/engine/replay"
 	"github.com/replaylab/replaylab/engine/site"
 	"github.com/replaylab/replaylab/engine/trace"
@@ -279,4 +282,57 @@ func openingFails(ctx context.Context, path, want string) error {
 		return fmt.Errorf("opening %s failed with %q, which does not say %q", path, err, want)
 	}
 	return nil
+}
+
+func init() {
+	const g = "Sites and pages"
+	step(g, `^validating the recording "([^"]*)" with the site "([^"]*)" (passes|reports "([^"]*)")$`,
+		"replaylab validate's checks over a recorded session file (paths from the project root) with a site profile's adapter, controls and signals: no violation, or a violation of that check",
+		`Then validating the recording "testsite/recordings/send/session.json" with the site "testsite/testsite.json" passes`, validateRecording)
+	step(g, `^validating the recording "([^"]*)" with the site "([^"]*)" and the adapter "([^"]*)" reports "([^"]*)"$`,
+		"the same checks with the profile's adapter replaced by another (a broken one): they report a violation of that check",
+		`Then validating the recording "testsite/recordings/send/session.json" with the site "testsite/testsite.json" and the adapter "testsite/broken/swapped-speakers.adapter.json" reports "speakers-swapped"`, validateRecordingWith)
+}
+
+func validateRecording(ctx context.Context, rec, profile, verdict, check string) error {
+	return checkRecording(ctx, rec, profile, "", check)
+}
+
+func validateRecordingWith(ctx context.Context, rec, profile, adapterFile, check string) error {
+	return checkRecording(ctx, rec, profile, adapterFile, check)
+}
+
+func checkRecording(ctx context.Context, rec, profile, adapterFile, check string) error {
+	w := worldOf(ctx)
+	p, err := w.suite.loadSite(profile)
+	if err != nil {
+		return err
+	}
+	if adapterFile != "" {
+		data, err := os.ReadFile(w.adapterPath(adapterFile))
+		if err != nil {
+			return err
+		}
+		if p.Adapter, err = adapter.ParseFile(data, adapterFile); err != nil {
+			return err
+		}
+	}
+	s, err := replay.Load(w.adapterPath(rec))
+	if err != nil {
+		return err
+	}
+	rep := conformance.Check(rec, s, p.Reader(), conformance.OptionsFor(p))
+	text := conformance.Quiet([]conformance.Session{rep})
+	if check == "" {
+		if rep.Errors() > 0 {
+			return fmt.Errorf("validation found %d violations:\n%s", rep.Errors(), text)
+		}
+		return nil
+	}
+	for _, v := range rep.Violations {
+		if v.Check == check && v.Severity != conformance.SeverityWarning {
+			return nil
+		}
+	}
+	return fmt.Errorf("validation did not report %q:\n%s", check, text)
 }
