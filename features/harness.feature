@@ -22,17 +22,20 @@ Feature: The harness as a CI gate
     And the JUnit report counts 1 test and 0 failures
     And the Cucumber report lists 1 scenario
 
-  @HAR-6
-  Scenario: An undefined step fails the gate and prints a snippet
+  @HAR-6 @GATE-3
+  Scenario: An undefined step fails the gate and names the closest catalogue steps
     Given a feature file "typo.feature" with:
       """
       Feature: Typo
-        Scenario: A step nobody defined
-          Given a marker styled chat with two earlier turns
+        Scenario: Steps nobody defined
+          Given a marker style chat
+          When I sent "Hello"
       """
     When I run the harness on "typo.feature"
     Then the run exits 1
-    And the run output mentions "func InitializeScenario"
+    And the first suggestion for line 3 of "typo.feature" is "Given a marker-style chat with 4 earlier turns"
+    And the first suggestion for line 4 of "typo.feature" is "And I send "What is the capital of France?""
+    And the run output does not mention "func InitializeScenario"
     And the JUnit report counts 1 test and 1 failure
 
   @HAR-2 @HAR-6
@@ -150,3 +153,73 @@ Feature: The harness as a CI gate
     When I run the harness on "outline.feature"
     Then the run exits 2
     And the run output mentions "features/outline.feature:2: malformed feature file: Scenario Outline"
+
+  @GATE-3
+  Scenario: The hints for goldens are commands that fix them: missing, drifted, obsolete
+    Given a feature file "plan.feature" with:
+      """
+      Feature: Plan
+        Scenario: Only scripting
+          Given a marker-style chat with 1 earlier turns
+
+        Scenario: Also scripting
+          Given a marker-style chat with 2 earlier turns
+      """
+    When I run replaylab with "run --format progress"
+    Then the run exits 1
+    And the run output mentions "is missing; create it with: replaylab run --mode record-once features/plan.feature:2"
+    When I run the command the run printed after "create it with: "
+    Then the run exits 0
+    When I run replaylab with "run --format progress"
+    Then the run exits 1
+    And the run output mentions "create it with: replaylab run --mode record-once features/plan.feature:5"
+    When I run replaylab with "run --mode record-once --format progress"
+    Then the run exits 0
+    When the golden trace of "plan/only-scripting" gains the line "navigate page=main url=elsewhere"
+    And I run replaylab with "run --format progress"
+    Then the run exits 1
+    And the run output mentions "rewrite the golden with: replaylab run --update features/plan.feature:2"
+    When I run the command the run printed after "rewrite the golden with: "
+    Then the run exits 0
+    When I run replaylab with "run --format progress"
+    Then the run exits 0
+    When in the feature file "plan.feature" "Also scripting" becomes "Renamed"
+    And I run replaylab with "run --mode record-once --format progress"
+    Then the run exits 1
+    And the run output mentions "obsolete golden traces (no scenario names them): plan/also-scripting"
+    And the run output mentions "remove them with: replaylab run --prune"
+    When I run the command the run printed after "remove them with: "
+    Then the run exits 0
+    And the run output mentions "removed obsolete recordings/golden/plan/also-scripting.golden"
+    When I run replaylab with "run --format progress"
+    Then the run exits 0
+
+  @GATE-3
+  Scenario: The hints for recordings are commands that fix them: missing, made from other steps
+    Given Chromium is installed
+    And a feature file "chat.feature" with:
+      """
+      Feature: Chat
+        Scenario: Hello
+          Given a marker-style chat with 2 earlier turns
+          And the next answer completes as "Fine." after 300 ms
+          When I open the chat
+          And I send "Hi"
+          And I wait for the answer
+          Then the answer status is "complete"
+      """
+    When I run replaylab with "run --format progress"
+    Then the run exits 1
+    And the run output mentions "record it with: replaylab run --mode record-once features/chat.feature:2"
+    When I run the command the run printed after "record it with: "
+    Then the run exits 0
+    When I run replaylab with "run --format progress"
+    Then the run exits 0
+    When in the feature file "chat.feature" "Fine." becomes "Great."
+    And I run replaylab with "run --format progress"
+    Then the run exits 1
+    And the run output mentions "re-record it with: replaylab run --driver browser --update features/chat.feature:2"
+    When I run the command the run printed after "re-record it with: "
+    Then the run exits 0
+    When I run replaylab with "run --format progress"
+    Then the run exits 0

@@ -364,4 +364,5 @@ func bind(sc *godog.ScenarioContext) {
 		sc.Step(d.Pattern, d.Fn)
 	}
 	bindActionModel(sc)
+	realLocations(sc) // godog would name the loops above for every step
 }

@@ -34,7 +34,10 @@ func TestFeatures(t *testing.T) {
 			if driver == DriverReplay && update {
 				update = false // goldens come from the browser run
 			}
-			opt := Options{Root: "..", Paths: godogOpts.Paths, Driver: driver, Tags: godogOpts.Tags, Format: "progress", TestingT: t, Update: update, Concurrency: 1}
+			opt := Options{Root: "..", Paths: godogOpts.Paths, Driver: driver, Tags: godogOpts.Tags, Format: "progress", TestingT: t, Update: update, Concurrency: 1,
+				// hints name the command a developer of this repository runs
+				// from its root
+				Command: []string{"go", "run", "./cmd/replaylab", "run"}, HintDir: ".."}
 			siteOptions(t, driver, &opt)
 			s, err := NewSuite(opt)
 			if err != nil {
@@ -44,8 +47,8 @@ func TestFeatures(t *testing.T) {
 				t.Fatalf("%s driver: exit status %d", driver, st)
 			}
 			if IsFullSelection(s.Selection()) {
-				if obs := s.Obsolete(); len(obs) > 0 {
-					t.Errorf("obsolete golden traces (no scenario produced them): %s", strings.Join(obs, ", "))
+				if obs := append(s.Obsolete(), s.ObsoleteSessions()...); len(obs) > 0 {
+					t.Errorf("obsolete golden traces and sessions (no scenario names them): %s; remove them with: %s", strings.Join(obs, ", "), s.PruneHint())
 				}
 			}
 		})

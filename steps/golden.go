@@ -43,8 +43,9 @@ func (t *goldenTB) Logf(format string, args ...any)   {}
 // update rewrites the golden (the run's Update option; the suite never
 // sets goldie's process-wide -update flag, so a run inside a run cannot
 // rewrite the outer run's goldens); createMissing writes it only when it
-// does not exist yet (record-once).
-func compareGolden(dir, name string, trace []byte, createHint string, update, createMissing bool) error {
+// does not exist yet (record-once). createHint and updateHint are the
+// commands that create a missing golden and rewrite a drifted one.
+func compareGolden(dir, name string, trace []byte, createHint, updateHint string, update, createMissing bool) error {
 	path := filepath.Join(dir, filepath.FromSlash(name)+".golden")
 	if update {
 		return capture.WriteFileAtomic(path, trace)
@@ -68,8 +69,7 @@ func compareGolden(dir, name string, trace []byte, createHint string, update, cr
 			return err
 		}
 		if !bytes.Equal(want, trace) {
-			return fmt.Errorf("golden trace drift for %s (rewrite with --update after checking the diff):\n%s", name,
-				goldie.Diff(goldie.ClassicDiff, string(trace), string(want)))
+			return driftError(name, updateHint, goldie.Diff(goldie.ClassicDiff, string(trace), string(want)))
 		}
 		return nil
 	}
@@ -81,7 +81,13 @@ func compareGolden(dir, name string, trace []byte, createHint string, update, cr
 	if strings.Contains(msg, "not found") {
 		return fmt.Errorf("golden trace %s/%s.golden is missing; create it with: %s", dir, name, createHint)
 	}
-	return fmt.Errorf("golden trace drift for %s (rewrite with --update after checking the diff):\n%s", name, msg)
+	return driftError(name, updateHint, msg)
+}
+
+// driftError says the trace differs, with the diff and the command that
+// rewrites the golden once the diff is checked.
+func driftError(name, updateHint, diff string) error {
+	return fmt.Errorf("golden trace drift for %s; if the new trace is right (check the diff below), rewrite the golden with: %s\n%s", name, updateHint, diff)
 }
 
 // goldieUpdates reports whether goldie's -update flag is set in this

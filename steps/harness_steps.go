@@ -5,14 +5,17 @@ import (
 	"context"
 	"encoding/json"
 	"encoding/xml"
+	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
 
 	"github.com/cucumber/godog"
 
+	"github.com/replaylab/replaylab/engine/browser"
 	"github.com/replaylab/replaylab/engine/trace"
 )
 
@@ -38,10 +41,22 @@ func init() {
 		`When I run the harness on "qa.feature" with --update`, harnessRunUpdate)
 	step(g, `^I run the harness on "([^"]*)" with the tags "([^"]*)"$`, "the same run, selecting scenarios with a tag expression (--tags)",
 		`When I run the harness on "qa.feature" with the tags "@fast and not @wip"`, harnessRunTags)
+	step(g, `^I run replaylab with "([^"]*)"$`, "run the replaylab binary in the scratch project (as an installed `replaylab`, from the project's directory) with these arguments",
+		`When I run replaylab with "run --format progress"`, harnessExec)
+	step(g, `^I run the command the run printed after "([^"]*)"$`, "take the command the last run printed after that text (to the end of its line) and run it in the scratch project, as a user would paste it",
+		`When I run the command the run printed after "re-record it with: "`, harnessExecHint)
+	step(g, `^in the feature file "([^"]*)" "([^"]*)" becomes "([^"]*)"$`, "edit a feature file of the scratch project (the first occurrence of the text)",
+		`When in the feature file "chat.feature" "Fine." becomes "Great."`, harnessEditFeature)
+	step(g, `^Chromium is installed$`, "the scenario records live: without Chromium it is skipped with a SKIPPING message (with CI=true it fails)",
+		`Given Chromium is installed`, harnessNeedsChromium)
 	step(g, `^the run exits (\d+)$`, "the suite's exit status (0 only when every scenario passed with no undefined step and no golden drift)",
 		"Then the run exits 1", harnessExit)
 	step(g, `^the run output mentions "([^"]*)"$`, "the run's output contains the text",
 		`And the run output mentions "func InitializeScenario"`, harnessOutput)
+	step(g, `^the run output does not mention "([^"]*)"$`, "the run's output does not contain the text",
+		`And the run output does not mention "func InitializeScenario"`, harnessNoOutput)
+	step(g, `^the first suggestion for line (\d+) of "([^"]*)" is "(.*)"$`, "the closest catalogue step the run suggested for the undefined step at that line of that feature file",
+		`And the first suggestion for line 3 of "typo.feature" is "Given a marker-style chat with 4 earlier turns"`, harnessSuggestion)
 	step(g, `^the JUnit report counts (\d+) tests? and (\d+) failures?$`, "the JUnit XML the run wrote",
 		"And the JUnit report counts 1 test and 0 failures", harnessJUnit)
 	step(g, `^the Cucumber report lists (\d+) scenarios?$`, "the Cucumber JSON the run wrote",
@@ -132,6 +147,31 @@ func harnessOutput(ctx context.Context, text string) error {
 	return nil
 }
 
+func harnessNoOutput(ctx context.Context, text string) error {
+	h, _ := harness(ctx)
+	if strings.Contains(h.output, text) {
+		return fmt.Errorf("the run output mentions %q:\n%s", text, h.output)
+	}
+	return nil
+}
+
+// harnessSuggestion finds "features/NAME:LINE: …" in the suggestions and
+// the first step under its "did you mean:".
+func harnessSuggestion(ctx context.Context, line int, name, want string) error {
+	h, _ := harness(ctx)
+	lines := strings.Split(h.output, "\n")
+	head := fmt.Sprintf("features/%s:%d: ", name, line)
+	for i, l := range lines {
+		if strings.HasPrefix(strings.TrimSpace(l), head) && i+2 < len(lines) && strings.TrimSpace(lines[i+1]) == "did you mean:" {
+			if got := strings.TrimSpace(lines[i+2]); got != want {
+				return fmt.Errorf("the first suggestion for %s is %q, want %q", head, got, want)
+			}
+			return nil
+		}
+	}
+	return fmt.Errorf("no suggestions for %s in:\n%s", head, h.output)
+}
+
 func harnessJUnit(ctx context.Context, tests, failures int) error {
 	h, _ := harness(ctx)
 	data, err := os.ReadFile(filepath.Join(h.root, "junit.xml"))
@@ -196,4 +236,87 @@ func harnessHasGolden(ctx context.Context, name string) error {
 		return fmt.Errorf("no golden trace %s: %w", name, err)
 	}
 	return nil
+}
+
+// harnessExec runs the replaylab binary in the scratch project the way a
+// user with replaylab installed would: named "replaylab", from the
+// project's directory, so the hints it prints are the commands that user
+// would type.
+func harnessExec(ctx context.Context, args string) error {
+	return execReplaylab(ctx, ShellSplit(args), "harness.exec")
+}
+
+// harnessExecHint runs the command the last run printed after marker.
+func harnessExecHint(ctx context.Context, marker string) error {
+	h, err := harness(ctx)
+	if err != nil {
+		return err
+	}
+	_, rest, ok := strings.Cut(h.output, marker)
+	if !ok {
+		return fmt.Errorf("the run printed no %q:\n%s", marker, h.output)
+	}
+	line, _, _ := strings.Cut(rest, "\n")
+	words := ShellSplit(strings.TrimSpace(line))
+	if len(words) < 2 || words[0] != "replaylab" {
+		return fmt.Errorf("the hint %q is not a replaylab command the user can run", line)
+	}
+	return execReplaylab(ctx, words[1:], "harness.hint")
+}
+
+func execReplaylab(ctx context.Context, args []string, event string) error {
+	w := worldOf(ctx)
+	h, err := harness(ctx)
+	if err != nil {
+		return err
+	}
+	cmdline, err := w.mcpCommand()
+	if err != nil {
+		return err
+	}
+	cmd := exec.CommandContext(ctx, cmdline[0], args...)
+	cmd.Args[0] = "replaylab" // as found on PATH: hints name it so
+	cmd.Dir = h.root
+	cmd.Env = append(os.Environ(), "NO_COLOR=1")
+	out, err := cmd.CombinedOutput()
+	h.exit = 0
+	if err != nil {
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) {
+			return fmt.Errorf("run replaylab %s: %w", strings.Join(args, " "), err)
+		}
+		h.exit = ee.ExitCode()
+	}
+	h.output = ansi.ReplaceAllString(string(out), "")
+	w.log.Emit(trace.E(event, trace.A("args", strings.Join(args, " ")), trace.A("exit", h.exit)))
+	return nil
+}
+
+// harnessNeedsChromium skips the scenario with a visible message when
+// Chromium is missing (CI=true: fails): its runs record live.
+func harnessNeedsChromium(ctx context.Context) error {
+	if _, err := browser.FindChromium(); err != nil {
+		if os.Getenv("CI") == "true" {
+			return fmt.Errorf("CI=true and %v: this scenario records live and needs Chromium", err)
+		}
+		w := worldOf(ctx)
+		return w.skip(fmt.Sprintf("SKIPPING %s: it records live and needs Chromium: %v", w.slug, err))
+	}
+	return nil
+}
+
+func harnessEditFeature(ctx context.Context, name, from, to string) error {
+	h, err := harness(ctx)
+	if err != nil {
+		return err
+	}
+	path := filepath.Join(h.root, "features", name)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	if !bytes.Contains(data, []byte(from)) {
+		return fmt.Errorf("%s holds no %q", name, from)
+	}
+	return os.WriteFile(path, bytes.Replace(data, []byte(from), []byte(to), 1), 0o644)
 }

@@ -183,7 +183,7 @@ func mcpStart(ctx context.Context) error {
 	if !live && len(existing) == 0 {
 		if w.suite.opt.Mode != ModeRecordOnce {
 			return fmt.Errorf("%w for scenario %s (no %s); record it with: %s", replay.ErrNoRecording, w.slug,
-				strings.TrimSuffix(base, ".json")+"@<task>-<page>.json", w.createHint())
+				strings.TrimSuffix(base, ".json")+"@<task>-<page>.json", w.recordHint())
 		}
 		if err := w.goLive(); err != nil {
 			return err

@@ -283,6 +283,15 @@ type parsedFeature struct {
 	doc     *messages.GherkinDocument
 	all     []Scenario
 	spans   []span
+	steps   map[int][]stepInfo // pickle line → its steps, background first
+}
+
+// stepInfo is one step of a pickle: the AST step's line and keyword and
+// the pickle's text (an outline's placeholders filled in).
+type stepInfo struct {
+	line    int
+	keyword string
+	text    string
 }
 
 // span is a scenario's lines (from its first tag to the line before the
@@ -307,6 +316,11 @@ func parseFeature(path, uri string) (*parsedFeature, error) {
 	if err != nil {
 		return nil, badSelection("feature file %s: %w", uri, err)
 	}
+	return parseFeatureBytes(content, path, uri)
+}
+
+// parseFeatureBytes is parseFeature of content read from path.
+func parseFeatureBytes(content []byte, path, uri string) (*parsedFeature, error) {
 	doc, err := gherkin.ParseGherkinDocumentForLanguage(strings.NewReader(string(content)), gherkin.DefaultDialect, (&messages.Incrementing{}).NewId)
 	if err != nil {
 		return nil, badSelection("%s: malformed feature file: %s", uri, strings.ReplaceAll(err.Error(), "\n", " "))
@@ -391,6 +405,28 @@ func parseFeature(path, uri string) (*parsedFeature, error) {
 	if err != nil {
 		return nil, err
 	}
+	astSteps := map[string]*messages.Step{}
+	collect := func(steps []*messages.Step) {
+		for _, st := range steps {
+			astSteps[st.Id] = st
+		}
+	}
+	for _, ch := range doc.Feature.Children {
+		if ch.Background != nil {
+			collect(ch.Background.Steps)
+		}
+		if ch.Rule != nil {
+			for _, rc := range ch.Rule.Children {
+				if rc.Background != nil {
+					collect(rc.Background.Steps)
+				}
+			}
+		}
+	}
+	for _, sc := range scenarios {
+		collect(sc.Steps)
+	}
+	pf.steps = map[int][]stepInfo{}
 	for i, p := range ps {
 		si, ok := byID[p.AstNodeIds[0]]
 		if !ok {
@@ -400,6 +436,15 @@ func parseFeature(path, uri string) (*parsedFeature, error) {
 		sc := Scenario{URI: uri, Path: path, Line: int(p.Location.Line), Feature: doc.Feature.Name, Name: p.Name, Slug: slug}
 		for _, t := range p.Tags {
 			sc.Tags = append(sc.Tags, t.Name)
+		}
+		for _, ps := range p.Steps {
+			info := stepInfo{text: ps.Text}
+			if len(ps.AstNodeIds) > 0 {
+				if st, ok := astSteps[ps.AstNodeIds[0]]; ok {
+					info.line, info.keyword = int(st.Location.Line), st.Keyword
+				}
+			}
+			pf.steps[sc.Line] = append(pf.steps[sc.Line], info)
 		}
 		idx := len(pf.all)
 		pf.all = append(pf.all, sc)

@@ -73,6 +73,17 @@ type Options struct {
 	Seed        int64
 	Concurrency int
 	Output      io.Writer
+	// Command is how the user runs the harness, for the commands that
+	// hints print: the words before the flags (default DefaultCommand,
+	// "replaylab run"). HintFlags are repeated in every hint so it is the
+	// same run (--root DIR, --seed N, …); hint paths are relative to
+	// HintDir (default Dir, then the current directory). See hints.go.
+	Command   []string
+	HintFlags []string
+	HintDir   string
+	// Snippets prints godog's Go snippets for undefined steps (for Go
+	// users) instead of the closest catalogue steps.
+	Snippets bool
 	// Stderr receives the run's own messages (selection errors); default
 	// os.Stderr.
 	Stderr io.Writer
@@ -256,6 +267,16 @@ func (s *Suite) Run() int {
 // runGodog runs the served scenarios once with godog and the given
 // formats.
 func (s *Suite) runGodog(format string, fsys featureFS, paths []string) int {
+	out := s.opt.Output
+	if out == nil {
+		out = os.Stdout
+	}
+	godogOut := out
+	var filter *snippetFilter
+	if !s.opt.Snippets {
+		filter = &snippetFilter{w: out}
+		godogOut = filter
+	}
 	ts := godog.TestSuite{
 		Name:                "replaylab",
 		ScenarioInitializer: s.InitializeScenario,
@@ -265,7 +286,7 @@ func (s *Suite) runGodog(format string, fsys featureFS, paths []string) int {
 			FS:          fsys,
 			Strict:      true,
 			Concurrency: s.opt.Concurrency,
-			Output:      s.opt.Output,
+			Output:      godogOut,
 			TestingT:    s.opt.TestingT,
 			Randomize:   0,
 			// --fail-fast
@@ -273,7 +294,18 @@ func (s *Suite) runGodog(format string, fsys featureFS, paths []string) int {
 			NoColors:      os.Getenv("NO_COLOR") != "" || s.opt.TestingT != nil,
 		},
 	}
-	return ts.Run()
+	status := ts.Run()
+	if filter != nil {
+		_ = filter.Flush()
+		if status != 0 {
+			undef, err := undefinedSteps(fsys, paths)
+			if err != nil {
+				fmt.Fprintf(s.opt.Stderr, "replaylab: %v\n", err)
+			}
+			writeSuggestions(out, undef)
+		}
+	}
+	return status
 }
 
 // Close stops the shared browser.
@@ -361,26 +393,73 @@ func slugify(s string) string {
 // meaningful for a run over every feature with no tag filter
 // (IsFullSelection).
 func (s *Suite) Obsolete() []string {
+	var out []string
+	for _, f := range s.obsolete(s.goldenDir(), ".golden") {
+		out = append(out, strings.TrimSuffix(f, ".golden"))
+	}
+	return out
+}
+
+// ObsoleteSessions lists session files (relative to recordings/sessions,
+// e.g. "chat/old-name.json") that no selected scenario names: a session
+// belongs to the scenario whose slug its name starts with (<slug>.json,
+// <slug>@<tab>.json). Meaningful for a full selection only.
+func (s *Suite) ObsoleteSessions() []string { return s.obsolete(s.sessionsDir(), ".json") }
+
+// obsolete lists the files under dir with the suffix whose scenario name
+// no selected scenario has.
+func (s *Suite) obsolete(dir, suffix string) []string {
 	sel, _ := s.Selected()
 	used := map[string]bool{}
 	for _, sc := range sel {
 		used[sc.Slug] = true
 	}
 	var out []string
-	dir := s.goldenDir()
 	_ = filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
-		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".golden") {
+		if err != nil || d.IsDir() || !strings.HasSuffix(p, suffix) {
 			return nil
 		}
 		rel, _ := filepath.Rel(dir, p)
-		name := strings.TrimSuffix(filepath.ToSlash(rel), ".golden")
+		rel = filepath.ToSlash(rel)
+		name, _, _ := strings.Cut(strings.TrimSuffix(rel, suffix), "@")
 		if !used[name] {
-			out = append(out, name)
+			out = append(out, rel)
 		}
 		return nil
 	})
 	sort.Strings(out)
 	return out
+}
+
+// Prune removes the obsolete goldens and sessions of a full selection and
+// returns what it removed (paths relative to Root, slash-separated).
+// Directories left empty are removed too.
+func (s *Suite) Prune() ([]string, error) {
+	if !IsFullSelection(s.Selection()) || s.opt.Scenarios != nil {
+		return nil, fmt.Errorf("steps: prune needs a run over every scenario (no paths, no tags)")
+	}
+	if _, err := s.Selected(); err != nil {
+		return nil, err
+	}
+	var removed []string
+	for _, set := range []struct {
+		dir   string
+		files []string
+	}{
+		{s.goldenDir(), s.obsolete(s.goldenDir(), ".golden")},
+		{s.sessionsDir(), s.obsolete(s.sessionsDir(), ".json")},
+	} {
+		for _, f := range set.files {
+			p := filepath.Join(set.dir, filepath.FromSlash(f))
+			if err := os.Remove(p); err != nil {
+				return removed, fmt.Errorf("steps: prune: %w", err)
+			}
+			rel, _ := filepath.Rel(s.opt.Root, p)
+			removed = append(removed, filepath.ToSlash(rel))
+			_ = os.Remove(filepath.Dir(p)) // only succeeds when empty
+		}
+	}
+	return removed, nil
 }
 
 // ErrBrowserRequired is returned in CI when no browser is present.

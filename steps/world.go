@@ -25,6 +25,7 @@ import (
 // world is one scenario's state; it lives in the scenario's context.
 type world struct {
 	suite    *Suite
+	sc       Scenario // what the selection says of this scenario
 	slug     string
 	scenario string // fingerprint of the scenario's steps
 
@@ -95,7 +96,7 @@ func (s *Suite) InitializeScenario(sc *godog.ScenarioContext) {
 		if err != nil {
 			return ctx, err
 		}
-		w := &world{suite: s, slug: sc.Slug, scenario: fingerprint(p), chat: sim.DefaultChat()}
+		w := &world{suite: s, sc: sc, slug: sc.Slug, scenario: fingerprint(p), chat: sim.DefaultChat()}
 		w.chat.Seed = s.opt.Seed
 		w.log = &trace.Log{}
 		if s.opt.Driver == DriverBrowser {
@@ -171,10 +172,6 @@ func (w *world) sessionPath(tab string) string {
 	return filepath.Join(w.suite.sessionsDir(), name+".json")
 }
 
-func (w *world) createHint() string {
-	return "go run ./cmd/replaylab run --mode record-once (Chromium installed; records only what is missing), or go test ./steps -update to re-record everything"
-}
-
 // worldPage returns the scenario's world and its main tab, opening the tab
 // on first use: the preamble of every step that drives the page.
 func worldPage(ctx context.Context) (*world, *engine.Page, error) {
@@ -198,6 +195,9 @@ type tab struct {
 	rec     *replay.Recorder
 	replay  *replay.Driver
 	session *replay.Session // the loaded recording (replay)
+	// save: the live session is written when the scenario passes
+	// (ModeRecord; ModeRecordOnce when the tab had no recording).
+	save bool
 }
 
 // session returns the tab's session: the one being recorded (live) or the
@@ -237,14 +237,15 @@ func (w *world) ensureTab(ctx context.Context, name string) (*engine.Page, error
 	var d engine.Driver
 	path := w.sessionPath(name)
 	live := w.suite.opt.Driver == DriverBrowser
-	if !live && w.suite.opt.Mode == ModeRecordOnce {
-		if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
-			if err := w.goLive(); err != nil {
-				return nil, err
-			}
-			live = true
+	_, statErr := os.Stat(path)
+	missing := errors.Is(statErr, os.ErrNotExist)
+	if !live && w.suite.opt.Mode == ModeRecordOnce && missing {
+		if err := w.goLive(); err != nil {
+			return nil, err
 		}
+		live = true
 	}
+	t.save = live && (w.suite.opt.Mode == ModeRecord || (w.suite.opt.Mode == ModeRecordOnce && missing))
 	switch {
 	case live:
 		b, err := w.suite.sharedBrowser(ctx)
@@ -268,13 +269,13 @@ func (w *world) ensureTab(ctx context.Context, name string) (*engine.Page, error
 	default:
 		s, err := replay.Load(path)
 		if errors.Is(err, replay.ErrNoRecording) {
-			return nil, fmt.Errorf("%w for scenario %s; record it with: %s", err, w.slug, w.createHint())
+			return nil, fmt.Errorf("%w for scenario %s; record it with: %s", err, w.slug, w.recordHint())
 		}
 		if err != nil {
 			return nil, err
 		}
 		if s.Scenario != "" && s.Scenario != w.scenario {
-			return nil, fmt.Errorf("replay: the recording %s was made from another version of this scenario (steps changed); re-record it with: %s", path, w.createHint())
+			return nil, fmt.Errorf("replay: the recording %s was made from another version of this scenario (steps changed); re-record it with: %s", path, w.rerecordHint())
 		}
 		t.replay = replay.NewDriver(s)
 		t.session = s
@@ -303,11 +304,11 @@ func (w *world) finish(stepErr error) error {
 		if w.skipped {
 			// a skipped scenario made no trace to compare; its golden stays
 			// and still counts as used
-		} else if err := compareGolden(w.suite.goldenDir(), w.slug, trace.Format(w.log.Events()), w.createHint(), w.suite.opt.Update, w.recordOnce); err != nil {
+		} else if err := compareGolden(w.suite.goldenDir(), w.slug, trace.Format(w.log.Events()), w.createGoldenHint(), w.updateHint(), w.suite.opt.Update, w.recordOnce || w.suite.opt.Mode == ModeRecordOnce); err != nil {
 			errs = append(errs, err)
 		}
 		for _, name := range w.tabOrder {
-			if t := w.tabs[name]; t.rec != nil && (w.suite.opt.Mode != ModeReplayOnly || w.recordOnce) {
+			if t := w.tabs[name]; t.rec != nil && t.save {
 				if err := t.rec.Session().SaveChecked(w.sessionPath(name), w.scrub); err != nil {
 					errs = append(errs, err)
 				}

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"io/fs"
@@ -20,7 +21,9 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 	tags := fs.String("tags", "", "tag expression, e.g. '@ANS-3 and not @wip' (godog's old '@ANS-3 && ~@wip' still works)")
 	allowEmpty := fs.Bool("allow-empty", false, "a selection that matches no scenario passes (exit 0) instead of failing")
 	format := fs.String("format", "pretty", "pretty|progress|junit:FILE|cucumber:FILE|html:DIR, comma-separated")
-	update := fs.Bool("update", false, "rewrite golden traces (with --driver browser also re-record sessions)")
+	update := fs.Bool("update", false, "rewrite golden traces (with --driver browser also re-record sessions); over every scenario also --prune")
+	snippets := fs.Bool("snippets", false, "for undefined steps print godog's Go snippets (for Go users) instead of the closest catalogue steps")
+	prune := fs.Bool("prune", false, "after a run over every scenario (no paths, no tags), remove the goldens and sessions no scenario names, listing each")
 	mode := fs.String("mode", "replay", "recordings: replay (never record; a missing one fails), record-once (record scenarios that have none, live), record (re-record all, live)")
 	record := fs.Bool("record", false, "same as --mode record: run live in Chromium and re-record every session")
 	seed := fs.Int64("seed", 0, "seed of every generated text and fault plan")
@@ -98,9 +101,10 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 		return exitFailed, err
 	}
 	defer stopSites()
-	s, err := steps.NewSuite(steps.Options{Root: dir, Paths: paths, Driver: *driver, Tags: *tags, AllowEmpty: *allowEmpty, Format: *format, Stderr: stderr,
+	s, err := steps.NewSuite(steps.Options{Root: dir, Paths: paths, Driver: *driver, Tags: *tags, AllowEmpty: *allowEmpty, Snippets: *snippets, Format: *format, Stderr: stderr,
 		Update: *update, Mode: m, Seed: *seed, Concurrency: *conc, Output: stdout, Browser: browserOpts,
-		MCPCommand: []string{self, "mcp"}, Scale: scaleOpts, Site: sitePath, BaseURL: baseURL, BaseURLs: byName})
+		MCPCommand: []string{self, "mcp"}, Scale: scaleOpts, Site: sitePath, BaseURL: baseURL, BaseURLs: byName,
+		Command: invokedAs(), HintFlags: hintFlags(fs)})
 	if err != nil {
 		return exitBadInput, badInput("%v", err)
 	}
@@ -117,11 +121,30 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 		}
 		return exitFailed, err
 	}
+	full := steps.IsFullSelection(s.Selection())
+	if *prune && !full {
+		return exitBadInput, badInput("--prune removes what no scenario names, so it needs a run over every scenario: no paths, no --tags")
+	}
 	fmt.Fprintf(stderr, "replaylab run: driver=%s seed=%d root=%s\n", *driver, *seed, dir)
 	status := s.Run()
-	if steps.IsFullSelection(s.Selection()) {
-		if obs := s.Obsolete(); len(obs) > 0 {
-			fmt.Fprintf(stderr, "replaylab run: obsolete golden traces (no scenario produced them): %s\n", strings.Join(obs, ", "))
+	if full && (*prune || *update) {
+		removed, err := s.Prune()
+		for _, f := range removed {
+			fmt.Fprintf(stderr, "replaylab run: removed obsolete %s\n", f)
+		}
+		if err != nil {
+			return exitFailed, err
+		}
+	} else if full {
+		obs, sessions := s.Obsolete(), s.ObsoleteSessions()
+		if len(obs) > 0 {
+			fmt.Fprintf(stderr, "replaylab run: obsolete golden traces (no scenario names them): %s\n", strings.Join(obs, ", "))
+		}
+		if len(sessions) > 0 {
+			fmt.Fprintf(stderr, "replaylab run: obsolete sessions (no scenario names them): %s\n", strings.Join(sessions, ", "))
+		}
+		if len(obs)+len(sessions) > 0 {
+			fmt.Fprintf(stderr, "replaylab run: remove them with: %s\n", s.PruneHint())
 			if status == 0 {
 				status = exitFailed
 			}
@@ -134,6 +157,37 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 		return exitBadInput, badInput("godog refused the options or a feature file (see above)")
 	}
 	return exitFailed, fmt.Errorf("scenarios failed (exit %d)", status)
+}
+
+// invokedAs is how hints spell this command: as the user invoked the
+// binary (a path such as ./bin/replaylab as typed, else the name found on
+// PATH), or `go run ./cmd/replaylab` for a go run from this module's
+// checkout (go run of the module path elsewhere).
+func invokedAs() []string {
+	a0 := os.Args[0]
+	if strings.Contains(filepath.ToSlash(a0), "/go-build") && strings.Contains(filepath.ToSlash(a0), "/exe/") {
+		if st, err := os.Stat(filepath.Join("cmd", "replaylab")); err == nil && st.IsDir() {
+			return []string{"go", "run", "./cmd/replaylab", "run"}
+		}
+		return []string{"go", "run", "github.com/replaylab/replaylab/cmd/replaylab", "run"}
+	}
+	if strings.ContainsRune(a0, filepath.Separator) || strings.ContainsRune(a0, '/') {
+		return []string{a0, "run"}
+	}
+	return []string{filepath.Base(a0), "run"}
+}
+
+// hintFlags are the flags of this run that every hint repeats so that it
+// applies to the same project and the same run.
+func hintFlags(fs *flag.FlagSet) []string {
+	var out []string
+	fs.Visit(func(f *flag.Flag) {
+		switch f.Name {
+		case "root", "seed", "cdp":
+			out = append(out, "--"+f.Name, f.Value.String())
+		}
+	})
+	return out
 }
 
 // findRoot returns the nearest directory at or above dir that holds a

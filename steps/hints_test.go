@@ -1,0 +1,68 @@
+package steps
+
+import (
+	"path/filepath"
+	"reflect"
+	"testing"
+)
+
+func TestShellJoinSplit(t *testing.T) {
+	tests := []struct {
+		name  string
+		words []string
+		want  string
+	}{
+		{"plain words", []string{"replaylab", "run", "--update", "features/x.feature:12"}, "replaylab run --update features/x.feature:12"},
+		{"a space", []string{"replaylab", "run", "--root", "/tmp/my project"}, "replaylab run --root '/tmp/my project'"},
+		{"a single quote", []string{"a'b"}, `'a'\''b'`},
+		{"empty", []string{"x", ""}, "x ''"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := ShellJoin(tc.words)
+			if got != tc.want {
+				t.Fatalf("ShellJoin = %s, want %s", got, tc.want)
+			}
+			if back := ShellSplit(got); !reflect.DeepEqual(back, tc.words) {
+				t.Fatalf("ShellSplit(%s) = %q, want %q", got, back, tc.words)
+			}
+		})
+	}
+}
+
+// TestHints: each hint is the command for its situation, with the user's
+// command, the run's flags and the scenario's path from where the user is.
+func TestHints(t *testing.T) {
+	root := t.TempDir()
+	sc := Scenario{URI: "features/x.feature", Path: filepath.Join(root, "features", "x.feature"), Line: 12}
+	tests := []struct {
+		name string
+		opt  Options
+		hint func(w *world) string
+		want string
+	}{
+		{"missing recording", Options{Dir: root}, (*world).recordHint, "replaylab run --mode record-once features/x.feature:12"},
+		{"stale recording", Options{Dir: root}, (*world).rerecordHint, "replaylab run --driver browser --update features/x.feature:12"},
+		{"missing golden", Options{Dir: root}, (*world).createGoldenHint, "replaylab run --mode record-once features/x.feature:12"},
+		{"missing golden, browser run", Options{Dir: root, Driver: DriverBrowser}, (*world).createGoldenHint, "replaylab run --driver browser --mode record-once features/x.feature:12"},
+		{"drift", Options{Dir: root}, (*world).updateHint, "replaylab run --update features/x.feature:12"},
+		{"from inside features/", Options{Dir: filepath.Join(root, "features")}, (*world).updateHint, "replaylab run --update x.feature:12"},
+		{"the binary as invoked, with the run's flags", Options{Dir: root, Command: []string{"./bin/replaylab", "run"}, HintFlags: []string{"--root", "proj", "--seed", "7"}},
+			(*world).updateHint, "./bin/replaylab run --update --root proj --seed 7 features/x.feature:12"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s, err := NewSuite(tc.opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := tc.hint(&world{suite: s, sc: sc}); got != tc.want {
+				t.Fatalf("got  %s\nwant %s", got, tc.want)
+			}
+		})
+	}
+	s, _ := NewSuite(Options{Command: []string{"go", "run", "./cmd/replaylab", "run"}})
+	if got := s.PruneHint(); got != "go run ./cmd/replaylab run --prune" {
+		t.Fatalf("prune hint %s", got)
+	}
+}
