@@ -11,6 +11,8 @@ import (
 
 	"github.com/replaylab/replaylab/engine/ledger"
 	"github.com/replaylab/replaylab/explore"
+
+	"github.com/replaylab/replaylab/internal/testskip"
 )
 
 // pgURL returns the PostgreSQL server, skipping (failing in CI) without one.
@@ -21,7 +23,7 @@ func pgURL(t *testing.T) string {
 		if os.Getenv("CI") == "true" {
 			t.Fatal("CI=true and REPLAYLAB_PG_URL is not set: the PostgreSQL exploration is required in CI")
 		}
-		t.Skip("SKIPPING PostgreSQL: REPLAYLAB_PG_URL is not set")
+		testskip.Skip(t, "SKIPPING PostgreSQL exploration: REPLAYLAB_PG_URL is not set")
 	}
 	return u
 }

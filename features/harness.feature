@@ -167,6 +167,7 @@ Feature: The harness as a CI gate
       """
     When I run replaylab with "run --format progress"
     Then the run exits 1
+    And the run output has no colour codes
     And the run output mentions "is missing; create it with: replaylab run --mode record-once features/plan.feature:2"
     When I run the command the run printed after "create it with: "
     Then the run exits 0

@@ -9,6 +9,8 @@ import (
 	"github.com/cucumber/godog"
 
 	"github.com/replaylab/replaylab/engine/browser"
+
+	"github.com/replaylab/replaylab/internal/testskip"
 )
 
 var godogOpts = godog.Options{}
@@ -61,7 +63,7 @@ func requireBrowser(t *testing.T) {
 		if os.Getenv("CI") == "true" {
 			t.Fatalf("CI=true and %v: browser scenarios are required in CI", err)
 		}
-		t.Skipf("SKIPPING browser scenarios: %v", err)
+		testskip.Skip(t, "SKIPPING browser scenarios: %v", err)
 	}
 }
 
@@ -76,7 +78,7 @@ func TestCatalogue(t *testing.T) {
 
 // TestMain checks that no browser process or temp dir outlives the tests.
 func TestMain(m *testing.M) {
-	code := m.Run()
+	code := testskip.Main(m)
 	removeMCPBinary()
 	if leaks := browser.Leaks(); len(leaks) > 0 {
 		fmt.Fprintf(os.Stderr, "LEAK: browsers started by these tests left behind: %v\n", leaks)

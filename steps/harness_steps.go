@@ -28,7 +28,8 @@ import (
 type harnessState struct {
 	root   string
 	exit   int
-	output string
+	output string // colour codes stripped
+	raw    string // as written
 }
 
 func init() {
@@ -47,6 +48,8 @@ func init() {
 		`When I run the command the run printed after "re-record it with: "`, harnessExecHint)
 	step(g, `^in the feature file "([^"]*)" "([^"]*)" becomes "([^"]*)"$`, "edit a feature file of the scratch project (the first occurrence of the text)",
 		`When in the feature file "chat.feature" "Fine." becomes "Great."`, harnessEditFeature)
+	step(g, `^the run output has no colour codes$`, "the run's output, written to a file or pipe (not a terminal), holds no ANSI colour codes",
+		`And the run output has no colour codes`, harnessNoColour)
 	step(g, `^Chromium is installed$`, "the scenario records live: without Chromium it is skipped with a SKIPPING message (with CI=true it fails)",
 		`Given Chromium is installed`, harnessNeedsChromium)
 	step(g, `^the run exits (\d+)$`, "the suite's exit status (0 only when every scenario passed with no undefined step and no golden drift)",
@@ -122,6 +125,7 @@ func runHarness(ctx context.Context, name, tags string, update bool) error {
 		return err
 	}
 	h.exit = s.Run()
+	h.raw = out.String()
 	h.output = ansi.ReplaceAllString(out.String(), "")
 	attrs := []trace.Attr{trace.A("feature", name), trace.A("update", update), trace.A("exit", h.exit)}
 	if tags != "" {
@@ -143,6 +147,14 @@ func harnessOutput(ctx context.Context, text string) error {
 	h, _ := harness(ctx)
 	if !strings.Contains(h.output, text) {
 		return fmt.Errorf("the run output does not mention %q:\n%s", text, h.output)
+	}
+	return nil
+}
+
+func harnessNoColour(ctx context.Context) error {
+	h, _ := harness(ctx)
+	if strings.Contains(h.raw, "\x1b[") {
+		return fmt.Errorf("the run output has colour codes: %q", h.raw)
 	}
 	return nil
 }
@@ -277,7 +289,7 @@ func execReplaylab(ctx context.Context, args []string, event string) error {
 	cmd := exec.CommandContext(ctx, cmdline[0], args...)
 	cmd.Args[0] = "replaylab" // as found on PATH: hints name it so
 	cmd.Dir = h.root
-	cmd.Env = append(os.Environ(), "NO_COLOR=1")
+	cmd.Env = os.Environ() // colour must stay off on its own: the output is a pipe
 	out, err := cmd.CombinedOutput()
 	h.exit = 0
 	if err != nil {
@@ -287,6 +299,7 @@ func execReplaylab(ctx context.Context, args []string, event string) error {
 		}
 		h.exit = ee.ExitCode()
 	}
+	h.raw = string(out)
 	h.output = ansi.ReplaceAllString(string(out), "")
 	w.log.Emit(trace.E(event, trace.A("args", strings.Join(args, " ")), trace.A("exit", h.exit)))
 	return nil

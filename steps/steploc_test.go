@@ -29,6 +29,9 @@ func TestStepLocations(t *testing.T) {
 	if st := s.Run(); st != 0 {
 		t.Fatalf("exit %d:\n%s", st, out.String())
 	}
+	if strings.Contains(out.String(), "\x1b[") {
+		t.Fatalf("colour codes in output that is not a terminal:\n%q", out.String())
+	}
 	var want string
 	for _, d := range Catalogue() {
 		if d.Example == "Given a marker-style chat with 4 earlier turns" {
@@ -38,7 +41,7 @@ func TestStepLocations(t *testing.T) {
 	if want == "" || strings.HasPrefix(want, "catalogue.go") {
 		t.Fatalf("the step's own location is %q", want)
 	}
-	if !strings.Contains(out.String(), "# "+want+" -> ") {
+	if !strings.Contains(out.String(), "# "+want+" -> ") || strings.Contains(out.String(), "catalogue.go") {
 		t.Fatalf("the pretty output does not name %s:\n%s", want, out.String())
 	}
 	data, err := os.ReadFile(cuke)

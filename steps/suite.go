@@ -25,6 +25,7 @@ import (
 	"testing"
 
 	"github.com/cucumber/godog"
+	"github.com/mattn/go-isatty"
 
 	"github.com/replaylab/replaylab/engine/browser"
 	"github.com/replaylab/replaylab/engine/site"
@@ -81,6 +82,10 @@ type Options struct {
 	Command   []string
 	HintFlags []string
 	HintDir   string
+	// NoColor turns colour off. Colour is on only when the output is a
+	// terminal and NO_COLOR is not set (https://no-color.org): never in a
+	// file, a pipe or a CI log.
+	NoColor bool
 	// Snippets prints godog's Go snippets for undefined steps (for Go
 	// users) instead of the closest catalogue steps.
 	Snippets bool
@@ -291,7 +296,7 @@ func (s *Suite) runGodog(format string, fsys featureFS, paths []string) int {
 			Randomize:   0,
 			// --fail-fast
 			StopOnFailure: s.opt.Scale.FailFast,
-			NoColors:      os.Getenv("NO_COLOR") != "" || s.opt.TestingT != nil,
+			NoColors:      !s.colour(out),
 		},
 	}
 	status := ts.Run()
@@ -306,6 +311,16 @@ func (s *Suite) runGodog(format string, fsys featureFS, paths []string) int {
 		}
 	}
 	return status
+}
+
+// colour reports whether output to out is coloured: a terminal, with
+// neither NoColor nor NO_COLOR set, and not under go test.
+func (s *Suite) colour(out io.Writer) bool {
+	if s.opt.NoColor || os.Getenv("NO_COLOR") != "" || s.opt.TestingT != nil {
+		return false
+	}
+	f, ok := out.(*os.File)
+	return ok && (isatty.IsTerminal(f.Fd()) || isatty.IsCygwinTerminal(f.Fd()))
 }
 
 // Close stops the shared browser.

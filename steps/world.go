@@ -19,6 +19,7 @@ import (
 	"github.com/replaylab/replaylab/engine/replay"
 	"github.com/replaylab/replaylab/engine/site"
 	"github.com/replaylab/replaylab/engine/trace"
+	"github.com/replaylab/replaylab/internal/testskip"
 	"github.com/replaylab/replaylab/sim"
 )
 
@@ -354,6 +355,7 @@ func (w *world) goLive() error {
 func (w *world) skip(msg string) error {
 	w.skipped = true
 	fmt.Fprintln(os.Stderr, msg)
+	testskip.Record(msg) // printed again when go test ends (TestMain)
 	return fmt.Errorf("%w: %s", godog.ErrSkip, msg)
 }
 

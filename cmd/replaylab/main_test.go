@@ -34,6 +34,8 @@ func TestBadInputExitsTwo(t *testing.T) {
 		{"bad driver", []string{"run", "--driver", "firefox"}, "--driver must be replay or browser"},
 		{"bad format", []string{"run", "--format", "xml"}, `unknown formatter "xml"`},
 		{"bad concurrency", []string{"run", "--concurrency", "0"}, "--concurrency"},
+		{"cdp with a run that starts no browser", []string{"run", "--cdp", "ws://127.0.0.1:1/devtools/browser/x"}, "--cdp attaches the browser driver"},
+		{"prune with a selection", []string{"run", "--root", "../..", "--prune", "features/harness.feature"}, "--prune removes what no scenario names"},
 		{"missing feature path", []string{"run", "--root", "../..", "features/nope.feature"}, "features/nope.feature"},
 		{"observe missing file", []string{"observe", "/no/such/page.html"}, "/no/such/page.html"},
 		{"observe capture of another version", []string{"observe", badVersion}, "version 9"},

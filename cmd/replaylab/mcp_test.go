@@ -16,6 +16,8 @@ import (
 	"github.com/replaylab/replaylab/engine/browser"
 	"github.com/replaylab/replaylab/engine/mcp"
 	"github.com/replaylab/replaylab/sim"
+
+	"github.com/replaylab/replaylab/internal/testskip"
 )
 
 // TestMain lets the test binary stand in for replaylab when `run` starts
@@ -26,7 +28,7 @@ func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == "mcp" {
 		main()
 	}
-	os.Exit(m.Run())
+	os.Exit(testskip.Main(m))
 }
 
 // TestMCPStdinCloseLeavesNoBrowser runs `replaylab mcp` over OS pipes,
@@ -37,7 +39,7 @@ func TestMCPStdinCloseLeavesNoBrowser(t *testing.T) {
 		if os.Getenv("CI") == "true" {
 			t.Fatalf("CI=true and %v", err)
 		}
-		t.Skipf("SKIPPING browser test: %v", err)
+		testskip.Skip(t, "SKIPPING browser tests: %v", err)
 	}
 	s, err := sim.NewServer(sim.Options{})
 	if err != nil {

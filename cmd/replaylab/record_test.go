@@ -10,6 +10,8 @@ import (
 
 	"github.com/replaylab/replaylab/engine/browser"
 	"github.com/replaylab/replaylab/engine/replay"
+
+	"github.com/replaylab/replaylab/internal/testskip"
 )
 
 // A page that adds an answer turn three times, 300 ms apart, with an
@@ -33,7 +35,7 @@ func TestRecordCapturesEveryBurstAndScrubs(t *testing.T) {
 		if os.Getenv("CI") == "true" {
 			t.Fatalf("CI=true and %v", err)
 		}
-		t.Skipf("SKIPPING record test: %v", err)
+		testskip.Skip(t, "SKIPPING record tests: %v", err)
 	}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html")

@@ -22,6 +22,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 	allowEmpty := fs.Bool("allow-empty", false, "a selection that matches no scenario passes (exit 0) instead of failing")
 	format := fs.String("format", "pretty", "pretty|progress|junit:FILE|cucumber:FILE|html:DIR, comma-separated")
 	update := fs.Bool("update", false, "rewrite golden traces (with --driver browser also re-record sessions); over every scenario also --prune")
+	noColor := fs.Bool("no-color", false, "no colour in the output (colour is only ever used when stdout is a terminal and NO_COLOR is unset)")
 	snippets := fs.Bool("snippets", false, "for undefined steps print godog's Go snippets (for Go users) instead of the closest catalogue steps")
 	prune := fs.Bool("prune", false, "after a run over every scenario (no paths, no tags), remove the goldens and sessions no scenario names, listing each")
 	mode := fs.String("mode", "replay", "recordings: replay (never record; a missing one fails), record-once (record scenarios that have none, live), record (re-record all, live)")
@@ -50,6 +51,9 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 	browserOpts, scaleOpts, err := scale.resolve(stderr)
 	if err != nil {
 		return exitBadInput, err
+	}
+	if (browserOpts.RemoteURL != "" || len(scaleOpts.Pool) > 0) && *driver == steps.DriverReplay && m == steps.ModeReplayOnly {
+		return exitBadInput, badInput("--cdp attaches the browser driver to a running Chromium; this run replays recordings and starts no browser (add --driver browser, or --mode record-once / record)")
 	}
 	if *conc < 1 {
 		return exitBadInput, badInput("--concurrency must be at least 1, got %d", *conc)
@@ -101,7 +105,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 		return exitFailed, err
 	}
 	defer stopSites()
-	s, err := steps.NewSuite(steps.Options{Root: dir, Paths: paths, Driver: *driver, Tags: *tags, AllowEmpty: *allowEmpty, Snippets: *snippets, Format: *format, Stderr: stderr,
+	s, err := steps.NewSuite(steps.Options{Root: dir, Paths: paths, Driver: *driver, Tags: *tags, AllowEmpty: *allowEmpty, Snippets: *snippets, NoColor: *noColor, Format: *format, Stderr: stderr,
 		Update: *update, Mode: m, Seed: *seed, Concurrency: *conc, Output: stdout, Browser: browserOpts,
 		MCPCommand: []string{self, "mcp"}, Scale: scaleOpts, Site: sitePath, BaseURL: baseURL, BaseURLs: byName,
 		Command: invokedAs(), HintFlags: hintFlags(fs)})

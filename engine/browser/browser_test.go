@@ -16,6 +16,8 @@ import (
 	"github.com/replaylab/replaylab/engine/browser"
 	"github.com/replaylab/replaylab/engine/capture"
 	"github.com/replaylab/replaylab/engine/observe"
+
+	"github.com/replaylab/replaylab/internal/testskip"
 )
 
 var (
@@ -27,7 +29,7 @@ var (
 // TestMain shares one browser across the tests and checks that no browser
 // process or temp dir outlives them.
 func TestMain(m *testing.M) {
-	code := m.Run()
+	code := testskip.Main(m)
 	if shared != nil {
 		if err := shared.Close(); err != nil {
 			fmt.Fprintln(os.Stderr, "close browser:", err)
@@ -49,7 +51,7 @@ func newPage(t *testing.T) *browser.Page {
 		if os.Getenv("CI") == "true" {
 			t.Fatalf("CI=true and %v", err)
 		}
-		t.Skipf("SKIPPING browser test: %v", err)
+		testskip.Skip(t, "SKIPPING browser tests: %v", err)
 	}
 	sharedOnce.Do(func() { shared, sharedErr = browser.Start(context.Background(), browser.Options{}) })
 	if sharedErr != nil {
@@ -196,7 +198,7 @@ func TestRemoteBrowser(t *testing.T) {
 		if os.Getenv("CI") == "true" {
 			t.Fatalf("CI=true and %v", err)
 		}
-		t.Skipf("SKIPPING browser test: %v", err)
+		testskip.Skip(t, "SKIPPING browser tests: %v", err)
 	}
 	dir, err := os.MkdirTemp("", browser.TempDirPrefix+"remote-*")
 	if err != nil {
@@ -260,7 +262,7 @@ func TestLeakCheckSeesARunningBrowser(t *testing.T) {
 		if os.Getenv("CI") == "true" {
 			t.Fatalf("CI=true and %v", err)
 		}
-		t.Skipf("SKIPPING browser test: %v", err)
+		testskip.Skip(t, "SKIPPING browser tests: %v", err)
 	}
 	before := len(browser.Leaks())
 	b, err := browser.Start(context.Background(), browser.Options{})

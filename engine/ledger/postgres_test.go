@@ -12,6 +12,8 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/replaylab/replaylab/engine/ledger/ledgertest"
+
+	"github.com/replaylab/replaylab/internal/testskip"
 )
 
 // pgURL returns REPLAYLAB_PG_URL. Without it the test is skipped with a
@@ -23,7 +25,7 @@ func pgURL(t testing.TB) string {
 		if os.Getenv("CI") == "true" {
 			t.Fatal("REPLAYLAB_PG_URL is not set; PostgreSQL is required in CI")
 		}
-		t.Skip("SKIPPING PostgreSQL ledger suite: set REPLAYLAB_PG_URL=postgres://user:pass@host:5432/db?sslmode=disable to run it")
+		testskip.Skip(t, "SKIPPING PostgreSQL ledger suite: set REPLAYLAB_PG_URL=postgres://user:pass@host:5432/db?sslmode=disable to run it")
 	}
 	return u
 }

@@ -20,6 +20,8 @@ import (
 	"github.com/replaylab/replaylab/engine/mcp"
 	"github.com/replaylab/replaylab/engine/observe"
 	"github.com/replaylab/replaylab/sim"
+
+	"github.com/replaylab/replaylab/internal/testskip"
 )
 
 // serveEnv makes the test binary a replaylab MCP server on stdio whose
@@ -37,7 +39,7 @@ func TestMain(m *testing.M) {
 		}
 		os.Exit(0)
 	}
-	code := m.Run()
+	code := testskip.Main(m)
 	if leaks := browser.Leaks(); len(leaks) > 0 {
 		fmt.Fprintf(os.Stderr, "LEAK: browsers started by these tests left behind: %v\n", leaks)
 		code = 1
@@ -71,7 +73,7 @@ func needChromium(t testing.TB) {
 		if os.Getenv("CI") == "true" {
 			t.Fatalf("CI=true and %v", err)
 		}
-		t.Skipf("SKIPPING browser test: %v", err)
+		testskip.Skip(t, "SKIPPING browser tests: %v", err)
 	}
 }
 
