@@ -150,7 +150,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 		if len(obs)+len(sessions) > 0 {
 			fmt.Fprintf(stderr, "replaylab run: remove them with: %s\n", s.PruneHint())
 			if status == 0 {
-				status = exitFailed
+				return exitFailed, errors.New("the scenarios passed, but obsolete recordings fail the run (see above)")
 			}
 		}
 	}
