@@ -21,11 +21,12 @@ import (
 )
 
 // TestMain lets the test binary stand in for replaylab when `run` starts
-// `replaylab mcp` for features/mcp.feature: run passes os.Executable,
-// which under go test is this binary, with "mcp" as its first argument
+// `replaylab mcp` for features/mcp.feature, or `replaylab run` for the
+// hints features/harness.feature runs: run passes os.Executable, which
+// under go test is this binary, with "mcp" or "run" as its first argument
 // (no test flag looks like that).
 func TestMain(m *testing.M) {
-	if len(os.Args) > 1 && os.Args[1] == "mcp" {
+	if len(os.Args) > 1 && (os.Args[1] == "mcp" || os.Args[1] == "run") {
 		main()
 	}
 	os.Exit(testskip.Main(m))
