@@ -63,7 +63,8 @@ func TestStepLocations(t *testing.T) {
 	if len(report) != 1 || len(report[0].Elements) != 1 || len(report[0].Elements[0].Steps) != 1 {
 		t.Fatalf("unexpected report %s", data)
 	}
-	if got := report[0].Elements[0].Steps[0].Match.Location; !strings.HasPrefix(got, want) {
+	// the report package writes the path from the module root (steps/chat_steps.go:120)
+	if got := report[0].Elements[0].Steps[0].Match.Location; !strings.HasSuffix(got, "/"+want) && got != want {
 		t.Fatalf("Cucumber JSON match.location %q, want %s", got, want)
 	}
 }
