@@ -197,7 +197,7 @@ Feature: The harness as a CI gate
 
   @GATE-3
   Scenario: The hints for recordings are commands that fix them: missing, made from other steps
-    Given Chromium is installed
+    Given the run drives Chromium
     And a feature file "chat.feature" with:
       """
       Feature: Chat
