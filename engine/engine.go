@@ -83,6 +83,20 @@ type ChangeNotifier interface {
 	NotifiesChanges() bool
 }
 
+// Scheduled is implemented by drivers whose Sleep wakes at the page's
+// next scheduled transition (a page on a lab clock, or the replay of a lab
+// session): nothing changes between transitions, so the engine sleeps
+// straight to its deadline instead of polling, and reads once per
+// transition.
+type Scheduled interface {
+	SleepsToTransitions() bool
+}
+
+// scheduledInterval is the "poll interval" of a Scheduled driver: longer
+// than any deadline, so every sleep is to the deadline or the next
+// transition.
+const scheduledInterval = 1000 * time.Hour
+
 // Engine serves many tasks; tasks share nothing but configuration (ACT-6).
 type Engine struct {
 	cfg Config
@@ -695,6 +709,9 @@ func (p *Page) WaitAnswer(ctx context.Context, opt answer.Options) (answer.Resul
 
 // pollInterval is the longest gap between reads while waiting.
 func (p *Page) pollInterval() time.Duration {
+	if sc, ok := p.d.(Scheduled); ok && sc.SleepsToTransitions() {
+		return scheduledInterval
+	}
 	if cn, ok := p.d.(ChangeNotifier); ok && cn.NotifiesChanges() {
 		return p.task.e.cfg.ChangePollInterval
 	}

@@ -40,3 +40,49 @@ Feature: The lab's clock and stable names
     Then the run exits 1
     And the run output mentions "have the same name and the same steps"
     And the scratch project has exactly the golden traces ""
+
+  @CLK-1
+  Scenario: A stream of 1 ms is seen generating, whatever the load
+    Given a marker-style chat with 2 earlier turns
+    And the next answer streams "Fa" for 1 ms and completes as "Fast."
+    When I open the chat
+    And I send "Quick?"
+    And I wait for the answer
+    Then the answer status is "complete"
+    And the states seen are "generating, complete"
+    And the answer text is "Fast."
+    And the clock reads 1 ms since the start
+
+  @CLK-1
+  Scenario: The page shows a transition only when the clock reaches it, and waiting for it costs no wall time
+    Given a heading-style chat with 2 earlier turns
+    And the next answer streams "Still thinking" for 20000 ms and completes as "Done at last."
+    When I open the chat
+    And I send "Slow?"
+    And I wait up to 19999 ms for the answer
+    Then the answer status is "ANSWER_INCOMPLETE"
+    And the clock reads 19999 ms since the start
+    When I wait for the answer
+    Then the answer status is "complete"
+    And the states seen are "generating, complete"
+    And the clock reads 20000 ms since the start
+
+  @CLK-1
+  Scenario: Media is read ready exactly when the script makes it ready, once the page has loaded it
+    Given a marker-style chat with 2 earlier turns
+    And the next answer completes as "Here it is." after 5 ms with a video that is ready 5 ms later
+    When I open the chat
+    And I send "Show me"
+    And I wait up to 3000 ms for the answer with a video
+    Then the answer status is "complete"
+    And the states seen are "generating, complete"
+    And the clock reads 10 ms since the start
+
+  @CLK-1
+  Scenario: A send that gets no answer waits out its 10 s on the clock, not on the wall
+    Given a marker-style chat with 2 earlier turns
+    And the next answer never comes
+    When I open the chat
+    And I try to send "Anyone there?"
+    Then the send ends with "OUTCOME_UNKNOWN"
+    And the clock reads 10000 ms since the start

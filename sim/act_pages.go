@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"time"
 )
 
 // The action pages (SPEC ACT-1 … ACT-4, LOC-2): each shows one case of
@@ -16,9 +17,9 @@ func init() {
 	register(Page{Path: "/act/mask", What: `an input mask: textbox "Phone" keeps digits only and formats them as 555-0100 (typed values are rewritten); textbox "Name" has no mask`,
 		Handler: staticPage(actMaskHTML)})
 	register(Page{Path: "/act/never", What: `button "Save" reaches the server (/act/save) but its effect ("Saved") never shows`,
-		Handler: staticPage(actSaveHTML("never", -1))})
+		Handler: staticPage(actSaveHTML("never"))})
 	register(Page{Path: "/act/late", What: `button "Save" reaches the server (/act/save); "Saved" shows 1500 ms later`,
-		Handler: staticPage(actSaveHTML("late", ActLateMS))})
+		Handler: func(s *Server) http.HandlerFunc { return s.stagePage(actLateStage, actSaveHTML("late")) }})
 	register(Page{Path: "/act/duplicates", What: `a form with two textboxes named "Email" (billing and shipping) and a Submit button; counters show the inputs and submissions the page received`,
 		Handler: staticPage(actDuplicatesHTML)})
 	register(Page{Path: "/act/links", What: `link "Next page" navigates to /act/links/next; link "Stay" goes nowhere`,
@@ -29,8 +30,12 @@ func init() {
 		Handler: func(s *Server) http.HandlerFunc { return s.actSave }, Endpoint: true})
 }
 
-// ActLateMS is how long /act/late takes to show its effect.
+// ActLateMS is how long /act/late takes to show its effect, on the
+// server's clock.
 const ActLateMS = 1500
+
+// actLateStage is /act/late's key on the stage.
+const actLateStage = "act/late"
 
 // actSave records one call of a Save button.
 func (s *Server) actSave(w http.ResponseWriter, r *http.Request) {
@@ -39,9 +44,16 @@ func (s *Server) actSave(w http.ResponseWriter, r *http.Request) {
 		problem(w, http.StatusBadRequest, CodeBadRequest, "sim: /act/save needs ?page=NAME")
 		return
 	}
+	s.stage.begin()
+	defer s.stage.end()
 	s.mu.Lock()
 	s.received = append(s.received, "act:save:"+page)
 	s.mu.Unlock()
+	if page == "late" {
+		s.clock.AfterFunc(ActLateMS*time.Millisecond, func() {
+			s.stage.publish(actLateStage, stageOp{Op: "text", Sel: "#status", Text: "Saved"})
+		})
+	}
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "no-store")
 	_, _ = w.Write([]byte(`{"ok":true}`))
@@ -77,23 +89,23 @@ var actMaskHTML = fmt.Sprintf(pageHead, "Contact") + `<main><h1>Contact</h1>
 })();
 </script></main></body></html>`
 
-// actSaveHTML is a Save button that calls /act/save and shows "Saved"
-// after lateMS, or never when lateMS < 0.
-func actSaveHTML(page string, lateMS int) string {
+// actSaveHTML is a Save button that calls /act/save?page=PAGE
+// synchronously; the server shows "Saved" ActLateMS later on its clock for
+// the late page, never for the others.
+func actSaveHTML(page string) string {
 	return fmt.Sprintf(pageHead, "Settings") + fmt.Sprintf(`<main><h1>Settings</h1>
 <label>Display name <input type="text" id="display" value="Ada"></label>
 <button type="button" id="save">Save</button>
 <p id="status">Not saved yet.</p>
 <script>
 (function(){
-  const late = %d;
-  document.getElementById('save').addEventListener('click', async function(){
-    await fetch('/act/save?page=%s', {cache: 'no-store'});
-    if (late < 0) return;
-    setTimeout(function(){ document.getElementById('status').textContent = 'Saved'; }, late);
+  document.getElementById('save').addEventListener('click', function(){
+    const x = new XMLHttpRequest();
+    x.open('GET', '/act/save?page=%s', false);
+    x.send();
   });
 })();
-</script></main></body></html>`, lateMS, page)
+</script></main></body></html>`, page)
 }
 
 var actDuplicatesHTML = fmt.Sprintf(pageHead, "Checkout") + `<main><h1>Checkout</h1>

@@ -12,23 +12,30 @@ func (s *Server) chatPage(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	c := s.chat
 	turns := append(c.HistoryTurns(), s.turns...)
+	id, v := s.stage.view(chatStage)
 	s.mu.Unlock()
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.Header().Set("Cache-Control", "no-store")
-	_, _ = w.Write([]byte(RenderChat(c, turns)))
+	_, _ = w.Write([]byte(withStage(RenderChat(c, turns), id, v)))
 }
 
-// sendReply is what the page's script gets back for a sent message: the
-// turns as HTML, rendered by the same Go code as a reload would.
+// chatStage is the chat page's key on the stage.
+const chatStage = "chat"
+
+// sendReply is what the page's synchronous send gets back: the stage
+// version after the send's first transition.
 type sendReply struct {
-	UserHTML     string `json:"userHtml"`
-	PartialHTML  string `json:"partialHtml"`
-	FinalHTML    string `json:"finalHtml"`
-	GenerateMS   int64  `json:"generateMs"`
-	MediaDelayMS int64  `json:"mediaDelayMs"` // -1: never attach the source
+	Version int `json:"version"`
 }
 
+// send takes a message from the page. It shows the user's turn (and the
+// answer's partial, generating turn) at once, as one transition, and
+// schedules the rest of the scripted answer on the server's clock: the
+// final turn Generate later in the same place, its media's source
+// MediaDelay after that.
 func (s *Server) send(w http.ResponseWriter, r *http.Request) {
+	s.stage.begin()
+	defer s.stage.end()
 	var req struct {
 		Text string `json:"text"`
 	}
@@ -47,40 +54,65 @@ func (s *Server) send(w http.ResponseWriter, r *http.Request) {
 	style := s.chat.Style
 	base := s.chat.History + len(s.turns)
 	user := Turn{ID: turnID(base), Author: "user", Text: req.Text}
-	final := Turn{ID: turnID(base + 1), Author: "assistant", Text: a.Final, Kind: a.Kind, Media: a.Media}
-	stored := final
-	if a.Media != "" && !a.NoMediaSource {
-		stored.MediaSrc = mediaSrc(a.Media) // a reload shows the finished turn
-	}
+	html := renderTurn(style, user, false)
 	if a.Kind == KindNone {
 		s.turns = append(s.turns, user)
 	} else {
-		s.turns = append(s.turns, user, stored)
+		partial := Turn{ID: turnID(base + 1), Author: "assistant", Text: a.Partial, Generating: true}
+		s.turns = append(s.turns, user, partial)
+		html += renderTurn(style, partial, true)
+		gen, at := s.gen, base+1
+		s.clock.AfterFunc(a.Generate, func() { s.complete(gen, at, a) })
 	}
+	s.stage.publish(chatStage, stageOp{Op: "append", HTML: html})
 	s.mu.Unlock()
-	if a.Kind == KindNone {
-		w.Header().Set("Content-Type", "application/json")
-		_ = json.NewEncoder(w).Encode(sendReply{UserHTML: renderTurn(style, user, false), MediaDelayMS: -1})
+	s.stage.mu.Lock()
+	v := s.stage.version
+	s.stage.mu.Unlock()
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(sendReply{Version: v})
+}
+
+// turnAt returns the added turn at thread position at, nil when the chat
+// was replaced since (gen differs).
+func (s *Server) turnAt(gen, at int) *Turn {
+	i := at - s.chat.History
+	if s.gen != gen || i < 0 || i >= len(s.turns) {
+		return nil
+	}
+	return &s.turns[i]
+}
+
+// complete replaces the generating turn at position at with the final one.
+func (s *Server) complete(gen, at int, a Answer) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t := s.turnAt(gen, at)
+	if t == nil {
 		return
 	}
+	*t = Turn{ID: t.ID, Author: "assistant", Text: a.Final, Kind: a.Kind, Media: a.Media}
+	s.stage.publish(chatStage, stageOp{Op: "replace", Index: at, HTML: renderTurn(s.chat.Style, *t, false)})
+	if a.Media != "" && !a.NoMediaSource && a.Kind != KindConfirm && a.Kind != KindError {
+		s.clock.AfterFunc(a.MediaDelay, func() { s.attachMedia(gen, at) })
+	}
+}
 
-	partial := Turn{ID: final.ID, Author: "assistant", Text: a.Partial}
-	reply := sendReply{
-		UserHTML:     renderTurn(style, user, false),
-		PartialHTML:  renderTurn(style, partial, true),
-		FinalHTML:    renderTurn(style, final, false),
-		GenerateMS:   a.Generate.Milliseconds(),
-		MediaDelayMS: a.MediaDelay.Milliseconds(),
+// attachMedia gives the media of the turn at position at their source.
+func (s *Server) attachMedia(gen, at int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t := s.turnAt(gen, at)
+	if t == nil {
+		return
 	}
-	if a.NoMediaSource {
-		reply.MediaDelayMS = -1
-	}
-	w.Header().Set("Content-Type", "application/json")
-	_ = json.NewEncoder(w).Encode(reply)
+	t.MediaSrc = mediaSrc(t.Media)
+	s.stage.publish(chatStage, stageOp{Op: "media", Index: at})
 }
 
 // RenderChat renders a chat page with the given turns. It is exported for
-// benchmarks and offline fixtures.
+// benchmarks and offline fixtures; the served page adds the stage script
+// (stage.go) that applies the transitions.
 func RenderChat(c Chat, turns []Turn) string {
 	var b strings.Builder
 	b.Grow(1024 + len(turns)*256)
@@ -109,7 +141,7 @@ img,video{display:block;width:64px;height:48px}
 		b.WriteString(`<div id="thread">` + "\n")
 	}
 	for _, t := range turns {
-		b.WriteString(renderTurn(c.Style, t, false))
+		b.WriteString(renderTurn(c.Style, t, t.Generating))
 		b.WriteByte('\n')
 	}
 	if c.Style == StyleList {
@@ -129,28 +161,19 @@ img,video{display:block;width:64px;height:48px}
 	b.WriteString(`</main>
 <script>
 (function(){
-  const thread = document.getElementById('thread');
   const form = document.getElementById('composer');
   const prompt = document.getElementById('prompt');
-  form.addEventListener('submit', async function(ev){
+  form.addEventListener('submit', function(ev){
     ev.preventDefault();
     const text = prompt.value;
     if (!text.trim()) return;
-    const res = await fetch('/sim/chat/send', {method:'POST', headers:{'Content-Type':'application/json'}, body: JSON.stringify({text})});
-    const r = await res.json();
+    // synchronous: the sim has scheduled the answer before the click is
+    // over; the turns arrive as stage operations
+    const x = new XMLHttpRequest();
+    x.open('POST', '/sim/chat/send', false);
+    x.setRequestHeader('Content-Type', 'application/json');
+    x.send(JSON.stringify({text}));
     prompt.value = '';
-    thread.insertAdjacentHTML('beforeend', r.userHtml + (r.partialHtml || ''));
-    if (!r.partialHtml) return;
-    const partial = thread.lastElementChild;
-    setTimeout(function(){
-      partial.insertAdjacentHTML('afterend', r.finalHtml);
-      const done = partial.nextElementSibling;
-      partial.remove();
-      if (r.mediaDelayMs < 0) return;
-      setTimeout(function(){
-        for (const m of done.querySelectorAll('[data-src]')) { m.src = m.getAttribute('data-src'); m.removeAttribute('data-src'); }
-      }, r.mediaDelayMs);
-    }, r.generateMs);
   });
 })();
 </script>

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // The loop monitor's pages (SPEC §5, MON-*): a menu whose DOM differs every
@@ -23,7 +24,9 @@ func init() {
 	register(Page{Path: "/loop/tab-b", What: `a room rate to watch in another tab: "Refresh" updates the price and the fake clock only`,
 		Handler: staticPage(loopTabHTML("Hotel in Porto", "rate", 8900))})
 	register(Page{Path: "/loop/slow", What: `"Build report" shows "Working" at once and "Report ready" 800 ms later; a prefilled Reference field`,
-		Handler: staticPage(loopSlowHTML)})
+		Handler: func(s *Server) http.HandlerFunc { return s.stagePage(loopSlowStage, loopSlowHTML) }})
+	register(Page{Path: "/loop/slow/build", What: `the endpoint "Build report" calls: "Report ready" shows 800 ms later on the server's clock`,
+		Handler: func(s *Server) http.HandlerFunc { return s.loopSlowBuild }, Endpoint: true})
 	register(Page{Path: "/loop/login", What: `sign-in with Username, a password field and a one-time-code field; "Sign in" always answers that the code expired and clears the code`,
 		Handler: staticPage(loopLoginHTML)})
 }
@@ -142,9 +145,9 @@ var loopSlowHTML = fmt.Sprintf(pageHead, "Reports") + `<main><h1>Reports</h1>
 <script>
 document.getElementById('build').addEventListener('click', function () {
   document.getElementById('result').textContent = 'Working on the report.';
-  setTimeout(function () {
-    document.getElementById('result').textContent = 'Report ready: 3 findings.';
-  }, 800);
+  const x = new XMLHttpRequest();
+  x.open('GET', '/loop/slow/build', false);
+  x.send();
 });
 </script>
 </main></body></html>`
@@ -166,3 +169,20 @@ document.getElementById('signin').addEventListener('click', function () {
 });
 </script>
 </main></body></html>`
+
+// loopSlowStage is /loop/slow's key on the stage; LoopSlowMS is how long
+// its report takes on the server's clock.
+const (
+	loopSlowStage = "loop/slow"
+	LoopSlowMS    = 800
+)
+
+// loopSlowBuild schedules the slow page's report.
+func (s *Server) loopSlowBuild(w http.ResponseWriter, r *http.Request) {
+	s.stage.begin()
+	defer s.stage.end()
+	s.clock.AfterFunc(LoopSlowMS*time.Millisecond, func() {
+		s.stage.publish(loopSlowStage, stageOp{Op: "text", Sel: "#result", Text: "Report ready: 3 findings."})
+	})
+	w.WriteHeader(http.StatusNoContent)
+}

@@ -3,7 +3,9 @@
 // URL, Close that waits for requests in flight). Everything it shows is
 // scripted per scenario from Go and deterministic for a given seed: the
 // earlier turns of a chat, the answers that streaming produces, and what
-// reached the server.
+// reached the server. Every scripted transition is scheduled on the
+// server's clock (Options.Clock) and reaches the pages as a numbered DOM
+// operation that they acknowledge (stage.go); no page script keeps time.
 package sim
 
 import (
@@ -13,6 +15,7 @@ import (
 	"net/http"
 	"sync"
 
+	"github.com/replaylab/replaylab/engine/clock"
 	"github.com/replaylab/replaylab/engine/ledger"
 )
 
@@ -31,6 +34,10 @@ type Server struct {
 	next     int      // index of the next scripted answer
 	turns    []Turn   // turns added by sends, after the history
 	received []string // messages that reached the server
+	gen      int      // bumped by SetChat: transitions scheduled before it do nothing
+
+	clock clock.Clock // schedules every scripted transition
+	stage *stage      // the pages' transitions and acknowledgements (stage.go)
 
 	lab *lab // the ledger behind /api/ and /patch; nil when Options.API is set
 }
@@ -65,6 +72,12 @@ type Options struct {
 	// Scripts are queued on the providers (provider name → behaviours)
 	// before the ledger's start-up recovery re-sends anything (LED-13).
 	Scripts map[string][]Script
+	// Clock schedules the chat's and the pages' scripted transitions
+	// (stream start, completion, confirmation, error, media becoming
+	// ready, late effects); nil is clock.Wall. With a *clock.Lab, add the
+	// server to the lab as a gate (lab.AddGate(srv)) so the lab waits for
+	// the pages to acknowledge what they rendered (see stage.go).
+	Clock clock.Clock
 }
 
 // ErrNotLoopback is returned for listen addresses off the loopback.
@@ -93,7 +106,10 @@ func NewServer(opts Options) (*Server, error) {
 	if err != nil {
 		return nil, errors.Join(fmt.Errorf("sim: %w", err), l.close())
 	}
-	s := &Server{URL: "http://" + ln.Addr().String(), ln: ln, chat: DefaultChat(), lab: l}
+	if opts.Clock == nil {
+		opts.Clock = clock.Wall
+	}
+	s := &Server{URL: "http://" + ln.Addr().String(), ln: ln, chat: DefaultChat(), lab: l, clock: opts.Clock, stage: newStage()}
 	s.chat.Seed = opts.Seed
 	mux := http.NewServeMux()
 	s.routes(mux, opts.API)
@@ -109,6 +125,7 @@ func NewServer(opts Options) (*Server, error) {
 // Close stops the server and waits for requests in flight (at most
 // CloseGrace). Connections that never sent a request are closed at once.
 func (s *Server) Close() error {
+	s.stage.close()
 	err := shutdown(s.srv, &s.conns)
 	s.wg.Wait()
 	return errors.Join(err, s.lab.close())
@@ -119,10 +136,14 @@ func (s *Server) SetChat(c Chat) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.chat = c
+	s.gen++
 	s.next = 0
 	s.turns = nil
 	s.received = nil
 }
+
+// Clock is the clock the server schedules its transitions on.
+func (s *Server) Clock() clock.Clock { return s.clock }
 
 // Chat returns the current chat script.
 func (s *Server) Chat() Chat {

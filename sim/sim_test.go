@@ -1,13 +1,16 @@
 package sim_test
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"io"
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/replaylab/replaylab/engine/clock"
 	"github.com/replaylab/replaylab/sim"
 )
 
@@ -86,8 +89,13 @@ func TestChatIsDeterministicForASeed(t *testing.T) {
 }
 
 func TestSendFollowsTheScript(t *testing.T) {
-	s := start(t)
-	s.SetChat(sim.Chat{Style: sim.StyleMarker, History: 2, Answers: []sim.Answer{{Partial: "P", Final: "F"}}})
+	lab := clock.NewLab(clock.Epoch)
+	s, err := sim.NewServer(sim.Options{Clock: lab})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = s.Close() })
+	s.SetChat(sim.Chat{Style: sim.StyleMarker, History: 2, Answers: []sim.Answer{{Partial: "P", Final: "F", Generate: time.Second}}})
 	post := func(body string) (int, map[string]any) {
 		t.Helper()
 		res, err := http.Post(s.URL+"/sim/chat/send", "application/json", strings.NewReader(body))
@@ -99,11 +107,7 @@ func TestSendFollowsTheScript(t *testing.T) {
 		_ = json.NewDecoder(res.Body).Decode(&m)
 		return res.StatusCode, m
 	}
-	code, m := post(`{"text":"hello"}`)
-	final, _ := m["finalHtml"].(string)
-	partial, _ := m["partialHtml"].(string)
-	if code != 200 || !strings.Contains(final, `data-message-id="msg-0004"`) || !strings.Contains(final, ">F<") ||
-		!strings.Contains(partial, `aria-busy="true"`) || !strings.Contains(partial, ">P<") || strings.Contains(final, "aria-busy") {
+	if code, m := post(`{"text":"hello"}`); code != 200 || m["version"] != 1.0 {
 		t.Fatalf("send: %d %v", code, m)
 	}
 	if code, m := post(`not json`); code != http.StatusBadRequest || m["code"] != sim.CodeBadRequest {
@@ -112,10 +116,26 @@ func TestSendFollowsTheScript(t *testing.T) {
 	if got := s.Received(); len(got) != 1 || got[0] != "hello" {
 		t.Fatalf("received: %v", got)
 	}
-	// the page now shows the sent turns after the history
+	// a reload shows the answer as it is now: generating until the clock
+	// reaches its completion
 	_, body := get(t, s.URL+"/chat")
-	if !strings.Contains(body, `data-message-id="msg-0004"`) {
-		t.Fatal("reloaded chat lacks the answered turn")
+	if !strings.Contains(body, `data-message-id="msg-0004" aria-busy="true"`) || !strings.Contains(body, ">P<") {
+		t.Fatal("reloaded chat lacks the generating turn")
+	}
+	if err := lab.Sleep(context.Background(), 999*time.Millisecond); err != nil {
+		t.Fatal(err)
+	}
+	if _, body = get(t, s.URL+"/chat"); !strings.Contains(body, ">P<") {
+		t.Fatal("the answer completed before the clock reached it")
+	}
+	if err := lab.Sleep(context.Background(), time.Hour); err != nil {
+		t.Fatal(err)
+	}
+	if at := lab.Now().Sub(clock.Epoch); at != time.Second {
+		t.Errorf("the sleep woke at +%v, want +1s (the completion)", at)
+	}
+	if _, body = get(t, s.URL+"/chat"); !strings.Contains(body, ">F<") || strings.Contains(body, "aria-busy") {
+		t.Fatal("reloaded chat lacks the final turn")
 	}
 }
 

@@ -11,8 +11,8 @@ import (
 // (Confirm completes the turn, Cancel cancels it), and a second button
 // named "Send" beside the composer. The confirmation's buttons name their
 // turn and choice; the page's script posts the choice to
-// /sim/chat/confirm and swaps in the turn the server renders, the same
-// HTML a reload shows.
+// /sim/chat/confirm, and the server swaps in the turn it renders (the same
+// HTML a reload shows) as a stage operation.
 
 // What a confirmation turn becomes when its script names nothing.
 const (
@@ -30,17 +30,17 @@ func confirmButtons(t Turn) string {
 const duplicateSendHTML = `<aside aria-label="Quick reply"><p>Quick reply: thanks!</p><button type="button" id="quick-send">Send</button></aside>
 `
 
-// confirmScript posts a click on Confirm or Cancel and replaces the turn.
+// confirmScript posts a click on Confirm or Cancel synchronously; the
+// server replaces the turn as a stage operation (stage.go), so the lab
+// clock waits for the page to render it.
 const confirmScript = `<script>
-document.addEventListener('click', async function(ev){
+document.addEventListener('click', function(ev){
   const b = ev.target.closest('button[data-choice]');
   if (!b) return;
-  const turn = b.closest('.turn, .entry');
-  const res = await fetch('/sim/chat/confirm', {method:'POST', headers:{'Content-Type':'application/json'}, body: JSON.stringify({id: b.dataset.turn, choice: b.dataset.choice})});
-  if (!res.ok || !turn) return;
-  const r = await res.json();
-  turn.insertAdjacentHTML('afterend', r.html);
-  turn.remove();
+  const x = new XMLHttpRequest();
+  x.open('POST', '/sim/chat/confirm', false);
+  x.setRequestHeader('Content-Type', 'application/json');
+  x.send(JSON.stringify({id: b.dataset.turn, choice: b.dataset.choice}));
 });
 </script>`
 
@@ -78,6 +78,8 @@ func (s *Server) confirm(w http.ResponseWriter, r *http.Request) {
 		problem(w, http.StatusBadRequest, CodeBadRequest, `sim: body must be JSON {"id": TURN, "choice": "confirm"|"cancel"}`)
 		return
 	}
+	s.stage.begin()
+	defer s.stage.end()
 	s.mu.Lock()
 	var html string
 	if i, a := s.confirmation(req.ID); i >= 0 {
@@ -93,6 +95,7 @@ func (s *Server) confirm(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 		html = renderTurn(s.chat.Style, *t, false)
+		s.stage.publish(chatStage, stageOp{Op: "replace", Index: s.chat.History + i, HTML: html})
 	}
 	s.mu.Unlock()
 	if html == "" {

@@ -1,11 +1,13 @@
 package sim_test
 
 import (
+	"context"
 	"io"
 	"net/http"
 	"strings"
 	"testing"
 
+	"github.com/replaylab/replaylab/engine/clock"
 	"github.com/replaylab/replaylab/sim"
 )
 
@@ -33,12 +35,23 @@ func TestConfirmation(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s := start(t)
+			lab := clock.NewLab(clock.Epoch)
+			s, err := sim.NewServer(sim.Options{Clock: lab})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { _ = s.Close() })
 			c := sim.DefaultChat()
 			c.Answers = []sim.Answer{tt.answer}
 			s.SetChat(c)
-			if code, body := post(t, s.URL+"/sim/chat/send", `{"text":"clean up"}`); code != http.StatusOK || !strings.Contains(body, `data-choice=\"confirm\"`) {
+			if code, body := post(t, s.URL+"/sim/chat/send", `{"text":"clean up"}`); code != http.StatusOK {
 				t.Fatalf("send: %d %s", code, body)
+			}
+			if err := lab.Sleep(context.Background(), 0); err != nil { // the answer completes on the clock
+				t.Fatal(err)
+			}
+			if _, page := get(t, s.URL+"/chat"); !strings.Contains(page, `data-choice="confirm"`) {
+				t.Fatal("the completed answer has no Confirm control")
 			}
 			code, body := post(t, s.URL+"/sim/chat/confirm", `{"id":"msg-0006","choice":"`+tt.choice+`"}`)
 			if code != http.StatusOK || !strings.Contains(body, tt.want) || strings.Contains(body, "data-choice") {

@@ -8,7 +8,9 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 
+	"github.com/replaylab/replaylab/engine/clock"
 	"github.com/replaylab/replaylab/engine/trace"
 )
 
@@ -17,6 +19,11 @@ import (
 // harness on a scratch project (see harness_steps.go) with a tag filter
 // or a concurrency, and list the goldens it wrote.
 func init() {
+	const c = "Answer checks"
+	step(c, `^the clock reads (\d+) ms since the start$`,
+		"the main page's clock: the lab's virtual time live, the recording's time replayed; both start at the scenario's start and move only when the engine waits",
+		"Then the clock reads 300 ms since the start", clockReads)
+
 	const g = "The harness itself"
 	step(g, `^I run the harness on "([^"]*)" with --update at concurrency (\d+)$`,
 		"run the suite (replay driver) on that feature of the scratch project with that many scenarios at once, rewriting its golden traces",
@@ -78,6 +85,32 @@ func harnessExactGoldens(ctx context.Context, list string) error {
 	sort.Strings(got)
 	if strings.Join(got, ", ") != strings.Join(want, ", ") {
 		return fmt.Errorf("the scratch project has the golden traces %q, want %q", strings.Join(got, ", "), strings.Join(want, ", "))
+	}
+	return nil
+}
+
+// clockReads checks the main tab's clock, which live is the world's lab
+// clock and replayed is the recording's: exact in both, because lab time
+// moves only when the engine sleeps.
+func clockReads(ctx context.Context, want int) error {
+	w := worldOf(ctx)
+	t, ok := w.tabs[mainTab]
+	if !ok {
+		return fmt.Errorf("no page was opened, so there is no clock to read")
+	}
+	var d interface{ Now() time.Time }
+	switch {
+	case t.rec != nil:
+		d = t.rec
+	case t.replay != nil:
+		d = t.replay
+	default:
+		return fmt.Errorf("the main tab has no clock")
+	}
+	got := d.Now().Sub(clock.Epoch)
+	w.log.Emit(trace.E("clock", trace.A("ms", got.Milliseconds())))
+	if got != ms(want) {
+		return fmt.Errorf("the clock reads %v since the start, want %v", got, ms(want))
 	}
 	return nil
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/replaylab/replaylab/engine/adapter"
 	"github.com/replaylab/replaylab/engine/answer"
 	"github.com/replaylab/replaylab/engine/browser"
+	"github.com/replaylab/replaylab/engine/clock"
 	"github.com/replaylab/replaylab/engine/replay"
 	"github.com/replaylab/replaylab/engine/site"
 	"github.com/replaylab/replaylab/engine/trace"
@@ -33,6 +34,9 @@ type world struct {
 	chat sim.Chat
 	sim  *sim.Server // browser driver only
 	base string      // the base URL the engine navigates to
+	// clock is what the live sim schedules on and the live pages keep
+	// time on: the sim is a lab site, so a lab clock the world owns (CLK-1).
+	clock clock.Clock
 
 	// site is the site the scenario drives when it is not the sim (run
 	// --site, or the step choosing one); siteLive its live base URL.
@@ -101,12 +105,9 @@ func (s *Suite) InitializeScenario(sc *godog.ScenarioContext) {
 		w.chat.Seed = s.opt.Seed
 		w.log = &trace.Log{}
 		if s.opt.Driver == DriverBrowser {
-			srv, err := sim.NewServer(sim.Options{Seed: s.opt.Seed})
-			if err != nil {
+			if err := w.startSim(); err != nil {
 				return ctx, err
 			}
-			w.sim = srv
-			w.base = srv.URL
 		} else {
 			w.base = CanonicalBase
 		}
@@ -258,6 +259,7 @@ func (w *world) ensureTab(ctx context.Context, name string) (*engine.Page, error
 			return nil, err
 		}
 		t.bpage = bp
+		bp.SetClock(w.clock)
 		// Live runs always pass through the recorder, so the scrubber meets
 		// values in the same order whether or not the session is saved.
 		if w.site != nil {
@@ -266,6 +268,7 @@ func (w *world) ensureTab(ctx context.Context, name string) (*engine.Page, error
 			t.rec = replay.NewRecorder(bp, CanonicalBase, replay.Hooks{Rewrite: replay.BaseRewriter(CanonicalBase, w.sim.URL), Scrub: w.scrub})
 		}
 		t.rec.SetScenario(w.scenario)
+		t.rec.SetClock(clock.Kind(w.clock))
 		d = t.rec
 	default:
 		s, err := replay.Load(path)
@@ -335,11 +338,9 @@ func (w *world) finish(stepErr error) error {
 // far and the engine navigates to it.
 func (w *world) goLive() error {
 	if w.sim == nil {
-		srv, err := sim.NewServer(sim.Options{Seed: w.suite.opt.Seed})
-		if err != nil {
+		if err := w.startSim(); err != nil {
 			return err
 		}
-		w.sim = srv
 		w.sim.SetChat(w.chat)
 	}
 	w.base = w.sim.URL
@@ -347,6 +348,21 @@ func (w *world) goLive() error {
 		w.base = w.siteLive
 	}
 	w.recordOnce = true
+	return nil
+}
+
+// startSim starts the scenario's live sim on a lab clock of its own: the
+// sim schedules its transitions on it, the scenario's live pages keep time
+// on it, and it waits for the sim's pages to acknowledge what they
+// rendered (clock.Gate).
+func (w *world) startSim() error {
+	lab := clock.NewLab(clock.Epoch)
+	srv, err := sim.NewServer(sim.Options{Seed: w.suite.opt.Seed, Clock: lab})
+	if err != nil {
+		return err
+	}
+	lab.AddGate(srv)
+	w.sim, w.base, w.clock = srv, srv.URL, lab
 	return nil
 }
 

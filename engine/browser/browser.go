@@ -29,6 +29,7 @@ import (
 	"github.com/chromedp/chromedp/remote"
 
 	"github.com/replaylab/replaylab/engine/capture"
+	"github.com/replaylab/replaylab/engine/clock"
 )
 
 // ErrNoBrowser is returned when no Chromium executable can be found.
@@ -213,6 +214,7 @@ type Page struct {
 	last    *capture.Capture
 	lastGen uint64
 	lastEnd time.Time
+	clock   clock.Clock // nil: wall time, waking on page changes
 
 	statusMu sync.Mutex
 	status   int // HTTP status of the last navigation's document, 0 unknown
@@ -239,6 +241,13 @@ func (p *Page) touch() {
 // reported no change (engine.Refresher): a wait calls it when its deadline
 // falls due.
 func (p *Page) Refresh() { p.gen.Add(1) }
+
+// SetClock makes the page keep time on c (call it before the page is
+// used). Now and Sleep become c's; when c is a clock.Settler (the lab
+// clock) every capture first waits for it to settle, so the engine never
+// reads a page that has not acknowledged the transitions the clock has
+// reached (the read gate of CLK-1). nil restores wall time.
+func (p *Page) SetClock(c clock.Clock) { p.clock = c }
 
 // NewPage opens a tab in a fresh browser context.
 func (b *Browser) NewPage(ctx context.Context) (*Page, error) {
@@ -425,12 +434,26 @@ func (p *Page) Press(ctx context.Context, node, key string) error {
 	}))
 }
 
-// Now is wall time.
-func (p *Page) Now() time.Time { return time.Now() }
+// Now is the page's clock: wall time unless SetClock said otherwise.
+func (p *Page) Now() time.Time {
+	if p.clock != nil {
+		return p.clock.Now()
+	}
+	return time.Now()
+}
 
 // Sleep waits for d, or less when the page's DOM changed meanwhile (or
-// since the last Sleep), so the caller captures right after a change.
+// since the last Sleep), so the caller captures right after a change. On
+// a clock set by SetClock it is the clock's Sleep: a lab clock moves to
+// its next transition or by d, whichever is first, without waiting.
 func (p *Page) Sleep(ctx context.Context, d time.Duration) error {
+	if p.clock != nil {
+		select {
+		case <-p.changed: // the clock, not the DOM, says when to look again
+		default:
+		}
+		return p.clock.Sleep(ctx, d)
+	}
 	t := time.NewTimer(d)
 	defer t.Stop()
 	select {
@@ -443,6 +466,13 @@ func (p *Page) Sleep(ctx context.Context, d time.Duration) error {
 	}
 }
 
+// SleepsToTransitions tells the engine (engine.Scheduled) that on a lab
+// clock Sleep wakes at the next scheduled transition, so it need not poll.
+func (p *Page) SleepsToTransitions() bool {
+	_, ok := p.clock.(clock.Settler)
+	return ok
+}
+
 // NotifiesChanges tells the engine that Sleep wakes on page changes, so it
 // can wait longer between reads of an idle page.
 func (p *Page) NotifiesChanges() bool { return true }
@@ -452,12 +482,22 @@ func (p *Page) NotifiesChanges() bool { return true }
 // that capture is older than captureSettle, it returns that capture again
 // without asking Chromium: an unchanged page costs no capture, and the
 // engine, seeing the same capture, no parse.
+//
+// On a settling clock (SetClock) it first waits until the page acknowledged
+// every transition the clock reached, and then always reads the page: the
+// observer's change reports are not ordered with the acknowledgements.
 func (p *Page) Capture(ctx context.Context) (*capture.Capture, error) {
+	st, lab := p.clock.(clock.Settler)
+	if lab {
+		if err := st.Settle(ctx); err != nil {
+			return nil, fmt.Errorf("browser: capture: %w", err)
+		}
+	}
 	gen := p.gen.Load()
 	p.mu.Lock()
 	last, lastGen, lastEnd := p.last, p.lastGen, p.lastEnd
 	p.mu.Unlock()
-	if last != nil && lastGen == gen && time.Since(lastEnd) >= captureSettle {
+	if !lab && last != nil && lastGen == gen && time.Since(lastEnd) >= captureSettle {
 		return last, nil
 	}
 	c, err := p.capture(ctx)

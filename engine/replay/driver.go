@@ -241,16 +241,29 @@ func (d *Driver) Now() time.Time {
 	return d.now
 }
 
-// Sleep advances the recording's clock by dur without waiting.
+// Sleep advances the recording's clock by dur without waiting. On a lab
+// session it stops earlier at the next recorded capture's offset, as the
+// live wait woke at the transition that capture shows: the replay follows
+// the recorded schedule.
 func (d *Driver) Sleep(ctx context.Context, dur time.Duration) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
 	d.mu.Lock()
-	d.now = d.now.Add(dur)
-	d.mu.Unlock()
+	defer d.mu.Unlock()
+	target := d.now.Add(max(dur, 0))
+	if d.s.Clock == ClockLab && d.pos < len(d.s.Steps) && d.s.Steps[d.pos].Kind == KindCapture {
+		if at := d.t0.Add(time.Duration(d.s.Steps[d.pos].AtMS) * time.Millisecond); at.After(d.now) && at.Before(target) {
+			target = at
+		}
+	}
+	d.now = target
 	return nil
 }
+
+// SleepsToTransitions tells the engine (engine.Scheduled) that a lab
+// session's Sleep wakes at the next recorded capture.
+func (d *Driver) SleepsToTransitions() bool { return d.s.Clock == ClockLab }
 
 // Unused lists the recorded actions the replay never reached.
 func (d *Driver) Unused() []string {

@@ -44,6 +44,14 @@ func NewRecorder(live engine.Driver, base string, hooks Hooks) *Recorder {
 		index: map[[32]byte]int{}, lastCap: -1}
 }
 
+// SetClock names the clock the live driver keeps time on (ClockLab or
+// ClockWall), stored with the session so a replay follows its schedule.
+func (r *Recorder) SetClock(kind string) {
+	r.mu.Lock()
+	r.s.Clock = kind
+	r.mu.Unlock()
+}
+
 // SetScenario sets the session's scenario fingerprint.
 func (r *Recorder) SetScenario(fp string) {
 	r.mu.Lock()
@@ -191,6 +199,12 @@ func (r *Recorder) rewrite(c *capture.Capture) *capture.Capture {
 func (r *Recorder) NotifiesChanges() bool {
 	cn, ok := r.live.(engine.ChangeNotifier)
 	return ok && cn.NotifiesChanges()
+}
+
+// SleepsToTransitions forwards the live driver's answer (engine.Scheduled).
+func (r *Recorder) SleepsToTransitions() bool {
+	sc, ok := r.live.(engine.Scheduled)
+	return ok && sc.SleepsToTransitions()
 }
 
 // Now implements engine.Driver.

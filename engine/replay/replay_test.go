@@ -152,10 +152,12 @@ func TestLoadErrors(t *testing.T) {
 		want error
 	}{
 		{"missing", filepath.Join(dir, "none.json"), replay.ErrNoRecording},
-		{"other version", write("v2.json", `{"version":2,"captures":[],"steps":[]}`), replay.ErrVersion},
+		{"other version", write("v3.json", `{"version":3,"captures":[],"steps":[]}`), replay.ErrVersion},
 		{"not json", write("bad.json", `nope`), replay.ErrMalformed},
 		{"dangling capture", write("dangling.json", `{"version":1,"captures":[],"steps":[{"atMs":0,"kind":"capture","capture":3}]}`), replay.ErrMalformed},
 		{"unknown kind", write("kind.json", `{"version":1,"captures":[],"steps":[{"atMs":0,"kind":"hover"}]}`), replay.ErrMalformed},
+		{"a clock in a version 1 file", write("v1clock.json", `{"version":1,"clock":"lab","captures":[],"steps":[]}`), replay.ErrMalformed},
+		{"unknown clock", write("clock.json", `{"version":2,"clock":"sundial","captures":[],"steps":[]}`), replay.ErrMalformed},
 		{"time goes back", write("time.json", `{"version":1,"captures":[],"steps":[{"atMs":5,"kind":"click"},{"atMs":1,"kind":"click"}]}`), replay.ErrMalformed},
 	}
 	for _, tt := range tests {
@@ -165,6 +167,61 @@ func TestLoadErrors(t *testing.T) {
 				t.Fatalf("got %v, want %v", err, tt.want)
 			}
 		})
+	}
+}
+
+// Version 1 sessions (wall offsets, no clock) are still read; a lab
+// session's replay wakes at each recorded capture, as the live wait woke
+// at each transition, and tells the engine it need not poll.
+func TestSessionClocks(t *testing.T) {
+	dir := t.TempDir()
+	v1 := filepath.Join(dir, "v1.json")
+	if err := os.WriteFile(v1, []byte(`{"version":1,"captures":[],"steps":[{"atMs":0,"kind":"click","node":"3"}]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, err := replay.Load(v1)
+	if err != nil || s.Clock != "" || s.Version != 1 {
+		t.Fatalf("version 1: %+v %v", s, err)
+	}
+	c := func(html string) *capture.Capture { return capture.New("http://x/", html) }
+	lab := &replay.Session{Version: replay.FormatVersion, Clock: replay.ClockLab, Captures: []*capture.Capture{c("<p>generating</p>"), c("<p>done</p>")},
+		Steps: []replay.Step{{AtMS: 0, Kind: replay.KindCapture, Capture: new(0)}, {AtMS: 300, Kind: replay.KindCapture, Capture: new(1)}}}
+	tests := []struct {
+		name     string
+		clock    string
+		wakeAtMS int64
+	}{
+		{"lab: wakes at the next capture", replay.ClockLab, 300},
+		{"wall: sleeps the whole interval", replay.ClockWall, 10_000},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := *lab
+			s.Clock = tt.clock
+			d := replay.NewDriver(&s)
+			ctx := context.Background()
+			if _, err := d.Capture(ctx); err != nil {
+				t.Fatal(err)
+			}
+			t0 := d.Now()
+			if err := d.Sleep(ctx, 10*time.Second); err != nil {
+				t.Fatal(err)
+			}
+			if got := d.Now().Sub(t0).Milliseconds(); got != tt.wakeAtMS {
+				t.Errorf("woke at +%d ms, want +%d", got, tt.wakeAtMS)
+			}
+			if d.SleepsToTransitions() != (tt.clock == replay.ClockLab) {
+				t.Errorf("SleepsToTransitions = %v", d.SleepsToTransitions())
+			}
+			got, _ := d.Capture(ctx)
+			if !strings.Contains(got.Frames[0].HTML, "done") {
+				t.Errorf("after the sleep the replay shows %q", got.Frames[0].HTML)
+			}
+		})
+	}
+	data, err := lab.Encode()
+	if err != nil || !strings.Contains(string(data), `"clock": "lab"`) || !strings.Contains(string(data), `"version": 2`) {
+		t.Fatalf("encoded lab session: %v\n%s", err, data)
 	}
 }
 

@@ -20,8 +20,18 @@ import (
 	"github.com/replaylab/replaylab/engine/capture"
 )
 
-// FormatVersion is the session format this package reads and writes.
-const FormatVersion = 1
+// FormatVersion is the session format this package writes. Version 2
+// added Clock: the offsets of a lab session are virtual time, the exact
+// schedule of the sim's transitions. Version 1 files (no clock field, wall
+// offsets) are still read, as wall sessions; any other version is refused
+// with ErrVersion naming both.
+const FormatVersion = 2
+
+// Session clocks (the values of Session.Clock).
+const (
+	ClockWall = "wall" // offsets are wall time ("" reads as wall)
+	ClockLab  = "lab"  // offsets are the lab clock's virtual time
+)
 
 // Step kinds.
 const (
@@ -41,6 +51,10 @@ type Session struct {
 	// harness stores a hash of the scenario's steps), so a replay can tell
 	// a stale recording from a regression.
 	Scenario string `json:"scenario,omitempty"`
+	// Clock says what the offsets measure: ClockLab (virtual time; a replay
+	// wakes at each recorded capture as the live wait woke at each
+	// transition) or ClockWall ("" in version 1 files).
+	Clock string `json:"clock,omitempty"`
 	// Captures holds each distinct capture once.
 	Captures []*capture.Capture `json:"captures"`
 	Steps    []Step             `json:"steps"`
@@ -131,8 +145,8 @@ func Decode(data []byte) (*Session, error) {
 	if probe.Version == nil {
 		return nil, fmt.Errorf("%w: no version field", ErrMalformed)
 	}
-	if *probe.Version != FormatVersion {
-		return nil, fmt.Errorf("%w: file has version %d, this build supports %d", ErrVersion, *probe.Version, FormatVersion)
+	if *probe.Version != FormatVersion && *probe.Version != 1 {
+		return nil, fmt.Errorf("%w: file has version %d, this build reads 1 and %d", ErrVersion, *probe.Version, FormatVersion)
 	}
 	var d diskSession
 	dec := json.NewDecoder(bytes.NewReader(data))
@@ -142,6 +156,9 @@ func Decode(data []byte) (*Session, error) {
 	}
 	if dec.More() {
 		return nil, fmt.Errorf("%w: data after the session at byte %d", ErrMalformed, dec.InputOffset())
+	}
+	if d.Version == 1 && d.Clock != "" {
+		return nil, fmt.Errorf("%w: a version 1 session has no clock field (clock %q)", ErrMalformed, d.Clock)
 	}
 	s, err := fromDisk(d)
 	if err != nil {
@@ -162,6 +179,11 @@ func (s *Session) Validate() error {
 		if err := c.Validate(); err != nil {
 			return fmt.Errorf("%w: captures[%d]: %v", ErrMalformed, i, err)
 		}
+	}
+	switch s.Clock {
+	case "", ClockWall, ClockLab:
+	default:
+		return fmt.Errorf("%w: clock %q (want %q or %q)", ErrMalformed, s.Clock, ClockWall, ClockLab)
 	}
 	var last int64
 	for i, st := range s.Steps {
