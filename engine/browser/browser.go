@@ -218,6 +218,7 @@ type Page struct {
 
 	statusMu sync.Mutex
 	status   int // HTTP status of the last navigation's document, 0 unknown
+	navs     *navigations
 }
 
 // captureSettle is how long after a capture a change the page made just
@@ -261,6 +262,12 @@ func (b *Browser) NewPage(ctx context.Context) (*Page, error) {
 		cancel()
 		return nil, fmt.Errorf("browser: watch page changes: %w", err)
 	}
+	navs, err := watchNavigations(pctx)
+	if err != nil {
+		cancel()
+		return nil, fmt.Errorf("browser: watch navigations: %w", err)
+	}
+	p.navs = navs
 	return p, nil
 }
 
@@ -451,6 +458,11 @@ func (p *Page) Sleep(ctx context.Context, d time.Duration) error {
 		select {
 		case <-p.changed: // the clock, not the DOM, says when to look again
 		default:
+		}
+		if _, lab := p.clock.(clock.Settler); lab {
+			if err := p.awaitNavigations(ctx); err != nil {
+				return fmt.Errorf("browser: sleep: %w", err)
+			}
 		}
 		return p.clock.Sleep(ctx, d)
 	}
