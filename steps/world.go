@@ -259,6 +259,9 @@ func (w *world) ensureTab(ctx context.Context, name string) (*engine.Page, error
 			return nil, err
 		}
 		t.bpage = bp
+		if w.site != nil && w.site.Clock != site.ClockLab {
+			w.clock = clock.Wall // a real site keeps wall time (its profile's "clock")
+		}
 		bp.SetClock(w.clock)
 		// Live runs always pass through the recorder, so the scrubber meets
 		// values in the same order whether or not the session is saved.
