@@ -279,6 +279,11 @@ func (p *answerPage) Now() time.Time { return p.lab.Now() }
 
 func (p *answerPage) Sleep(ctx context.Context, d time.Duration) error { return p.lab.Sleep(ctx, d) }
 
+// SleepsToTransitions tells the engine (engine.Scheduled) that Sleep
+// wakes at the page's next scripted transition: the page is on a lab
+// clock.
+func (p *answerPage) SleepsToTransitions() bool { return true }
+
 // send schedules the case's transitions on the lab clock.
 func (p *answerPage) send() {
 	p.mu.Lock()
@@ -474,6 +479,7 @@ func waitOn(ctx context.Context, c AnswerCase, d engine.Driver, url string) (ans
 func RunAnswer(ctx context.Context, c AnswerCase) (AnswerOutcome, error) {
 	live := newAnswerPage(c)
 	rec := replay.NewRecorder(live, "http://sim.test", replay.Hooks{})
+	rec.SetClock(replay.ClockLab) // offsets are lab time: the replay wakes at each recorded capture
 	got, err := waitOn(ctx, c, rec, live.url)
 	if err != nil {
 		return AnswerOutcome{}, fmt.Errorf("explore: answer wait (lab): %w", err)
