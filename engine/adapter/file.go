@@ -1,15 +1,10 @@
 package adapter
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"os"
 	"path"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -17,6 +12,7 @@ import (
 	"golang.org/x/net/html"
 
 	"github.com/replaylab/replaylab/engine/observe"
+	"github.com/replaylab/replaylab/internal/jsonfile"
 )
 
 // FileVersion is the adapter-file format this build reads.
@@ -47,16 +43,7 @@ type FileError struct {
 }
 
 func (e *FileError) Error() string {
-	var b strings.Builder
-	b.WriteString("adapter: ")
-	if e.Source != "" {
-		b.WriteString(e.Source + ": ")
-	}
-	if e.Field != "" {
-		b.WriteString(e.Field + ": ")
-	}
-	b.WriteString(e.Reason)
-	return b.String()
+	return jsonfile.Message("adapter", e.Source, e.Field, e.Reason)
 }
 
 // Unwrap makes errors.Is(err, ErrBadAdapterFile) true.
@@ -87,14 +74,9 @@ type File struct {
 
 // LoadFile reads and checks an adapter file.
 func LoadFile(path string) (Adapter, error) {
-	f, err := os.Open(path)
+	data, err := jsonfile.ReadFile(path, FileBytesMax)
 	if err != nil {
 		return nil, fmt.Errorf("adapter: %w", err)
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, FileBytesMax+1))
-	if err != nil {
-		return nil, fmt.Errorf("adapter: read %s: %w", path, err)
 	}
 	return ParseFile(data, path)
 }
@@ -111,234 +93,39 @@ func ParseFile(data []byte, source string) (Adapter, error) {
 }
 
 func parseFile(data []byte, source string) (*File, *FileError) {
-	if len(data) > FileBytesMax {
-		return nil, &FileError{Reason: "larger than " + strconv.Itoa(FileBytesMax) + " bytes"}
+	root, jerr := jsonfile.Decode(data, FileBytesMax)
+	if jerr != nil {
+		return nil, &FileError{Field: jerr.Field, Reason: jerr.Reason}
 	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		return nil, &FileError{Reason: "not JSON: " + err.Error()}
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, &FileError{Reason: "not JSON: data after the top-level object"}
-	}
-	root, ferr := asObject("", v)
-	if ferr != nil {
-		return nil, ferr
-	}
-	p := &parser{}
+	p := &parser{jsonfile.Reader{ListLenMax: ListLenMax}}
 	a := p.file(root, source)
-	if p.err != nil {
-		return nil, p.err
+	if p.Err != nil {
+		return nil, &FileError{Field: p.Err.Field, Reason: p.Err.Reason}
 	}
 	return a, nil
 }
 
 // parser reads the decoded JSON, keeping the first error.
-type parser struct{ err *FileError }
-
-type object struct {
-	path string
-	m    map[string]any
-}
-
-func (p *parser) fail(field, reason string) {
-	if p.err == nil {
-		p.err = &FileError{Field: field, Reason: reason}
-	}
-}
-
-func join(path, key string) string {
-	if path == "" {
-		return key
-	}
-	return path + "." + key
-}
-
-func asObject(path string, v any) (object, *FileError) {
-	m, ok := v.(map[string]any)
-	if !ok {
-		return object{}, &FileError{Field: path, Reason: "wrong type: want an object, got " + jsonType(v)}
-	}
-	return object{path: path, m: m}, nil
-}
-
-func jsonType(v any) string {
-	switch v.(type) {
-	case nil:
-		return "null"
-	case bool:
-		return "a boolean"
-	case json.Number:
-		return "a number"
-	case string:
-		return "a string"
-	case []any:
-		return "an array"
-	case map[string]any:
-		return "an object"
-	}
-	return fmt.Sprintf("%T", v)
-}
-
-// known refuses fields of o not in keys (the first in sorted order, so the
-// error is the same on every run).
-func (p *parser) known(o object, keys ...string) {
-	var unknown []string
-	for k := range o.m {
-		found := false
-		for _, want := range keys {
-			if k == want {
-				found = true
-				break
-			}
-		}
-		if !found {
-			unknown = append(unknown, k)
-		}
-	}
-	if len(unknown) > 0 {
-		sort.Strings(unknown)
-		p.fail(join(o.path, unknown[0]), "unknown field (known: "+strings.Join(keys, ", ")+")")
-	}
-}
-
-func (p *parser) object(o object, key string, required bool) (object, bool) {
-	v, ok := o.m[key]
-	if !ok {
-		if required {
-			p.fail(join(o.path, key), "missing required field")
-		}
-		return object{}, false
-	}
-	sub, err := asObject(join(o.path, key), v)
-	if err != nil {
-		p.fail(err.Field, err.Reason)
-		return object{}, false
-	}
-	return sub, true
-}
-
-func (p *parser) str(o object, key string, required bool) string {
-	v, ok := o.m[key]
-	if !ok {
-		if required {
-			p.fail(join(o.path, key), "missing required field")
-		}
-		return ""
-	}
-	s, ok := v.(string)
-	if !ok {
-		p.fail(join(o.path, key), "wrong type: want a string, got "+jsonType(v))
-		return ""
-	}
-	if required && strings.TrimSpace(s) == "" {
-		p.fail(join(o.path, key), "empty")
-	}
-	return s
-}
-
-func (p *parser) boolean(o object, key string, def bool) bool {
-	v, ok := o.m[key]
-	if !ok {
-		return def
-	}
-	b, ok := v.(bool)
-	if !ok {
-		p.fail(join(o.path, key), "wrong type: want a boolean, got "+jsonType(v))
-	}
-	return b
-}
-
-func (p *parser) integer(o object, key string, required bool, lo, hi int64, def int) int {
-	v, ok := o.m[key]
-	if !ok {
-		if required {
-			p.fail(join(o.path, key), "missing required field")
-		}
-		return def
-	}
-	num, ok := v.(json.Number)
-	if !ok {
-		p.fail(join(o.path, key), "wrong type: want an integer, got "+jsonType(v))
-		return def
-	}
-	n, err := num.Int64()
-	if err != nil {
-		p.fail(join(o.path, key), "wrong type: want an integer, got "+num.String())
-		return def
-	}
-	if n < lo || n > hi {
-		p.fail(join(o.path, key), fmt.Sprintf("%d out of range %d…%d", n, lo, hi))
-		return def
-	}
-	return int(n)
-}
-
-func (p *parser) list(o object, key string) ([]any, bool) {
-	v, ok := o.m[key]
-	if !ok {
-		return nil, false
-	}
-	l, ok := v.([]any)
-	if !ok {
-		p.fail(join(o.path, key), "wrong type: want an array, got "+jsonType(v))
-		return nil, false
-	}
-	if len(l) > ListLenMax {
-		p.fail(join(o.path, key), "more than "+strconv.Itoa(ListLenMax)+" entries")
-		return nil, false
-	}
-	return l, true
-}
-
-func (p *parser) strs(o object, key string, required bool) []string {
-	l, ok := p.list(o, key)
-	if !ok {
-		if required && p.err == nil {
-			p.fail(join(o.path, key), "missing required field")
-		}
-		return nil
-	}
-	if required && len(l) == 0 {
-		p.fail(join(o.path, key), "empty list")
-	}
-	out := make([]string, 0, len(l))
-	for i, v := range l {
-		field := join(o.path, key) + "[" + strconv.Itoa(i) + "]"
-		s, ok := v.(string)
-		if !ok {
-			p.fail(field, "wrong type: want a string, got "+jsonType(v))
-			return nil
-		}
-		if strings.TrimSpace(s) == "" {
-			p.fail(field, "empty")
-			return nil
-		}
-		out = append(out, s)
-	}
-	return out
-}
+type parser struct{ jsonfile.Reader }
 
 // selector compiles a CSS selector, refusing empty and invalid ones.
 func (p *parser) selector(field, s string) cascadia.Matcher {
 	if strings.TrimSpace(s) == "" {
-		p.fail(field, "empty selector")
+		p.Fail(field, "empty selector")
 		return nil
 	}
 	if len(s) > SelectorBytesMax {
-		p.fail(field, "selector longer than "+strconv.Itoa(SelectorBytesMax)+" bytes")
+		p.Fail(field, "selector longer than "+strconv.Itoa(SelectorBytesMax)+" bytes")
 		return nil
 	}
 	if n := scans(s); n > SelectorScansMax {
-		p.fail(field, fmt.Sprintf("selector has %d descendant, sibling (~) or :has() steps, more than %d (matching cost grows with page depth to their power)", n, SelectorScansMax))
+		p.Fail(field, fmt.Sprintf("selector has %d descendant, sibling (~) or :has() steps, more than %d (matching cost grows with page depth to their power)", n, SelectorScansMax))
 		return nil
 	}
 	// a group ("a, b") is a list of selectors
 	sel, err := cascadia.ParseGroup(s)
 	if err != nil {
-		p.fail(field, "invalid CSS selector: "+err.Error())
+		p.Fail(field, "invalid CSS selector: "+err.Error())
 		return nil
 	}
 	return sel
@@ -402,136 +189,136 @@ func fold(l []string) []string {
 	return out
 }
 
-func (p *parser) file(o object, source string) *File {
-	p.known(o, "version", "name", "turn", "states", "media", "text")
-	if p.err != nil {
+func (p *parser) file(o jsonfile.Object, source string) *File {
+	p.Known(o, "version", "name", "turn", "states", "media", "text")
+	if p.Err != nil {
 		return nil
 	}
-	if _, ok := o.m["version"]; !ok {
-		p.fail("version", "missing required field")
+	if _, ok := o.M["version"]; !ok {
+		p.Fail("version", "missing required field")
 		return nil
 	}
-	if v := p.integer(o, "version", true, -1<<62, 1<<62, 0); p.err == nil && v != FileVersion {
-		p.fail("version", fmt.Sprintf("unknown version %d (this build reads version %d)", v, FileVersion))
+	if v := p.Int(o, "version", true, -1<<62, 1<<62, 0); p.Err == nil && v != FileVersion {
+		p.Fail("version", fmt.Sprintf("unknown version %d (this build reads version %d)", v, FileVersion))
 	}
 	a := &File{source: source, videoMin: 3}
-	a.name = p.str(o, "name", false)
-	if a.name == "" && p.err == nil {
+	a.name = p.Str(o, "name", false)
+	if a.name == "" && p.Err == nil {
 		a.name = strings.TrimSuffix(filepath.Base(source), filepath.Ext(source))
 	}
-	if t, ok := p.object(o, "turn", true); ok {
+	if t, ok := p.Object(o, "turn", true); ok {
 		p.turn(t, a)
 	}
-	if s, ok := p.object(o, "states", false); ok {
-		p.known(s, "builtin", "generating", "confirmation", "failure")
-		a.states.NoBuiltin = !p.boolean(s, "builtin", true)
+	if s, ok := p.Object(o, "states", false); ok {
+		p.Known(s, "builtin", "generating", "confirmation", "failure")
+		a.states.NoBuiltin = !p.Bool(s, "builtin", true)
 		a.states.Generating = p.signals(s, "generating")
 		a.states.Confirmation = p.signals(s, "confirmation")
 		a.states.Failure = p.signals(s, "failure")
 	}
-	if t, ok := p.object(o, "text", false); ok {
-		p.known(t, "exclude")
-		for i, src := range p.strs(t, "exclude", false) {
-			a.exclude = append(a.exclude, p.selector(join(t.path, "exclude")+"["+strconv.Itoa(i)+"]", src))
+	if t, ok := p.Object(o, "text", false); ok {
+		p.Known(t, "exclude")
+		for i, src := range p.Strs(t, "exclude", false) {
+			a.exclude = append(a.exclude, p.selector(jsonfile.Index(jsonfile.Join(t.Path, "exclude"), i), src))
 		}
 	}
-	if m, ok := p.object(o, "media", false); ok {
-		p.known(m, "items", "video_ready_state_min")
-		a.videoMin = p.integer(m, "video_ready_state_min", false, 1, 4, 3)
-		if l, ok := p.list(m, "items"); ok {
+	if m, ok := p.Object(o, "media", false); ok {
+		p.Known(m, "items", "video_ready_state_min")
+		a.videoMin = p.Int(m, "video_ready_state_min", false, 1, 4, 3)
+		if l, ok := p.List(m, "items"); ok {
 			a.media = []MediaRule{}
 			for i, v := range l {
-				field := join(m.path, "items") + "[" + strconv.Itoa(i) + "]"
-				it, err := asObject(field, v)
+				field := jsonfile.Index(jsonfile.Join(m.Path, "items"), i)
+				it, err := jsonfile.AsObject(field, v)
 				if err != nil {
-					p.fail(err.Field, err.Reason)
+					p.Fail(err.Field, err.Reason)
 					break
 				}
-				p.known(it, "selector", "kind")
-				src := p.str(it, "selector", true)
-				kind := p.str(it, "kind", true)
-				if p.err == nil && kind != "image" && kind != "video" && kind != "audio" {
-					p.fail(join(field, "kind"), "unknown kind "+strconv.Quote(kind)+" (want image, video or audio)")
+				p.Known(it, "selector", "kind")
+				src := p.Str(it, "selector", true)
+				kind := p.Str(it, "kind", true)
+				if p.Err == nil && kind != "image" && kind != "video" && kind != "audio" {
+					p.Fail(jsonfile.Join(field, "kind"), "unknown kind "+strconv.Quote(kind)+" (want image, video or audio)")
 				}
-				sel := p.selector(join(field, "selector"), src)
+				sel := p.selector(jsonfile.Join(field, "selector"), src)
 				a.media = append(a.media, MediaRule{Selector: sel, Kind: kind, source: src})
 			}
 		}
 	}
-	if p.err != nil {
+	if p.Err != nil {
 		return nil
 	}
 	return a
 }
 
-func (p *parser) turn(t object, a *File) {
-	p.known(t, "selector", "speaker", "id")
-	a.turnSrc = p.str(t, "selector", true)
-	if p.err == nil {
-		a.turn = p.selector(join(t.path, "selector"), a.turnSrc)
+func (p *parser) turn(t jsonfile.Object, a *File) {
+	p.Known(t, "selector", "speaker", "id")
+	a.turnSrc = p.Str(t, "selector", true)
+	if p.Err == nil {
+		a.turn = p.selector(jsonfile.Join(t.Path, "selector"), a.turnSrc)
 	}
-	if s, ok := p.object(t, "speaker", false); ok {
+	if s, ok := p.Object(t, "speaker", false); ok {
 		a.hasSpeaker = true
-		p.known(s, "attribute", "selector", "assistant", "user")
-		a.speakAttr = p.str(s, "attribute", false)
-		a.speakSrc = p.str(s, "selector", false)
-		_, hasAttr := s.m["attribute"]
-		_, hasSel := s.m["selector"]
+		p.Known(s, "attribute", "selector", "assistant", "user")
+		a.speakAttr = p.Str(s, "attribute", false)
+		a.speakSrc = p.Str(s, "selector", false)
+		_, hasAttr := s.M["attribute"]
+		_, hasSel := s.M["selector"]
 		switch {
-		case p.err != nil:
+		case p.Err != nil:
 		case !hasAttr && !hasSel:
-			p.fail(join(s.path, "attribute"), "missing required field (or selector)")
+			p.Fail(jsonfile.Join(s.Path, "attribute"), "missing required field (or selector)")
 		case hasAttr && strings.TrimSpace(a.speakAttr) == "":
-			p.fail(join(s.path, "attribute"), "empty")
+			p.Fail(jsonfile.Join(s.Path, "attribute"), "empty")
 		case hasSel:
-			a.speakSel = p.selector(join(s.path, "selector"), a.speakSrc)
+			a.speakSel = p.selector(jsonfile.Join(s.Path, "selector"), a.speakSrc)
 		}
-		a.assistant = fold(p.strs(s, "assistant", true))
-		a.user = fold(p.strs(s, "user", false))
+		a.assistant = fold(p.Strs(s, "assistant", true))
+		a.user = fold(p.Strs(s, "user", false))
 	}
-	if id, ok := p.object(t, "id", true); ok {
-		p.known(id, "attribute", "selector")
-		a.idAttr = p.str(id, "attribute", true)
-		if _, ok := id.m["selector"]; ok {
-			a.idSrc = p.str(id, "selector", false)
-			if p.err == nil {
-				a.idSel = p.selector(join(id.path, "selector"), a.idSrc)
+	if id, ok := p.Object(t, "id", true); ok {
+		p.Known(id, "attribute", "selector")
+		a.idAttr = p.Str(id, "attribute", true)
+		if _, ok := id.M["selector"]; ok {
+			a.idSrc = p.Str(id, "selector", false)
+			if p.Err == nil {
+				a.idSel = p.selector(jsonfile.Join(id.Path, "selector"), a.idSrc)
 			}
 		}
 	}
 }
 
-func (p *parser) signals(o object, key string) Signals {
-	s, ok := p.object(o, key, false)
+func (p *parser) signals(o jsonfile.Object, key string) Signals {
+	s, ok := p.Object(o, key, false)
 	if !ok {
 		return Signals{}
 	}
-	p.known(s, "selectors", "attributes", "buttons", "texts")
+	p.Known(s, "selectors", "attributes", "buttons", "texts")
 	var out Signals
-	for i, src := range p.strs(s, "selectors", false) {
-		sel := p.selector(join(s.path, "selectors")+"["+strconv.Itoa(i)+"]", src)
+	for i, src := range p.Strs(s, "selectors", false) {
+		sel := p.selector(jsonfile.Index(jsonfile.Join(s.Path, "selectors"), i), src)
 		out.Selectors = append(out.Selectors, sel)
 		out.sources = append(out.sources, src)
 	}
-	if l, ok := p.list(s, "attributes"); ok {
+	if l, ok := p.List(s, "attributes"); ok {
 		for i, v := range l {
-			field := join(s.path, "attributes") + "[" + strconv.Itoa(i) + "]"
-			it, err := asObject(field, v)
+			field := jsonfile.Index(jsonfile.Join(s.Path, "attributes"), i)
+			it, err := jsonfile.AsObject(field, v)
 			if err != nil {
-				p.fail(err.Field, err.Reason)
+				p.Fail(err.Field, err.Reason)
 				break
 			}
-			p.known(it, "name", "value")
-			name := p.str(it, "name", true)
-			if _, ok := it.m["value"]; !ok {
-				p.fail(join(field, "value"), `missing required field ("" for: the attribute is present)`)
+			p.Known(it, "name", "value")
+			name := p.Str(it, "name", true)
+			if _, ok := it.M["value"]; !ok {
+				p.Fail(jsonfile.Join(field, "value"), `missing required field ("" for: the attribute is present)`)
 			}
-			value := p.str(it, "value", false)
+			value := p.Str(it, "value", false)
 			out.Attrs = append(out.Attrs, AttrValue{Name: strings.ToLower(strings.TrimSpace(name)), Value: strings.TrimSpace(value)})
 		}
 	}
-	out.Buttons = fold(p.strs(s, "buttons", false))
-	out.Texts = fold(p.strs(s, "texts", false))
+	out.Buttons = fold(p.Strs(s, "buttons", false))
+	out.Texts = fold(p.Strs(s, "texts", false))
 	return out
 }
 
@@ -721,8 +508,8 @@ func (s span) textRaw() string {
 func CompileSelector(s string) (cascadia.Matcher, error) {
 	p := &parser{}
 	sel := p.selector("", s)
-	if p.err != nil {
-		return nil, errors.New(p.err.Reason)
+	if p.Err != nil {
+		return nil, errors.New(p.Err.Reason)
 	}
 	return sel, nil
 }

@@ -39,22 +39,20 @@
 package site
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
-	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/andybalholm/cascadia"
 
 	"github.com/replaylab/replaylab/engine/adapter"
+	"github.com/replaylab/replaylab/internal/jsonfile"
 )
 
 // FileVersion is the profile format this build reads.
@@ -87,16 +85,7 @@ type FileError struct {
 }
 
 func (e *FileError) Error() string {
-	var b strings.Builder
-	b.WriteString("site: ")
-	if e.Source != "" {
-		b.WriteString(e.Source + ": ")
-	}
-	if e.Field != "" {
-		b.WriteString(e.Field + ": ")
-	}
-	b.WriteString(e.Reason)
-	return b.String()
+	return jsonfile.Message("site", e.Source, e.Field, e.Reason)
 }
 
 // Unwrap makes errors.Is(err, ErrBadProfile) true.
@@ -196,14 +185,9 @@ func (p *Profile) URL(path string) string {
 
 // Load reads and checks a profile file.
 func Load(path string) (*Profile, error) {
-	f, err := os.Open(path)
+	data, err := jsonfile.ReadFile(path, FileBytesMax)
 	if err != nil {
 		return nil, fmt.Errorf("site: %w", err)
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, FileBytesMax+1))
-	if err != nil {
-		return nil, fmt.Errorf("site: read %s: %w", path, err)
 	}
 	return Parse(data, path)
 }
@@ -231,294 +215,180 @@ func ParseIn(data []byte, source, root string) (*Profile, error) {
 var nameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,62}$`)
 
 func parse(data []byte, source, root string) (*Profile, *FileError) {
-	if len(data) > FileBytesMax {
-		return nil, &FileError{Reason: "larger than " + strconv.Itoa(FileBytesMax) + " bytes"}
+	top, jerr := jsonfile.Decode(data, FileBytesMax)
+	if jerr != nil {
+		return nil, &FileError{Field: jerr.Field, Reason: jerr.Reason}
 	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		return nil, &FileError{Reason: "not JSON: " + err.Error()}
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, &FileError{Reason: "not JSON: data after the top-level object"}
-	}
-	top, ok := v.(map[string]any)
-	if !ok {
-		return nil, &FileError{Reason: "wrong type: want an object, got " + jsonType(v)}
-	}
-	ps := &parser{}
-	p := ps.profile(obj{m: top}, source, root)
-	if ps.err != nil {
-		return nil, ps.err
+	ps := &parser{jsonfile.Reader{ListLenMax: adapter.ListLenMax}}
+	p := ps.profile(top, source, root)
+	if ps.Err != nil {
+		return nil, &FileError{Field: ps.Err.Field, Reason: ps.Err.Reason}
 	}
 	return p, nil
 }
 
-type parser struct{ err *FileError }
-
-type obj struct {
-	path string
-	m    map[string]any
-}
-
-func (ps *parser) fail(field, reason string) {
-	if ps.err == nil {
-		ps.err = &FileError{Field: field, Reason: reason}
-	}
-}
-
-func join(path, key string) string {
-	if path == "" {
-		return key
-	}
-	return path + "." + key
-}
-
-func jsonType(v any) string {
-	switch v.(type) {
-	case nil:
-		return "null"
-	case bool:
-		return "a boolean"
-	case json.Number:
-		return "a number"
-	case string:
-		return "a string"
-	case []any:
-		return "an array"
-	case map[string]any:
-		return "an object"
-	}
-	return fmt.Sprintf("%T", v)
-}
-
-func (ps *parser) known(o obj, keys ...string) {
-	var unknown []string
-	for k := range o.m {
-		found := false
-		for _, want := range keys {
-			found = found || k == want
-		}
-		if !found {
-			unknown = append(unknown, k)
-		}
-	}
-	if len(unknown) > 0 {
-		sort.Strings(unknown)
-		ps.fail(join(o.path, unknown[0]), "unknown field (known: "+strings.Join(keys, ", ")+")")
-	}
-}
-
-func (ps *parser) str(o obj, key string, required bool) string {
-	v, ok := o.m[key]
-	if !ok {
-		if required {
-			ps.fail(join(o.path, key), "missing required field")
-		}
-		return ""
-	}
-	s, ok := v.(string)
-	if !ok {
-		ps.fail(join(o.path, key), "wrong type: want a string, got "+jsonType(v))
-		return ""
-	}
-	if strings.TrimSpace(s) == "" {
-		ps.fail(join(o.path, key), "empty")
-	}
-	return s
-}
-
-func (ps *parser) object(o obj, key string, required bool) (obj, bool) {
-	v, ok := o.m[key]
-	if !ok {
-		if required {
-			ps.fail(join(o.path, key), "missing required field")
-		}
-		return obj{}, false
-	}
-	m, ok := v.(map[string]any)
-	if !ok {
-		ps.fail(join(o.path, key), "wrong type: want an object, got "+jsonType(v))
-		return obj{}, false
-	}
-	return obj{path: join(o.path, key), m: m}, true
-}
-
-func (ps *parser) list(o obj, key string) []any {
-	v, ok := o.m[key]
-	if !ok {
-		return nil
-	}
-	l, ok := v.([]any)
-	if !ok {
-		ps.fail(join(o.path, key), "wrong type: want an array, got "+jsonType(v))
-		return nil
-	}
-	if len(l) > adapter.ListLenMax {
-		ps.fail(join(o.path, key), "more than "+strconv.Itoa(adapter.ListLenMax)+" entries")
-		return nil
-	}
-	return l
-}
+// parser reads the decoded JSON, keeping the first error.
+type parser struct{ jsonfile.Reader }
 
 func (ps *parser) selector(field, s string) cascadia.Matcher {
 	if len(s) > adapter.SelectorBytesMax {
-		ps.fail(field, "selector longer than "+strconv.Itoa(adapter.SelectorBytesMax)+" bytes")
+		ps.Fail(field, "selector longer than "+strconv.Itoa(adapter.SelectorBytesMax)+" bytes")
 		return nil
 	}
 	sel, err := adapter.CompileSelector(s)
 	if err != nil {
-		ps.fail(field, err.Error())
+		ps.Fail(field, err.Error())
 		return nil
 	}
 	return sel
 }
 
-func (ps *parser) profile(o obj, source, root string) *Profile {
-	ps.known(o, "version", "name", "base_url", "chat_path", "clock", "adapter", "composer", "send", "stop", "generating")
-	if ps.err != nil {
+func (ps *parser) profile(o jsonfile.Object, source, root string) *Profile {
+	ps.Known(o, "version", "name", "base_url", "chat_path", "clock", "adapter", "composer", "send", "stop", "generating")
+	if ps.Err != nil {
 		return nil
 	}
-	v, ok := o.m["version"]
+	v, ok := o.M["version"]
 	if !ok {
-		ps.fail("version", "missing required field")
+		ps.Fail("version", "missing required field")
 		return nil
 	}
 	n, isNum := v.(json.Number)
 	if !isNum {
-		ps.fail("version", "wrong type: want an integer, got "+jsonType(v))
+		ps.Fail("version", "wrong type: want an integer, got "+jsonfile.TypeOf(v))
 		return nil
 	}
 	if n.String() != strconv.Itoa(FileVersion) {
-		ps.fail("version", fmt.Sprintf("unknown version %s (this build reads version %d)", n, FileVersion))
+		ps.Fail("version", fmt.Sprintf("unknown version %s (this build reads version %d)", n, FileVersion))
 		return nil
 	}
 	p := &Profile{ChatPath: "/", Clock: ClockWall, SendBy: SendClick}
-	p.Name = ps.str(o, "name", true)
-	if ps.err == nil && !nameRE.MatchString(p.Name) {
-		ps.fail("name", fmt.Sprintf("%q is not a site name (lower-case letters, digits and dashes, at most 63)", p.Name))
+	p.Name = ps.Str(o, "name", true)
+	if ps.Err == nil && !nameRE.MatchString(p.Name) {
+		ps.Fail("name", fmt.Sprintf("%q is not a site name (lower-case letters, digits and dashes, at most 63)", p.Name))
 	}
-	if ps.err == nil && p.Name == SimName {
-		ps.fail("name", `"sim" is the built-in profile's name; choose another`)
+	if ps.Err == nil && p.Name == SimName {
+		ps.Fail("name", `"sim" is the built-in profile's name; choose another`)
 	}
-	base := ps.str(o, "base_url", true)
-	if ps.err == nil {
+	base := ps.Str(o, "base_url", true)
+	if ps.Err == nil {
 		u, err := url.Parse(base)
 		switch {
 		case err != nil:
-			ps.fail("base_url", "not a URL: "+err.Error())
+			ps.Fail("base_url", "not a URL: "+err.Error())
 		case u.Scheme != "http" && u.Scheme != "https" || u.Host == "":
-			ps.fail("base_url", fmt.Sprintf("%q is not an absolute http(s) URL", base))
+			ps.Fail("base_url", fmt.Sprintf("%q is not an absolute http(s) URL", base))
 		case u.RawQuery != "" || u.Fragment != "":
-			ps.fail("base_url", "no query or fragment in a base URL")
+			ps.Fail("base_url", "no query or fragment in a base URL")
 		}
 		p.BaseURL = strings.TrimRight(base, "/")
 	}
-	if _, ok := o.m["chat_path"]; ok {
-		p.ChatPath = ps.str(o, "chat_path", false)
-		if ps.err == nil && !strings.HasPrefix(p.ChatPath, "/") {
-			ps.fail("chat_path", "must start with /")
+	if _, ok := o.M["chat_path"]; ok {
+		p.ChatPath = ps.Str(o, "chat_path", true)
+		if ps.Err == nil && !strings.HasPrefix(p.ChatPath, "/") {
+			ps.Fail("chat_path", "must start with /")
 		}
 	}
-	if _, ok := o.m["clock"]; ok {
-		p.Clock = ps.str(o, "clock", false)
-		if ps.err == nil && p.Clock != ClockWall && p.Clock != ClockLab {
-			ps.fail("clock", fmt.Sprintf("unknown clock %q (want wall or lab)", p.Clock))
+	if _, ok := o.M["clock"]; ok {
+		p.Clock = ps.Str(o, "clock", true)
+		if ps.Err == nil && p.Clock != ClockWall && p.Clock != ClockLab {
+			ps.Fail("clock", fmt.Sprintf("unknown clock %q (want wall or lab)", p.Clock))
 		}
 	}
 	ps.adapter(o, p, source, root)
-	if c, ok := ps.object(o, "composer", true); ok {
+	if c, ok := ps.Object(o, "composer", true); ok {
 		p.Composer = ps.control(c, true)
 	}
-	if s, ok := ps.object(o, "send", true); ok {
-		ps.known(s, "role", "name", "selector", "by")
-		if _, ok := s.m["by"]; ok {
-			p.SendBy = ps.str(s, "by", false)
-			if ps.err == nil && p.SendBy != SendClick && p.SendBy != SendEnter {
-				ps.fail(join(s.path, "by"), fmt.Sprintf("unknown send mode %q (want click or enter)", p.SendBy))
+	if s, ok := ps.Object(o, "send", true); ok {
+		ps.Known(s, "role", "name", "selector", "by")
+		if _, ok := s.M["by"]; ok {
+			p.SendBy = ps.Str(s, "by", true)
+			if ps.Err == nil && p.SendBy != SendClick && p.SendBy != SendEnter {
+				ps.Fail(jsonfile.Join(s.Path, "by"), fmt.Sprintf("unknown send mode %q (want click or enter)", p.SendBy))
 			}
 		}
-		delete(s.m, "by")
+		delete(s.M, "by")
 		p.Send = ps.control(s, p.SendBy == SendClick)
 	}
-	if s, ok := ps.object(o, "stop", false); ok {
+	if s, ok := ps.Object(o, "stop", false); ok {
 		p.Stop = ps.control(s, true)
 	}
-	if g, ok := ps.object(o, "generating", false); ok {
-		ps.known(g, "selectors", "controls")
-		for i, v := range ps.list(g, "selectors") {
-			field := join(g.path, "selectors") + "[" + strconv.Itoa(i) + "]"
+	if g, ok := ps.Object(o, "generating", false); ok {
+		ps.Known(g, "selectors", "controls")
+		sels, _ := ps.List(g, "selectors")
+		for i, v := range sels {
+			field := jsonfile.Index(jsonfile.Join(g.Path, "selectors"), i)
 			s, ok := v.(string)
 			if !ok {
-				ps.fail(field, "wrong type: want a string, got "+jsonType(v))
+				ps.Fail(field, "wrong type: want a string, got "+jsonfile.TypeOf(v))
 				break
 			}
 			sel := ps.selector(field, s)
 			p.Generating.Selectors = append(p.Generating.Selectors, s)
 			p.sels = append(p.sels, sel)
 		}
-		for i, v := range ps.list(g, "controls") {
-			field := join(g.path, "controls") + "[" + strconv.Itoa(i) + "]"
-			m, ok := v.(map[string]any)
-			if !ok {
-				ps.fail(field, "wrong type: want an object, got "+jsonType(v))
+		controls, _ := ps.List(g, "controls")
+		for i, v := range controls {
+			field := jsonfile.Index(jsonfile.Join(g.Path, "controls"), i)
+			co, err := jsonfile.AsObject(field, v)
+			if err != nil {
+				ps.Fail(err.Field, err.Reason)
 				break
 			}
-			c := ps.control(obj{path: field, m: m}, true)
-			if ps.err == nil && c.Selector != "" {
-				ps.fail(field, `a page-level control is a role and name; put selectors in "selectors"`)
+			c := ps.control(co, true)
+			if ps.Err == nil && c.Selector != "" {
+				ps.Fail(field, `a page-level control is a role and name; put selectors in "selectors"`)
 			}
 			p.Generating.Controls = append(p.Generating.Controls, c)
 		}
 	}
-	if ps.err != nil {
+	if ps.Err != nil {
 		return nil
 	}
 	return p
 }
 
 // control reads {"role","name"} or {"selector"}.
-func (ps *parser) control(o obj, required bool) Control {
-	ps.known(o, "role", "name", "selector")
+func (ps *parser) control(o jsonfile.Object, required bool) Control {
+	ps.Known(o, "role", "name", "selector")
 	var c Control
-	_, hasRole := o.m["role"]
-	_, hasSel := o.m["selector"]
-	_, hasName := o.m["name"]
+	_, hasRole := o.M["role"]
+	_, hasSel := o.M["selector"]
+	_, hasName := o.M["name"]
 	switch {
 	case hasRole && hasSel:
-		ps.fail(join(o.path, "selector"), "give a role and name or a selector, not both")
+		ps.Fail(jsonfile.Join(o.Path, "selector"), "give a role and name or a selector, not both")
 	case hasSel:
-		c.Selector = ps.str(o, "selector", true)
+		c.Selector = ps.Str(o, "selector", true)
 		if hasName {
-			ps.fail(join(o.path, "name"), "a selector control has no name")
+			ps.Fail(jsonfile.Join(o.Path, "name"), "a selector control has no name")
 		}
-		if ps.err == nil {
-			ps.selector(join(o.path, "selector"), c.Selector)
+		if ps.Err == nil {
+			ps.selector(jsonfile.Join(o.Path, "selector"), c.Selector)
 		}
 	case hasRole:
-		c.Role = ps.str(o, "role", true)
+		c.Role = ps.Str(o, "role", true)
 		if hasName {
-			c.Name = ps.str(o, "name", false)
+			c.Name = ps.Str(o, "name", true)
 		}
 	case hasName:
-		ps.fail(join(o.path, "role"), "missing required field (a name needs its role)")
+		ps.Fail(jsonfile.Join(o.Path, "role"), "missing required field (a name needs its role)")
 	case required:
-		ps.fail(join(o.path, "role"), "missing required field (or selector)")
+		ps.Fail(jsonfile.Join(o.Path, "role"), "missing required field (or selector)")
 	}
 	return c
 }
 
-func (ps *parser) adapter(o obj, p *Profile, source, root string) {
-	v, ok := o.m["adapter"]
+func (ps *parser) adapter(o jsonfile.Object, p *Profile, source, root string) {
+	v, ok := o.M["adapter"]
 	if !ok {
-		ps.fail("adapter", "missing required field")
+		ps.Fail("adapter", "missing required field")
 		return
 	}
 	switch a := v.(type) {
 	case string:
 		if strings.TrimSpace(a) == "" {
-			ps.fail("adapter", "empty")
+			ps.Fail("adapter", "empty")
 			return
 		}
 		p.AdapterSource = a
@@ -538,7 +408,7 @@ func (ps *parser) adapter(o obj, p *Profile, source, root string) {
 			}
 			data, rerr := os.ReadFile(read)
 			if rerr != nil {
-				ps.fail("adapter", fmt.Sprintf("adapter file %s: %v", name, errors.Unwrap(rerr)))
+				ps.Fail("adapter", fmt.Sprintf("adapter file %s: %v", name, errors.Unwrap(rerr)))
 				return
 			}
 			p.AdapterSource = name
@@ -547,17 +417,17 @@ func (ps *parser) adapter(o obj, p *Profile, source, root string) {
 		if err != nil {
 			var fe *adapter.FileError
 			if errors.As(err, &fe) {
-				ps.fail("adapter", "adapter file "+strings.TrimPrefix(fe.Error(), "adapter: "))
+				ps.Fail("adapter", "adapter file "+strings.TrimPrefix(fe.Error(), "adapter: "))
 				return
 			}
-			ps.fail("adapter", err.Error())
+			ps.Fail("adapter", err.Error())
 			return
 		}
 		p.Adapter = ad
 	case map[string]any:
 		data, err := json.Marshal(a)
 		if err != nil {
-			ps.fail("adapter", err.Error())
+			ps.Fail("adapter", err.Error())
 			return
 		}
 		p.AdapterSource = "inline"
@@ -565,15 +435,15 @@ func (ps *parser) adapter(o obj, p *Profile, source, root string) {
 		if err != nil {
 			var fe *adapter.FileError
 			if errors.As(err, &fe) {
-				ps.fail(join("adapter", fe.Field), fe.Reason)
+				ps.Fail(jsonfile.Join("adapter", fe.Field), fe.Reason)
 				return
 			}
-			ps.fail("adapter", err.Error())
+			ps.Fail("adapter", err.Error())
 			return
 		}
 		p.Adapter = ad
 	default:
-		ps.fail("adapter", "wrong type: want a string (built-in name or file) or an object (inline adapter), got "+jsonType(v))
+		ps.Fail("adapter", "wrong type: want a string (built-in name or file) or an object (inline adapter), got "+jsonfile.TypeOf(v))
 	}
 }
 
