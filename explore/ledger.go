@@ -2,19 +2,14 @@ package explore
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/url"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
-
-	"github.com/jackc/pgx/v5"
 
 	"github.com/replaylab/replaylab/engine/ledger"
 	"github.com/replaylab/replaylab/sim"
@@ -91,11 +86,12 @@ func openWorld(ctx context.Context, opt Options) (*world, error) {
 	w := &world{opt: opt, ids: ledger.SequentialIDs(), queued: map[string]int{}}
 	switch opt.Store {
 	case StorePostgres:
-		dsn, drop, err := freshSchema(ctx, opt.PGURL)
+		dsn, drop, err := ledger.FreshSchema(ctx, opt.PGURL, "replaylab_explore_")
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("explore: %w", err)
 		}
-		w.dsn, w.drop = dsn, drop
+		w.dsn = dsn
+		w.drop = func() error { return drop(context.WithoutCancel(ctx)) }
 	default:
 		dir, err := os.MkdirTemp(opt.Dir, "replaylab-explore-")
 		if err != nil {
@@ -445,40 +441,4 @@ func tally(outs []string) string {
 		b = append(b, fmt.Sprintf("%s×%d", k, n[k]))
 	}
 	return strings.Join(b, " ")
-}
-
-// freshSchema creates a schema with a random name on the PostgreSQL server
-// at base and returns a URL using it and a function that drops it.
-func freshSchema(ctx context.Context, base string) (string, func() error, error) {
-	b := make([]byte, 6)
-	_, _ = rand.Read(b)
-	schema := "replaylab_explore_" + hex.EncodeToString(b)
-	conn, err := pgx.Connect(ctx, base)
-	if err != nil {
-		return "", nil, fmt.Errorf("explore: connect to PostgreSQL: %w", err)
-	}
-	defer conn.Close(ctx)
-	if _, err := conn.Exec(ctx, "CREATE SCHEMA "+schema); err != nil {
-		return "", nil, fmt.Errorf("explore: create schema: %w", err)
-	}
-	u, err := url.Parse(base)
-	if err != nil {
-		return "", nil, fmt.Errorf("explore: PostgreSQL URL: %w", err)
-	}
-	q := u.Query()
-	q.Set("search_path", schema)
-	u.RawQuery = q.Encode()
-	drop := func() error {
-		ctx := context.WithoutCancel(ctx)
-		c, err := pgx.Connect(ctx, base)
-		if err != nil {
-			return fmt.Errorf("explore: drop schema %s: %w", schema, err)
-		}
-		defer c.Close(ctx)
-		if _, err := c.Exec(ctx, "DROP SCHEMA "+schema+" CASCADE"); err != nil {
-			return fmt.Errorf("explore: drop schema %s: %w", schema, err)
-		}
-		return nil
-	}
-	return u.String(), drop, nil
 }

@@ -17,8 +17,6 @@ package steps
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -34,8 +32,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-
-	"github.com/jackc/pgx/v5"
 
 	"github.com/replaylab/replaylab/engine/ledger"
 	"github.com/replaylab/replaylab/engine/observe"
@@ -243,11 +239,15 @@ func (w *world) ledLab(ctx context.Context) (*ledgerState, error) {
 		st.cleanup = append(st.cleanup, func() error { return os.RemoveAll(dir) })
 		opts.DB = filepath.Join(dir, "ledger.db")
 	case "postgres":
-		dsn, drop, err := ledFreshPostgresSchema(ctx, os.Getenv(PostgresURLEnv))
+		dsn, drop, err := ledger.FreshSchema(ctx, os.Getenv(PostgresURLEnv), "replaylab_steps_")
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("ledger steps: %w", err)
 		}
-		st.cleanup = append(st.cleanup, drop)
+		st.cleanup = append(st.cleanup, func() error {
+			ctx, cancel := context.WithTimeout(context.Background(), LedgerRequestTimeout)
+			defer cancel()
+			return drop(ctx)
+		})
 		opts.DB = dsn
 	}
 	st.opts = opts
@@ -276,43 +276,6 @@ func (st *ledgerState) close() error {
 	}
 	st.cleanup = nil
 	return errors.Join(errs...)
-}
-
-// ledFreshPostgresSchema creates a schema with a random name in the database
-// at base and returns a URL using it, and a function that drops it.
-func ledFreshPostgresSchema(ctx context.Context, base string) (string, func() error, error) {
-	b := make([]byte, 6)
-	_, _ = rand.Read(b)
-	schema := "replaylab_steps_" + hex.EncodeToString(b)
-	conn, err := pgx.Connect(ctx, base)
-	if err != nil {
-		return "", nil, fmt.Errorf("ledger steps: connect to PostgreSQL: %w", err)
-	}
-	defer conn.Close(ctx)
-	if _, err := conn.Exec(ctx, "CREATE SCHEMA "+schema); err != nil {
-		return "", nil, fmt.Errorf("ledger steps: create schema: %w", err)
-	}
-	u, err := url.Parse(base)
-	if err != nil {
-		return "", nil, fmt.Errorf("ledger steps: %s: %w", PostgresURLEnv, err)
-	}
-	q := u.Query()
-	q.Set("search_path", schema)
-	u.RawQuery = q.Encode()
-	drop := func() error {
-		ctx, cancel := context.WithTimeout(context.Background(), LedgerRequestTimeout)
-		defer cancel()
-		c, err := pgx.Connect(ctx, base)
-		if err != nil {
-			return fmt.Errorf("ledger steps: drop schema %s: %w", schema, err)
-		}
-		defer c.Close(ctx)
-		if _, err := c.Exec(ctx, "DROP SCHEMA "+schema+" CASCADE"); err != nil {
-			return fmt.Errorf("ledger steps: drop schema %s: %w", schema, err)
-		}
-		return nil
-	}
-	return u.String(), drop, nil
 }
 
 func ledGivenLedgerStore(ctx context.Context, backend string) error {

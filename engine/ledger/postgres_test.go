@@ -2,15 +2,15 @@ package ledger_test
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"net/url"
 	"os"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/replaylab/replaylab/engine/ledger"
 	"github.com/replaylab/replaylab/engine/ledger/ledgertest"
 
 	"github.com/replaylab/replaylab/internal/testskip"
@@ -30,46 +30,78 @@ func pgURL(t testing.TB) string {
 	return u
 }
 
-// freshSchema creates a schema with a random name, returns base with
-// search_path set to it, and drops it when t ends.
+// freshSchema is ledger.FreshSchema for a test: it fails t on an error
+// and drops the schema when t ends.
 func freshSchema(t testing.TB, base string) string {
 	t.Helper()
-	ctx := context.Background()
-	b := make([]byte, 6)
-	_, _ = rand.Read(b)
-	schema := "ledgertest_" + hex.EncodeToString(b)
-	conn, err := pgx.Connect(ctx, base)
+	dsn, drop, err := ledger.FreshSchema(context.Background(), base, "ledgertest_")
 	if err != nil {
-		t.Fatalf("connect %s: %v", base, err)
-	}
-	defer conn.Close(ctx)
-	if _, err := conn.Exec(ctx, "CREATE SCHEMA "+schema); err != nil {
-		t.Fatalf("create schema: %v", err)
+		t.Fatal(err)
 	}
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
-		c, err := pgx.Connect(ctx, base)
-		if err != nil {
-			t.Errorf("drop schema %s: %v", schema, err)
-			return
-		}
-		defer c.Close(ctx)
-		if _, err := c.Exec(ctx, "DROP SCHEMA "+schema+" CASCADE"); err != nil {
-			t.Errorf("drop schema %s: %v", schema, err)
+		if err := drop(ctx); err != nil {
+			t.Error(err)
 		}
 	})
-	u, err := url.Parse(base)
-	if err != nil {
-		t.Fatalf("parse %s: %v", base, err)
-	}
-	q := u.Query()
-	q.Set("search_path", schema)
-	u.RawQuery = q.Encode()
-	return u.String()
+	return dsn
 }
 
 func TestPostgresStore(t *testing.T) {
 	base := pgURL(t)
 	ledgertest.Run(t, func(t testing.TB) string { return freshSchema(t, base) })
+}
+
+func TestFreshSchema(t *testing.T) {
+	base := pgURL(t)
+	ctx := context.Background()
+	dsn, drop, err := ledger.FreshSchema(ctx, base, "ledgertest_fresh_")
+	if err != nil {
+		t.Fatal(err)
+	}
+	u, err := url.Parse(dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	schema := u.Query().Get("search_path")
+	if !strings.HasPrefix(schema, "ledgertest_fresh_") || len(schema) != len("ledgertest_fresh_")+12 {
+		t.Fatalf("got search_path %q, want ledgertest_fresh_ and 12 hex digits", schema)
+	}
+	exists := func() bool {
+		t.Helper()
+		c, err := pgx.Connect(ctx, base)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close(ctx)
+		var n int
+		if err := c.QueryRow(ctx, "SELECT count(*) FROM pg_namespace WHERE nspname = $1", schema).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n == 1
+	}
+	st, err := ledger.Open(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if !exists() {
+		t.Fatalf("schema %s: got missing after FreshSchema, want created", schema)
+	}
+	if err := drop(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if exists() {
+		t.Fatalf("schema %s: got still there after drop, want dropped", schema)
+	}
+}
+
+func TestFreshSchemaRefusesABadURL(t *testing.T) {
+	_, _, err := ledger.FreshSchema(context.Background(), "postgres://%zz", "ledgertest_")
+	if err == nil || !strings.HasPrefix(err.Error(), "ledger: PostgreSQL URL: ") {
+		t.Fatalf("got %v, want a refused PostgreSQL URL", err)
+	}
 }
