@@ -785,6 +785,16 @@ func ledReleaseBoth(ctx context.Context, n1, n2 int) error {
 	return nil
 }
 
+// ledCallback posts a provider callback as actor (ledAct, op "callback"):
+// body signed with sig in the signature header, or no header for "".
+func (w *world) ledCallback(ctx context.Context, actor string, body []byte, sig string, attrs ...trace.Attr) (ledgerResponse, error) {
+	var hdr map[string]string
+	if sig != "" {
+		hdr = map[string]string{ledger.CallbackSignatureHeader: sig}
+	}
+	return w.ledAct(ctx, "callback", actor, http.MethodPost, "/api/providers/callback", hdr, string(body), attrs...)
+}
+
 func ledPostCallback(ctx context.Context, n int, status, output string) error {
 	w := worldOf(ctx)
 	id, err := w.ledAttemptID(ctx, n)
@@ -796,8 +806,7 @@ func ledPostCallback(ctx context.Context, n int, status, output string) error {
 	if err != nil {
 		return err
 	}
-	r, err := w.ledAct(ctx, "callback", ledProvider, http.MethodPost, "/api/providers/callback",
-		map[string]string{ledger.CallbackSignatureHeader: sig}, string(body), trace.A("attempt", id))
+	r, err := w.ledCallback(ctx, ledProvider, body, sig, trace.A("attempt", id))
 	if err != nil {
 		return err
 	}

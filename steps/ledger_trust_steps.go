@@ -69,14 +69,6 @@ func init() {
 		"Then the job's events explain the recovery", ledRecoveryEvents)
 }
 
-// ledCallbackHdr is the signature header, or none for "".
-func ledCallbackHdr(sig string) map[string]string {
-	if sig == "" {
-		return nil
-	}
-	return map[string]string{ledger.CallbackSignatureHeader: sig}
-}
-
 func ledBearerCallback(ctx context.Context, actor string, n int) error {
 	w := worldOf(ctx)
 	id, err := w.ledAttemptID(ctx, n)
@@ -84,7 +76,7 @@ func ledBearerCallback(ctx context.Context, actor string, n int) error {
 		return err
 	}
 	body, _ := json.Marshal(ledger.CallbackBody{AttemptID: id, Status: ledger.StatusSucceeded, Output: "from " + actor})
-	_, err = w.ledAct(ctx, "callback", actor, http.MethodPost, "/api/providers/callback", nil, string(body), trace.A("attempt", id), trace.A("signature", "none"))
+	_, err = w.ledCallback(ctx, actor, body, "", trace.A("attempt", id), trace.A("signature", "none"))
 	return err
 }
 
@@ -114,8 +106,7 @@ func ledBadCallback(ctx context.Context, n int, how, minutes string) error {
 		}
 		sig = ledger.SignCallback(secret, now.Add(-time.Duration(m)*time.Minute), body)
 	}
-	_, err = w.ledAct(ctx, "callback", ledProvider, http.MethodPost, "/api/providers/callback", ledCallbackHdr(sig), string(body),
-		trace.A("attempt", id), trace.A("signature", how))
+	_, err = w.ledCallback(ctx, ledProvider, body, sig, trace.A("attempt", id), trace.A("signature", how))
 	return err
 }
 
@@ -143,8 +134,7 @@ func ledMissingAttemptCallback(ctx context.Context, n int) error {
 		return err
 	}
 	body, sig := ledger.NewSignedCallback("att_9999", secret, ledger.StatusSucceeded, "forged", st.srv.Ledger().Now())
-	_, err = w.ledAct(ctx, "callback", ledProvider, http.MethodPost, "/api/providers/callback", ledCallbackHdr(sig), string(body),
-		trace.A("attempt", "att_9999"), trace.A("signature", "another attempt's secret"))
+	_, err = w.ledCallback(ctx, ledProvider, body, sig, trace.A("attempt", "att_9999"), trace.A("signature", "another attempt's secret"))
 	return err
 }
 
