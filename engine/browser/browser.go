@@ -219,6 +219,29 @@ type Page struct {
 	statusMu sync.Mutex
 	status   int // HTTP status of the last navigation's document, 0 unknown
 	navs     *navigations
+
+	// the incremental capture (incremental.go): capMu serialises captures;
+	// live is the kept capture of a tracked page, nil when the next capture
+	// is full; forceFull makes the next capture full; worldID is the unique
+	// id of the main document's isolated world.
+	capMu     sync.Mutex
+	live      *live
+	forceFull atomic.Bool
+	stats     Stats
+	worldMu   sync.Mutex
+	worldID   string
+}
+
+func (p *Page) world() string {
+	p.worldMu.Lock()
+	defer p.worldMu.Unlock()
+	return p.worldID
+}
+
+func (p *Page) setWorld(id string) {
+	p.worldMu.Lock()
+	p.worldID = id
+	p.worldMu.Unlock()
 }
 
 // captureSettle is how long after a capture a change the page made just
@@ -240,8 +263,11 @@ func (p *Page) touch() {
 
 // Refresh makes the next Capture read the page even when the observer
 // reported no change (engine.Refresher): a wait calls it when its deadline
-// falls due.
-func (p *Page) Refresh() { p.gen.Add(1) }
+// falls due. That capture is a full one (not incremental).
+func (p *Page) Refresh() {
+	p.forceFull.Store(true)
+	p.gen.Add(1)
+}
 
 // SetClock makes the page keep time on c (call it before the page is
 // used). Now and Sleep become c's; when c is a clock.Settler (the lab
@@ -258,7 +284,7 @@ func (b *Browser) NewPage(ctx context.Context) (*Page, error) {
 		return nil, fmt.Errorf("browser: new page: %w", err)
 	}
 	p := &Page{ctx: pctx, cancel: cancel, changed: make(chan struct{}, 1)}
-	if err := watchChanges(pctx, p.touch); err != nil {
+	if err := watchChanges(pctx, p.touch, p.setWorld); err != nil {
 		cancel()
 		return nil, fmt.Errorf("browser: watch page changes: %w", err)
 	}
@@ -295,6 +321,7 @@ func (p *Page) run(ctx context.Context, steps ...chromedp.Action[chromedp.Void])
 // answer at all is an error (net::ERR_CONNECTION_REFUSED, …).
 func (p *Page) Navigate(ctx context.Context, url string) error {
 	defer p.gen.Add(1) // the next capture reads the page: actions change live state no mutation reports
+	defer p.forceFull.Store(true)
 	p.statusMu.Lock()
 	p.status = 0
 	p.statusMu.Unlock()
@@ -522,12 +549,45 @@ func (p *Page) Capture(ctx context.Context) (*capture.Capture, error) {
 	return c, nil
 }
 
-// capture asks Chromium for the whole page.
+// capture reads the page: incrementally when the page is tracked
+// (incremental.go), else in full.
 func (p *Page) capture(ctx context.Context) (*capture.Capture, error) {
+	p.capMu.Lock()
+	defer p.capMu.Unlock()
+	full := p.forceFull.Swap(false)
+	var c *capture.Capture
+	err := p.run(ctx, chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+		if p.live != nil && !full {
+			got, err := p.incrementalCapture(ctx, t)
+			if err == nil {
+				c = got
+				return nil
+			}
+			if ctx.Err() != nil {
+				return err
+			}
+			reason := strings.TrimPrefix(err.Error(), errDrift.Error()+": ")
+			p.count(func(s *Stats) { s.Fallbacks[reason]++ })
+		}
+		var err error
+		c, err = p.fullCapture(ctx, t)
+		return err
+	}))
+	if err != nil {
+		p.live = nil
+		return nil, fmt.Errorf("browser: capture: %w", err)
+	}
+	return c, nil
+}
+
+// CaptureFull takes a full capture (one DOMSnapshot.captureSnapshot) of
+// the page as it is now, without changing what Capture keeps: the property
+// test and the benchmarks compare the incremental capture with it.
+func (p *Page) CaptureFull(ctx context.Context) (*capture.Capture, error) {
 	var c *capture.Capture
 	err := p.run(ctx, chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
 		var err error
-		c, err = snapshot(ctx, t)
+		c, _, err = snapshot(ctx, t)
 		return err
 	}))
 	if err != nil {

@@ -2,6 +2,7 @@ package browser
 
 import (
 	"context"
+	_ "embed"
 	"encoding/json"
 	"strconv"
 
@@ -28,22 +29,19 @@ import (
 // values the user (or an input handler) changes count as changes.
 const (
 	changeWorld   = "replaylab"
-	changeBinding = "__replaylabChanged"
-	changeScript  = `(() => {
-  let pending = false;
-  const notify = () => {
-    if (pending) return;
-    pending = true;
-    setTimeout(() => { pending = false; try { globalThis.` + changeBinding + `("1"); } catch (e) {} }, 10);
-  };
-  new MutationObserver(notify).observe(document, {subtree: true, childList: true, attributes: true, characterData: true});
-  for (const ev of ["load", "loadeddata", "canplay", "canplaythrough", "error", "input", "change"]) document.addEventListener(ev, notify, true);
-})();`
+	changeBinding = "__replaylabChanged" // tracker.js calls it by this name
 )
 
+// changeScript is the change observer and the incremental capture's
+// tracker (incremental.go), run in the isolated world of every document.
+//
+//go:embed tracker.js
+var changeScript string
+
 // watchChanges installs the observer on the page and every document it
-// loads later, and calls notify on every report.
-func watchChanges(pctx context.Context, notify func()) error {
+// loads later, and calls notify on every report; world is told the unique
+// id of the isolated world of each new main-frame document.
+func watchChanges(pctx context.Context, notify func(), world func(string)) error {
 	err := chromedp.Do(pctx, chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
 		if _, err := cdp.Call(ctx, t, runtime.AddBinding, runtime.AddBindingParams{Name: changeBinding, ExecutionContextName: changeWorld}); err != nil {
 			return err
@@ -55,6 +53,27 @@ func watchChanges(pctx context.Context, notify func()) error {
 		return err
 	}
 	events := chromedp.Events(pctx, runtime.BindingCalled) // subscribed from here on
+	contexts := chromedp.Events(pctx, runtime.ExecutionContextCreated)
+	var mainFrame string
+	if c := chromedp.FromContext(pctx); c != nil && c.Target != nil {
+		mainFrame = string(c.Target.TargetID)
+	}
+	go func() {
+		for ev, err := range contexts {
+			if err != nil {
+				return
+			}
+			if ev.Context == nil || ev.Context.Name != changeWorld {
+				continue
+			}
+			var aux struct {
+				FrameID string `json:"frameId"`
+			}
+			if json.Unmarshal(ev.Context.AuxData, &aux) == nil && aux.FrameID == mainFrame {
+				world(ev.Context.UniqueID)
+			}
+		}
+	}()
 	go func() {
 		for ev, err := range events {
 			if err != nil {

@@ -18,20 +18,21 @@ var snapshotStyles = []string{"display", "visibility"}
 
 // snapshot takes one DOMSnapshot.captureSnapshot and serialises every
 // document in it into a capture frame.
-func snapshot(ctx context.Context, t *chromedp.Target) (*capture.Capture, error) {
+func snapshot(ctx context.Context, t *chromedp.Target) (*capture.Capture, *tree, error) {
 	res, err := cdp.Call(ctx, t, domsnapshot.CaptureSnapshot, domsnapshot.CaptureSnapshotParams{ComputedStyles: snapshotStyles})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	// Media readiness is not in the DOM snapshot: a second, read-only
 	// call gets it, only for pages that have media.
 	var media []mediaState
 	if len(res.Documents) > 0 && hasMedia(res.Documents[0], res.Strings) {
 		if media, err = readMedia(ctx, t); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
-	return fromSnapshot(res.Documents, res.Strings, media), nil
+	c, main := fromSnapshot(res.Documents, res.Strings, media)
+	return c, main, nil
 }
 
 func hasMedia(d *domsnapshot.DocumentSnapshot, strs []string) bool {
@@ -63,7 +64,8 @@ var noBox = map[string]bool{
 	"template": true, "noscript": true, "param": true, "area": true, "map": true, "col": true, "colgroup": true,
 }
 
-func fromSnapshot(docs []*domsnapshot.DocumentSnapshot, strs []string, media []mediaState) *capture.Capture {
+// fromSnapshot returns the capture and the main document's tree.
+func fromSnapshot(docs []*domsnapshot.DocumentSnapshot, strs []string, media []mediaState) (*capture.Capture, *tree) {
 	str := func(i domsnapshot.StringIndex) string {
 		if i < 0 || int(i) >= len(strs) {
 			return ""
@@ -79,6 +81,7 @@ func fromSnapshot(docs []*domsnapshot.DocumentSnapshot, strs []string, media []m
 			frameIDs[i] = "f" + strconv.Itoa(i)
 		}
 	}
+	var main *tree
 	parents := make([]string, len(docs))
 	owners := make([]string, len(docs))
 	// first pass: find which iframe node owns each child document
@@ -107,7 +110,11 @@ func fromSnapshot(docs []*domsnapshot.DocumentSnapshot, strs []string, media []m
 		if di == 0 {
 			m = media
 		}
-		f.HTML = serialise(d, str, frameIDs, m)
+		dt := buildTree(d, str, frameIDs, m)
+		if di == 0 {
+			main = dt
+		}
+		f.HTML = dt.html()
 		c.Frames = append(c.Frames, f)
 	}
 	// frames must follow their parents
@@ -127,13 +134,16 @@ func fromSnapshot(docs []*domsnapshot.DocumentSnapshot, strs []string, media []m
 		}
 	}
 	c.Frames = ordered
-	return c
+	return c, main
 }
 
-func serialise(d *domsnapshot.DocumentSnapshot, str func(domsnapshot.StringIndex) string, frameIDs []string, media []mediaState) string {
+// buildTree turns one document of a snapshot into a capture tree.
+func buildTree(d *domsnapshot.DocumentSnapshot, str func(domsnapshot.StringIndex) string, frameIDs []string, media []mediaState) *tree {
 	n := d.Nodes
 	if n == nil {
-		return ""
+		t := &tree{root: &lnode{kind: 9}}
+		t.number()
+		return t
 	}
 	count := len(n.ParentIndex)
 	children := make([][]int, count)
@@ -239,23 +249,27 @@ func serialise(d *domsnapshot.DocumentSnapshot, str func(domsnapshot.StringIndex
 		}
 	}
 
-	var b strings.Builder
-	b.Grow(count * 32)
-	var rec func(i int, inSelect, inBody bool)
-	rec = func(i int, inSelect, inBody bool) {
+	t := &tree{root: &lnode{kind: 9}}
+	t.shadowed = n.ShadowRootType != nil && len(n.ShadowRootType.Index) > 0
+	var rec func(parent *lnode, i int, inSelect, inBody bool)
+	rec = func(parent *lnode, i int, inSelect, inBody bool) {
 		if _, ok := pseudo[i]; ok {
 			return
 		}
 		switch n.NodeType[i] {
 		case 3: // text
-			b.WriteString(html.EscapeString(str(n.NodeValue[i])))
+			c := &lnode{kind: 3, parent: parent}
+			c.setText(str(n.NodeValue[i]))
+			parent.kids = append(parent.kids, c)
 			return
 		case 10: // doctype
-			b.WriteString("<!DOCTYPE html>")
+			c := &lnode{kind: 10, parent: parent}
+			c.render()
+			parent.kids = append(parent.kids, c)
 			return
 		case 9, 11: // document, fragment
 			for _, ch := range children[i] {
-				rec(ch, inSelect, inBody)
+				rec(parent, ch, inSelect, inBody)
 			}
 			return
 		case 1:
@@ -266,86 +280,53 @@ func serialise(d *domsnapshot.DocumentSnapshot, str func(domsnapshot.StringIndex
 		if tag == "body" {
 			inBody = true
 		}
-		b.WriteByte('<')
-		b.WriteString(tag)
+		e := &lnode{kind: 1, tag: tag, parent: parent, backend: int64(n.BackendNodeID[i])}
 		if i < len(n.Attributes) {
 			a := n.Attributes[i]
+			e.attrs = make([]string, len(a)&^1)
 			for k := 0; k+1 < len(a); k += 2 {
-				key := str(domsnapshot.StringIndex(a[k]))
-				if strings.HasPrefix(key, "data-rl-") {
-					continue // never trust the page's own copies of our attributes
-				}
-				writeAttr(&b, key, str(domsnapshot.StringIndex(a[k+1])))
+				e.attrs[k] = str(domsnapshot.StringIndex(a[k]))
+				e.attrs[k+1] = str(domsnapshot.StringIndex(a[k+1]))
 			}
 		}
-		writeAttr(&b, capture.AttrNode, strconv.FormatInt(int64(n.BackendNodeID[i]), 10))
+		s := &e.st
 		if v, ok := inputValue[i]; ok {
-			writeAttr(&b, capture.AttrValue, v)
+			s.hasValue, s.value = true, v
 		}
 		if v, ok := textValue[i]; ok {
-			writeAttr(&b, capture.AttrValue, v)
+			s.hasValue, s.value = true, v
 		}
-		if tag == "input" {
-			if typ := strings.ToLower(attrOf(n, i, str, "type")); typ == "checkbox" || typ == "radio" {
-				writeAttr(&b, capture.AttrChecked, strconv.FormatBool(checked[i]))
-			}
-		}
-		if tag == "option" {
-			writeAttr(&b, capture.AttrSelected, strconv.FormatBool(selected[i]))
-		}
+		s.checked = checked[i]
+		s.selected = selected[i]
 		if m, ok := mediaOf[i]; ok {
-			writeAttr(&b, capture.AttrMediaReady, m.ready)
-			if m.src != "" {
-				writeAttr(&b, capture.AttrMediaSrc, m.src)
-			}
-			writeAttr(&b, capture.AttrSize, m.size())
+			s.media = &m
 		} else {
-			if src, ok := currentSrc[i]; ok && (tag == "img" || tag == "video" || tag == "audio") {
-				writeAttr(&b, capture.AttrMediaSrc, src)
-			}
-			if s, ok := size[i]; ok && (tag == "img" || tag == "video") {
-				writeAttr(&b, capture.AttrSize, s)
-			}
+			s.curSrc, s.hasCurSrc = currentSrc[i]
+			s.layoutSize = size[i]
 		}
 		if inBody && !inSelect && !noBox[tag] {
 			if !boxBelow[i] {
-				writeAttr(&b, capture.AttrHidden, "display")
+				s.hidden = "display"
 			} else if v := visibility[i]; hasBox[i] && (v == "hidden" || v == "collapse") {
-				writeAttr(&b, capture.AttrHidden, "visibility")
+				s.hidden = "visibility"
 			}
 		}
 		if child, ok := contentDoc[i]; ok && child < len(frameIDs) {
-			writeAttr(&b, capture.AttrFrame, frameIDs[child])
+			s.frame = frameIDs[child]
 		}
-		b.WriteByte('>')
-		if voidElements[tag] {
+		e.render()
+		parent.kids = append(parent.kids, e)
+		if noKids(tag) {
 			return
 		}
-		if tag != "script" && tag != "style" && tag != "iframe" {
-			sel := inSelect || tag == "select" || tag == "datalist"
-			for _, ch := range children[i] {
-				rec(ch, sel, inBody)
-			}
-		}
-		b.WriteString("</")
-		b.WriteString(tag)
-		b.WriteByte('>')
-	}
-	rec(0, false, false)
-	return b.String()
-}
-
-func attrOf(n *domsnapshot.NodeTreeSnapshot, i int, str func(domsnapshot.StringIndex) string, key string) string {
-	if i >= len(n.Attributes) {
-		return ""
-	}
-	a := n.Attributes[i]
-	for k := 0; k+1 < len(a); k += 2 {
-		if strings.EqualFold(str(domsnapshot.StringIndex(a[k])), key) {
-			return str(domsnapshot.StringIndex(a[k+1]))
+		sel := inSelect || tag == "select" || tag == "datalist"
+		for _, ch := range children[i] {
+			rec(e, ch, sel, inBody)
 		}
 	}
-	return ""
+	rec(t.root, 0, false, false)
+	t.number()
+	return t
 }
 
 func writeAttr(b *strings.Builder, key, val string) {

@@ -1,0 +1,257 @@
+// The incremental capture's tracker (see livetree.go). It runs in the
+// isolated world only, next to the change observer, and mirrors the
+// capture tree of livetree.go: every element, text node and doctype gets an
+// id in the order of a full capture; mutation records say which child lists,
+// attributes and texts changed; a state pass over every element compares
+// the live state a capture writes (computed hidden, values, checked,
+// selected, media readiness) with what the kept capture holds.
+(() => {
+  const VOID = new Set(["area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"]);
+  const NOKIDS = new Set(["script", "style", "iframe"]);
+  const NOBOX = new Set(["html", "head", "meta", "title", "link", "script", "style", "base", "option", "optgroup", "datalist", "source", "track", "template", "noscript", "param", "area", "map", "col", "colgroup"]);
+  const DEF = "||||";
+  const S = {
+    active: false, over: false, ids: new WeakMap(), cache: new WeakMap(), next: 1,
+    parents: new Set(), attrs: new Set(), texts: new Set(), added: new Set(),
+    byId: null, roots: [], fresh: new Set(),
+  };
+  const absorb = (recs) => {
+    if (!S.active) return;
+    for (const r of recs) {
+      if (r.type === "childList") {
+        S.parents.add(r.target);
+        for (const n of r.addedNodes) S.added.add(n);
+      } else if (r.type === "attributes") S.attrs.add(r.target);
+      else S.texts.add(r.target);
+    }
+    if (S.parents.size + S.attrs.size + S.texts.size + S.added.size > 200000) {
+      S.over = true;
+      S.parents.clear(); S.attrs.clear(); S.texts.clear(); S.added.clear();
+    }
+  };
+  const clearRecs = () => { S.parents = new Set(); S.attrs = new Set(); S.texts = new Set(); S.added = new Set(); };
+  const tagOf = (el) => el.nodeName.toLowerCase();
+  const modelKind = (k) => k === 1 || k === 3 || k === 10;
+  const noKids = (t) => VOID.has(t) || NOKIDS.has(t);
+  // textBox: a text node under a display:contents element has a box when
+  // the nearest ancestor that is not display:contents has one.
+  const textBox = (t) => {
+    let p = t.parentElement;
+    while (p && getComputedStyle(p).display === "contents") p = p.parentElement;
+    if (!p || !p.checkVisibility()) return false;
+    if (/\S/.test(t.data)) return true;
+    const r = document.createRange();
+    r.selectNodeContents(t);
+    return r.getClientRects().length > 0;
+  };
+  const boxBelow = (el) => {
+    if (el.checkVisibility()) return true;
+    if (getComputedStyle(el).display !== "contents") return false;
+    for (const p of ["::before", "::after"]) {
+      const c = getComputedStyle(el, p).content;
+      if (c && c !== "none" && c !== "normal") return true;
+    }
+    for (let c = el.firstChild; c; c = c.nextSibling) {
+      if (c.nodeType === 1 ? boxBelow(c) : c.nodeType === 3 && textBox(c)) return true;
+    }
+    return false;
+  };
+  const hiddenOf = (el, t, ib, is) => {
+    if (!ib || is || NOBOX.has(t)) return "";
+    if (el.checkVisibility()) return el.checkVisibility({ visibilityProperty: true }) ? "" : "visibility";
+    return boxBelow(el) ? "" : "display";
+  };
+  const mediaOf = (el, t) => {
+    if (t !== "video" && t !== "audio" && t !== "img") return null;
+    if (!(el instanceof HTMLMediaElement || el instanceof HTMLImageElement)) return null;
+    const img = el instanceof HTMLImageElement;
+    return [
+      img ? (el.complete ? (el.naturalWidth > 0 ? "complete" : "broken") : "loading") : String(el.readyState),
+      el.currentSrc || el.src || "",
+      img ? el.naturalWidth : (el.videoWidth || 0),
+      img ? el.naturalHeight : (el.videoHeight || 0),
+    ];
+  };
+  // state: [hidden, value|null, checked, selected, media|null]
+  const stateOf = (el, t, ib, is) => {
+    const v = (el instanceof HTMLInputElement || el instanceof HTMLTextAreaElement) ? el.value : null;
+    const c = el instanceof HTMLInputElement && (el.type === "checkbox" || el.type === "radio") && el.checked;
+    const s = el instanceof HTMLOptionElement && el.selected;
+    return [hiddenOf(el, t, ib, is), v, c, s, mediaOf(el, t)];
+  };
+  const keyOf = (st) => st[0] + "|" + (st[1] === null ? "" : "v" + st[1]) + "|" + (st[2] ? "1" : "") + "|" + (st[3] ? "1" : "") + "|" +
+    (st[4] ? st[4][0] + "\u0002" + st[4][1] + "\u0002" + st[4][2] + "x" + st[4][3] : "");
+  // ser serialises a node the capture tree does not hold yet.
+  const ser = (n, ib, is) => {
+    const id = S.next++;
+    S.ids.set(n, id);
+    if (n.nodeType === 3) return [3, id, n.data];
+    if (n.nodeType === 10) return [10, id];
+    const t = tagOf(n), b = ib || t === "body";
+    const st = stateOf(n, t, b, is);
+    S.cache.set(n, keyOf(st));
+    const attrs = [];
+    for (const a of n.attributes) attrs.push(a.name, a.value);
+    const kids = [];
+    if (!noKids(t)) {
+      const sel = is || t === "select" || t === "datalist";
+      for (let c = n.firstChild; c; c = c.nextSibling) if (modelKind(c.nodeType)) kids.push(ser(c, b, sel));
+    }
+    return [1, id, t, attrs, st[0], st[1], st[2], st[3], st[4], kids];
+  };
+  // ctx: is n in the capture tree, and in which context (inside a body
+  // element, inside a select)?
+  const ctx = (n) => {
+    let ib = false, is = false;
+    for (let a = n, first = true; a; a = a.parentNode, first = false) {
+      if (a === document) return { ok: true, ib, is };
+      if (a.nodeType !== 1) return { ok: false };
+      const t = tagOf(a);
+      if (!first && noKids(t)) return { ok: false };
+      if (t === "body") ib = true;
+      if (t === "select" || t === "datalist") is = true;
+    }
+    return { ok: false };
+  };
+  const inFresh = (n) => {
+    for (let a = n; a; a = a.parentNode) if (S.fresh.has(a)) return true;
+    return false;
+  };
+  // walk visits every element of the capture tree with its context.
+  const walk = (n, ib, is, fn) => {
+    for (let c = n.firstChild; c; c = c.nextSibling) {
+      if (c.nodeType !== 1) continue;
+      const t = tagOf(c), b = ib || t === "body";
+      if (fn(c, t, b, is) === false) return false;
+      if (!noKids(t) && walk(c, b, is || t === "select" || t === "datalist", fn) === false) return false;
+    }
+    return true;
+  };
+  const shape = (n, out) => {
+    for (let c = n.firstChild; c; c = c.nextSibling) {
+      const k = c.nodeType;
+      if (k === 3) out.push("#");
+      else if (k === 10) out.push("!");
+      else if (k === 1) {
+        const t = tagOf(c);
+        out.push("<" + t);
+        if (!noKids(t)) shape(c, out);
+        out.push(">");
+      }
+    }
+  };
+  const hash = (s) => {
+    let h = 0x811c9dc5;
+    for (let i = 0; i < s.length; i++) { h ^= s.charCodeAt(i) & 0xff; h = Math.imul(h, 0x01000193) >>> 0; }
+    return h >>> 0;
+  };
+  const framed = () => !!document.querySelector("iframe,frame,object,embed,fencedframe,portal");
+  const T = {
+    // begin numbers the document's nodes in capture order and starts
+    // recording; the full capture that follows is matched to it by shape.
+    begin() {
+      mo.takeRecords();
+      S.active = true; S.over = false; clearRecs();
+      S.ids = new WeakMap(); S.cache = new WeakMap(); S.byId = [document]; S.fresh = new Set(); S.roots = [];
+      S.ids.set(document, 0);
+      const num = (n) => {
+        for (let c = n.firstChild; c; c = c.nextSibling) {
+          if (!modelKind(c.nodeType)) continue;
+          S.ids.set(c, S.byId.length); S.byId.push(c);
+          if (c.nodeType === 1 && !noKids(tagOf(c))) num(c);
+        }
+      };
+      num(document);
+      S.next = S.byId.length;
+      const out = [];
+      shape(document, out);
+      return JSON.stringify({ n: S.next, hash: hash(out.join("")) });
+    },
+    // commit takes the live state the full capture wrote ([id, key] for
+    // every element whose state is not the default), so the state pass
+    // compares with what the kept capture holds.
+    commit(keys) {
+      if (!S.byId) return false;
+      for (const [id, k] of keys) { const el = S.byId[id]; if (el) S.cache.set(el, k); }
+      S.byId = null;
+      return true;
+    },
+    stop() { S.active = false; S.byId = null; clearRecs(); },
+    delta() {
+      absorb(mo.takeRecords());
+      if (!S.active || S.over) return JSON.stringify({ full: S.active ? "overflow" : "inactive" });
+      if (framed()) return JSON.stringify({ full: "frames" });
+      const out = { url: document.URL, title: document.title, kids: [], texts: [], attrs: [], state: [] };
+      const parents = S.parents, attrs = S.attrs, texts = S.texts, added = S.added;
+      clearRecs();
+      S.fresh = new Set(); S.roots = [];
+      const ps = [];
+      for (const p of parents) if ((p === document || p.isConnected) && S.ids.has(p)) ps.push(p);
+      ps.sort((a, b) => a === b ? 0 : (a.compareDocumentPosition(b) & Node.DOCUMENT_POSITION_FOLLOWING ? -1 : 1));
+      for (const p of ps) {
+        if (inFresh(p)) continue;
+        const c0 = p === document ? { ok: true, ib: false, is: false } : ctx(p);
+        if (!c0.ok) continue;
+        const t = p === document ? "" : tagOf(p);
+        if (t && noKids(t)) continue;
+        const ib = c0.ib, is = c0.is || t === "select" || t === "datalist";
+        const list = [];
+        for (let c = p.firstChild; c; c = c.nextSibling) {
+          if (!modelKind(c.nodeType)) continue;
+          if (added.has(c) || !S.ids.has(c)) {
+            list.push(ser(c, ib, is));
+            S.fresh.add(c);
+            if (c.nodeType === 1) S.roots.push(c);
+          } else list.push(S.ids.get(c));
+        }
+        out.kids.push([S.ids.get(p), list]);
+      }
+      for (const n of texts) {
+        if (n.nodeType !== 3 || !n.isConnected || !S.ids.has(n) || inFresh(n) || !ctx(n.parentNode).ok) continue;
+        out.texts.push([S.ids.get(n), n.data]);
+      }
+      for (const el of attrs) {
+        if (!el.isConnected || !S.ids.has(el) || inFresh(el) || !ctx(el).ok) continue;
+        const a = [];
+        for (const x of el.attributes) a.push(x.name, x.value);
+        out.attrs.push([S.ids.get(el), a]);
+      }
+      let bad = "";
+      walk(document, false, false, (el, t, ib, is) => {
+        if (S.fresh.has(el)) return true;
+        if (el.shadowRoot) { bad = "shadow"; return false; }
+        const id = S.ids.get(el);
+        if (id === undefined) { bad = "unnumbered"; return false; }
+        const st = stateOf(el, t, ib, is), k = keyOf(st);
+        if ((S.cache.get(el) ?? DEF) !== k) {
+          S.cache.set(el, k);
+          out.state.push([id, st[0], st[1], st[2], st[3], st[4]]);
+        }
+        return true;
+      });
+      if (bad) { S.active = false; return JSON.stringify({ full: bad }); }
+      out.roots = S.roots.length;
+      return JSON.stringify(out);
+    },
+    roots() { return S.roots; },
+    // verify: true when no child list inside a fresh subtree changed since
+    // delta, so the backend ids read for them belong to the nodes delta
+    // serialised.
+    verify() {
+      absorb(mo.takeRecords());
+      for (const p of S.parents) if (inFresh(p)) return false;
+      S.fresh = new Set();
+      return true;
+    },
+  };
+  let pending = false;
+  const notify = () => {
+    if (pending) return;
+    pending = true;
+    setTimeout(() => { pending = false; try { globalThis.__replaylabChanged("1"); } catch (e) {} }, 10);
+  };
+  const mo = new MutationObserver((recs) => { absorb(recs); notify(); });
+  mo.observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
+  for (const ev of ["load", "loadedmetadata", "loadeddata", "canplay", "canplaythrough", "playing", "waiting", "emptied", "abort", "error", "input", "change"]) document.addEventListener(ev, notify, true);
+  Object.defineProperty(globalThis, "__replaylabTracker", { value: T });
+})();
