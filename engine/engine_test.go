@@ -209,8 +209,7 @@ func TestExpectationsAreCheckedBeforeSending(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			// the recording holds no click: sending anything would diverge
-			s := &replay.Session{Version: replay.FormatVersion, Captures: []*capture.Capture{page()},
-				Steps: []replay.Step{{Kind: replay.KindNavigate, URL: url}, {AtMS: 1, Kind: replay.KindCapture, Capture: new(int)}}}
+			s := replay.SinglePage(page())
 			p, _, _ := run(t, s)
 			err := p.Click(ctx, engine.ByRole("button", "Send"), tt.expect)
 			if !errors.Is(err, tt.want) {
@@ -259,8 +258,7 @@ func TestOutcomeUnknownBlocksMutationsNotReads(t *testing.T) {
 func TestStaleRefIsRefused(t *testing.T) {
 	ctx := context.Background()
 	c := page(turn{id: "m1", role: "user", text: "q"})
-	s := &replay.Session{Version: replay.FormatVersion, Captures: []*capture.Capture{c},
-		Steps: []replay.Step{{Kind: replay.KindNavigate, URL: url}, {AtMS: 1, Kind: replay.KindCapture, Capture: new(int)}}}
+	s := replay.SinglePage(c)
 	p, _, _ := run(t, s)
 	v1, err := p.Snapshot(ctx, "page")
 	if err != nil {
@@ -298,8 +296,7 @@ func TestViewsBoundTheGroups(t *testing.T) {
 			turn{id: fmt.Sprintf("a%d", i), role: "assistant", text: strings.Repeat("long answer ", 300)})
 	}
 	c := page(turns...)
-	s := &replay.Session{Version: replay.FormatVersion, Captures: []*capture.Capture{c},
-		Steps: []replay.Step{{Kind: replay.KindNavigate, URL: url}, {AtMS: 1, Kind: replay.KindCapture, Capture: new(int)}}}
+	s := replay.SinglePage(c)
 	p, _, _ := run(t, s)
 	tests := []struct {
 		name    string

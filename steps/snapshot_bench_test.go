@@ -5,12 +5,11 @@ import (
 	"encoding/json"
 	"testing"
 
-	mcpsdk "github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"github.com/replaylab/replaylab/engine"
 	"github.com/replaylab/replaylab/engine/adapter"
 	"github.com/replaylab/replaylab/engine/capture"
 	"github.com/replaylab/replaylab/engine/mcp"
+	"github.com/replaylab/replaylab/engine/mcp/mcptest"
 	"github.com/replaylab/replaylab/engine/observe"
 	"github.com/replaylab/replaylab/engine/replay"
 	"github.com/replaylab/replaylab/sim"
@@ -22,10 +21,7 @@ import (
 func chat200Session() (*replay.Session, string) {
 	const url = CanonicalBase + "/chat"
 	chat := sim.Chat{Style: sim.StyleMarker, History: 200, Seed: 1}
-	c := capture.New(url, sim.RenderChat(chat, chat.HistoryTurns()))
-	zero := 0
-	return &replay.Session{Version: replay.FormatVersion, Captures: []*capture.Capture{c},
-		Steps: []replay.Step{{Kind: replay.KindNavigate, URL: url}, {AtMS: 1, Kind: replay.KindCapture, Capture: &zero}}}, url
+	return replay.SinglePage(capture.New(url, sim.RenderChat(chat, chat.HistoryTurns()))), url
 }
 
 // BenchmarkSnapshot200Turns: the bytes an agent gets for one snapshot of
@@ -77,34 +73,13 @@ func BenchmarkSnapshot200Turns(b *testing.B) {
 		})
 		b.Run("mcp/"+view, func(b *testing.B) {
 			s, url := chat200Session()
-			srv := mcp.NewServer(mcp.Options{Engine: cfg, Driver: func(context.Context, string, string) (engine.Driver, func() error, error) {
-				return replay.NewDriver(s), func() error { return nil }, nil
-			}})
-			st, ct := mcpsdk.NewInMemoryTransports()
-			sctx, cancel := context.WithCancel(ctx)
-			defer cancel()
-			go func() { _ = srv.Run(sctx, st) }()
-			cs, err := mcpsdk.NewClient(&mcpsdk.Implementation{Name: "bench", Version: "dev"}, nil).Connect(ctx, ct, nil)
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer cs.Close()
-			call := func(tool string, args any) *mcpsdk.CallToolResult {
-				res, err := cs.CallTool(ctx, &mcpsdk.CallToolParams{Name: tool, Arguments: args})
-				if err != nil {
-					b.Fatal(err)
-				}
-				if res.IsError {
-					b.Fatalf("%s: %s", tool, res.StructuredContent)
-				}
-				return res
-			}
-			call("begin", mcp.BeginIn{Goal: "bench"})
-			call("navigate", mcp.NavigateIn{PageIn: mcp.PageIn{Task: "t1"}, URL: url})
+			ms := mcptest.Start(b, mcp.Options{Engine: cfg, Driver: mcptest.Replaying(s)})
+			ms.Call("begin", mcp.BeginIn{Goal: "bench"})
+			ms.Call("navigate", mcp.NavigateIn{PageIn: mcp.PageIn{Task: "t1"}, URL: url})
 			var size, whole int
 			b.ReportAllocs()
 			for b.Loop() {
-				res := call("snapshot", mcp.SnapshotIn{PageIn: mcp.PageIn{Task: "t1"}, View: view})
+				res := ms.Call("snapshot", mcp.SnapshotIn{PageIn: mcp.PageIn{Task: "t1"}, View: view})
 				body, err := json.Marshal(res.StructuredContent)
 				if err != nil {
 					b.Fatal(err)

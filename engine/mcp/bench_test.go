@@ -7,13 +7,13 @@ import (
 	"strings"
 	"testing"
 
-	mcpsdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"golang.org/x/net/html"
 
 	"github.com/replaylab/replaylab/engine"
 	"github.com/replaylab/replaylab/engine/adapter"
 	"github.com/replaylab/replaylab/engine/capture"
 	"github.com/replaylab/replaylab/engine/mcp"
+	"github.com/replaylab/replaylab/engine/mcp/mcptest"
 	"github.com/replaylab/replaylab/engine/observe"
 	"github.com/replaylab/replaylab/engine/replay"
 	"github.com/replaylab/replaylab/internal/chatpage"
@@ -22,12 +22,9 @@ import (
 
 const benchURL = "http://bench.test/chat"
 
-// benchSession is a recording of one seeded chat page: a navigate, then
-// the one capture a replay returns for every later observation.
+// benchSession is a recording of one seeded chat page (replay.SinglePage).
 func benchSession(page string) *replay.Session {
-	zero := 0
-	return &replay.Session{Version: replay.FormatVersion, Captures: []*capture.Capture{capture.New(benchURL, page)},
-		Steps: []replay.Step{{Kind: replay.KindNavigate, URL: benchURL}, {AtMS: 1, Kind: replay.KindCapture, Capture: &zero}}}
+	return replay.SinglePage(capture.New(benchURL, page))
 }
 
 // coldDriver returns a new copy of the replayed capture on every call, so
@@ -88,32 +85,10 @@ func BenchmarkPageSnapshot(b *testing.B) {
 // structured content over an in-memory MCP session.
 func mcpSnapshotBytes(tb testing.TB, cfg engine.Config, page, view string) int {
 	tb.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	s := benchSession(page)
-	srv := mcp.NewServer(mcp.Options{Engine: cfg, Driver: func(context.Context, string, string) (engine.Driver, func() error, error) {
-		return replay.NewDriver(s), func() error { return nil }, nil
-	}})
-	st, ct := mcpsdk.NewInMemoryTransports()
-	go func() { _ = srv.Run(ctx, st) }()
-	cs, err := mcpsdk.NewClient(&mcpsdk.Implementation{Name: "bench", Version: "dev"}, nil).Connect(ctx, ct, nil)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	defer cs.Close()
-	call := func(tool string, args any) *mcpsdk.CallToolResult {
-		res, err := cs.CallTool(ctx, &mcpsdk.CallToolParams{Name: tool, Arguments: args})
-		if err != nil {
-			tb.Fatal(err)
-		}
-		if res.IsError {
-			tb.Fatalf("%s: %s", tool, res.StructuredContent)
-		}
-		return res
-	}
-	call("begin", mcp.BeginIn{Goal: "bench"})
-	call("navigate", mcp.NavigateIn{PageIn: mcp.PageIn{Task: "t1"}, URL: benchURL})
-	res := call("snapshot", mcp.SnapshotIn{PageIn: mcp.PageIn{Task: "t1"}, View: view})
+	s := mcptest.Start(tb, mcp.Options{Engine: cfg, Driver: mcptest.Replaying(benchSession(page))})
+	s.Call("begin", mcp.BeginIn{Goal: "bench"})
+	s.Call("navigate", mcp.NavigateIn{PageIn: mcp.PageIn{Task: "t1"}, URL: benchURL})
+	res := s.Call("snapshot", mcp.SnapshotIn{PageIn: mcp.PageIn{Task: "t1"}, View: view})
 	body, err := json.Marshal(res.StructuredContent)
 	if err != nil {
 		tb.Fatal(err)

@@ -15,6 +15,7 @@ import (
 	"github.com/replaylab/replaylab/engine"
 	"github.com/replaylab/replaylab/engine/capture"
 	"github.com/replaylab/replaylab/engine/mcp"
+	"github.com/replaylab/replaylab/engine/mcp/mcptest"
 )
 
 // chatDriver is a scripted page: a chat with one answer, a composer, a
@@ -89,18 +90,9 @@ func (d *chatDriver) Sleep(_ context.Context, dur time.Duration) error {
 // against the schema the server lists.
 func TestResultsMatchOutputSchemas(t *testing.T) {
 	ctx := context.Background()
-	srv := mcp.NewServer(mcp.Options{Driver: func(context.Context, string, string) (engine.Driver, func() error, error) {
+	cs := mcptest.Start(t, mcp.Options{Driver: func(context.Context, string, string) (engine.Driver, func() error, error) {
 		return &chatDriver{now: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}, func() error { return nil }, nil
-	}})
-	st, ct := mcpsdk.NewInMemoryTransports()
-	sctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	go func() { _ = srv.Run(sctx, st) }()
-	cs, err := mcpsdk.NewClient(&mcpsdk.Implementation{Name: "schema-test", Version: "dev"}, nil).Connect(ctx, ct, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
+	}}).CS
 
 	list, err := cs.ListTools(ctx, nil)
 	if err != nil {

@@ -59,9 +59,7 @@ func TestRecordThenReplayAPage(t *testing.T) {
 	ctx := context.Background()
 	const live, canonical = "http://127.0.0.1:4321", "http://sim.replaylab.test"
 	page := capture.New(live+"/a", `<html><body><a href="`+live+`/b">Next</a></body></html>`)
-	zero := 0
-	src := &replay.Session{Version: replay.FormatVersion, Captures: []*capture.Capture{page},
-		Steps: []replay.Step{{Kind: replay.KindNavigate, URL: live + "/a"}, {AtMS: 1, Kind: replay.KindCapture, Capture: &zero}}}
+	src := replay.SinglePage(page)
 	file := filepath.Join(t.TempDir(), "scenario.json")
 	rec := &mcp.Recording{File: file, Base: canonical, Scenario: "fp1",
 		Hooks: replay.Hooks{Rewrite: replay.BaseRewriter(canonical, live)},

@@ -125,6 +125,28 @@ func TestReplayFollowsTheRecordingsClock(t *testing.T) {
 	}
 }
 
+func TestSinglePageReplaysOnePage(t *testing.T) {
+	ctx := context.Background()
+	c := capture.New("http://sim.test/chat", "<p>the page</p>")
+	d := replay.NewDriver(replay.SinglePage(c))
+	if err := d.Navigate(ctx, c.URL); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 3 {
+		got, err := d.Capture(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.URL != c.URL || got.Frames[0].HTML != "<p>the page</p>" {
+			t.Fatalf("capture %d: got %s %q, want the page", i, got.URL, got.Frames[0].HTML)
+		}
+	}
+	var div *replay.DivergedError
+	if err := d.Click(ctx, "n1"); !errors.As(err, &div) {
+		t.Fatalf("click: got %v, want a divergence (the session holds no click)", err)
+	}
+}
+
 func TestUnusedActionsAreReported(t *testing.T) {
 	d := replay.NewDriver(session())
 	if err := d.Navigate(context.Background(), "http://sim.test/chat"); err != nil {

@@ -60,6 +60,15 @@ type Session struct {
 	Steps    []Step             `json:"steps"`
 }
 
+// SinglePage is a session of one page: a navigation to c's URL, then c,
+// which a replay returns for every later capture (tests and benchmarks
+// replay a page with it).
+func SinglePage(c *capture.Capture) *Session {
+	zero := 0
+	return &Session{Version: FormatVersion, Captures: []*capture.Capture{c},
+		Steps: []Step{{Kind: KindNavigate, URL: c.URL}, {AtMS: 1, Kind: KindCapture, Capture: &zero}}}
+}
+
 // Step is one capture or action, at its offset from the session start.
 type Step struct {
 	AtMS    int64  `json:"atMs"`
