@@ -181,8 +181,12 @@ func ParseHTML(url, src string) (*Document, error) {
 }
 
 // parseFrame parses one frame's HTML; a tree too deep for the parser is
-// parsed again with its nesting capped.
+// parsed again with its nesting capped. The tree is always html.Parse's:
+// fastParse builds it for well-formed markup and declines the rest.
 func parseFrame(src string) (*html.Node, string, error) {
+	if root, ok := fastParse(src); ok {
+		return root, "", nil // html.Parse's tree, built faster (fastparse.go)
+	}
 	root, err := html.Parse(strings.NewReader(src))
 	if err == nil {
 		return root, "", nil

@@ -1,0 +1,4 @@
+package observe
+
+// FastParse exposes the fast tree builder to the differential tests.
+var FastParse = fastParse
