@@ -4,9 +4,12 @@ Feature: Scenarios on a site that is not the sim
   speaker is an avatar's alt text, ids live in data-mid, an answer streams
   with a blinking cursor and aria-busy on the log, and Stop replaces Send
   while it streams. Its profile (testsite/testsite.json) tells the engine
-  where the composer and the controls are.
+  where the composer and the controls are, and says "clock": "page": the
+  site's own JavaScript timers (its stream, its late picture) run on the
+  lab clock, so every state it streams through is seen under any load.
+  testsite/testsite-wall.json is the same site on wall time.
 
-  @SITE-1
+  @SITE-1 @CLK-1
   Scenario: A send on the test site is followed to its answer
     Given the site "testsite/testsite.json"
     When I open "/?history=4"
@@ -17,13 +20,36 @@ Feature: Scenarios on a site that is not the sim
     And the answer text is "The capital of France is Paris, on the Seine."
     And the answer group is not one of the earlier groups
 
+  @CLK-1
   Scenario: An answer whose picture loads late is waited for with its picture
     Given the site "testsite/testsite.json"
     When I open "/"
     And I send "Draw me a chart picture"
     And I wait up to 6000 ms for the answer with a image
     Then the answer status is "complete"
+    And the states seen are "generating, complete"
     And the answer text is "Here is the chart you asked for, drawn from the figures above."
+
+  @CLK-1
+  Scenario: A site's own timers run on the lab clock: a 20 s stream costs no wall time and is seen to its end
+    Given the site "testsite/testsite.json"
+    When I open "/?stream=20000"
+    And I send "What is the capital of France?"
+    And I wait up to 30000 ms for the answer
+    Then the answer status is "complete"
+    And the states seen are "generating, complete"
+    # the page waits 150 ms, then streams 9 words at 2222 ms each
+    And the clock reads 20148 ms since the start
+
+  Scenario: A site on wall time still works (only timing-independent facts)
+    Given the site "testsite/testsite-wall.json"
+    When I open "/?history=2&stream=0"
+    And I send "What is the capital of France?"
+    And I wait for the answer
+    Then the answer status is "complete"
+    And the states seen are "complete"
+    And the answer text is "The capital of France is Paris, on the Seine."
+    And the answer group is not one of the earlier groups
 
   Scenario: A sim-only step refuses on another site, naming the step and the site
     Given the site "testsite/testsite.json"

@@ -37,6 +37,8 @@ type world struct {
 	// clock is what the live sim schedules on and the live pages keep
 	// time on: the sim is a lab site, so a lab clock the world owns (CLK-1).
 	clock clock.Clock
+	// pageLab is the lab a "clock": "page" site's tabs keep time on.
+	pageLab *clock.Lab
 
 	// site is the site the scenario drives when it is not the sim (run
 	// --site, or the step choosing one); siteLive its live base URL.
@@ -259,10 +261,10 @@ func (w *world) ensureTab(ctx context.Context, name string) (*engine.Page, error
 			return nil, err
 		}
 		t.bpage = bp
-		if w.site != nil && w.site.Clock != site.ClockLab {
-			w.clock = clock.Wall // a real site keeps wall time (its profile's "clock")
+		if err := w.keepTime(ctx, bp); err != nil {
+			_ = bp.Close()
+			return nil, err
 		}
-		bp.SetClock(w.clock)
 		// Live runs always pass through the recorder, so the scrubber meets
 		// values in the same order whether or not the session is saved.
 		if w.site != nil {
@@ -381,3 +383,25 @@ func (w *world) skip(msg string) error {
 // onFinish registers fn to run when the scenario ends (step files close
 // the servers they started this way).
 func (w *world) onFinish(fn func()) { w.cleanups = append(w.cleanups, fn) }
+
+// keepTime puts a live page on the scenario's clock: the sim and a site
+// whose profile says "clock": "lab" on the world's lab; a site whose
+// profile says "clock": "page" with its own JavaScript on a lab of the
+// scenario's (the page clock: every tab of the scenario on the same lab);
+// any other site keeps wall time.
+func (w *world) keepTime(ctx context.Context, bp *browser.Page) error {
+	if w.site == nil || w.site.Clock == site.ClockLab {
+		bp.SetClock(w.clock)
+		return nil
+	}
+	if w.site.Clock != site.ClockPage {
+		w.clock = clock.Wall // a real site keeps wall time (its profile's "clock")
+		bp.SetClock(w.clock)
+		return nil
+	}
+	if w.pageLab == nil {
+		w.pageLab = clock.NewLab(clock.Epoch)
+	}
+	w.clock = w.pageLab
+	return bp.InstallPageClock(ctx, w.pageLab)
+}

@@ -4,9 +4,13 @@
 // message ids live in a data-mid attribute, an answer streams word by word
 // from the page's own JavaScript with a blinking cursor span and
 // aria-busy="true" on the message log (?autosend=TEXT sends TEXT 300 ms
-// after the page loads, for recordings with no one at the keyboard), the Send button is replaced by a
+// after the page loads, for recordings with no one at the keyboard;
+// ?stream=MS streams for MS instead of StreamMS, ?stream=0 shows the
+// answer whole, with no cursor), the Send button is replaced by a
 // Stop button while an answer streams, pictures in answers load late
-// (their figure has a caption), the composer is a contenteditable element,
+// (their figure has a caption; the page's script sets the picture's src
+// ImageDelay after the text, so every delay of the page is a JS timer, and
+// a page clock, a profile's "clock": "page", owns them all), the composer is a contenteditable element,
 // and a sidebar holds 200 links. The answer to a prompt is deterministic
 // (the server's /api/reply), so recordings and goldens are stable.
 //
@@ -48,7 +52,10 @@ type Server struct {
 type Options struct {
 	// Addr is the listen address, default "127.0.0.1:0"; loopback only.
 	Addr string
-	// ImageDelay is how long a picture in an answer takes to load.
+	// ImageDelay is how long after its answer's text a picture starts
+	// loading (default 700 ms): the page's own script sets the picture's
+	// src after this delay (a JS timer, so a page clock sees it; the
+	// server answers the picture at once).
 	ImageDelay time.Duration
 	// StreamMS is how long an answer streams in the page (default 1200).
 	StreamMS int
@@ -88,11 +95,6 @@ func Start(opt Options) (*Server, error) {
 		_, _ = w.Write(avatar)
 	})
 	mux.HandleFunc("GET /img/chart.png", func(w http.ResponseWriter, r *http.Request) {
-		select {
-		case <-time.After(opt.ImageDelay):
-		case <-r.Context().Done():
-			return
-		}
 		w.Header().Set("Content-Type", "image/png")
 		_, _ = w.Write(chart)
 	})
@@ -158,12 +160,21 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request, opt Options) {
 			turns = append(turns, turn{ID: fmt.Sprintf("h%d", i), Who: "nova", Alt: "Nova", Text: fmt.Sprintf("Earlier answer %d, complete.", i/2)})
 		}
 	}
+	stream := opt.StreamMS
+	if v := r.URL.Query().Get("stream"); v != "" {
+		ms, err := strconv.Atoi(v)
+		if err != nil || ms < 0 || ms > 60_000 {
+			http.Error(w, "testsite: stream must be 0..60000 ms", http.StatusBadRequest)
+			return
+		}
+		stream = ms
+	}
 	links := make([]int, 200)
 	for i := range links {
 		links[i] = i + 1
 	}
 	var b bytes.Buffer
-	err := page.Execute(&b, map[string]any{"Turns": turns, "Links": links, "StreamMS": opt.StreamMS, "Autosend": r.URL.Query().Get("autosend")})
+	err := page.Execute(&b, map[string]any{"Turns": turns, "Links": links, "StreamMS": stream, "ImageMS": opt.ImageDelay.Milliseconds(), "Autosend": r.URL.Query().Get("autosend")})
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusInternalServerError)
 		return
@@ -208,7 +219,7 @@ figure img{width:120px;height:60px}
   const composer = document.getElementById("composer");
   const send = document.getElementById("send");
   const stop = document.getElementById("stop");
-  const streamMS = {{.StreamMS}};
+  const streamMS = {{.StreamMS}}, imageMS = {{.ImageMS}};
   let seq = 0, streaming = false, stopped = false;
   const el = (tag, attrs, text) => {
     const e = document.createElement(tag);
@@ -244,18 +255,24 @@ figure img{width:120px;height:60px}
     const p = el("p");
     const cursor = el("span", {"class": "cursor"}, "\u258D");
     c.appendChild(p);
-    c.appendChild(cursor);
     const words = r.text.split(" ");
-    const step = Math.max(20, Math.floor(streamMS / words.length));
-    for (let i = 0; i < words.length && !stopped; i++) {
-      p.textContent = words.slice(0, i + 1).join(" ");
-      await new Promise(res => setTimeout(res, step));
+    if (streamMS === 0) {
+      p.textContent = r.text; // ?stream=0: the answer appears whole
+    } else {
+      c.appendChild(cursor);
+      const step = Math.max(20, Math.floor(streamMS / words.length));
+      for (let i = 0; i < words.length && !stopped; i++) {
+        p.textContent = words.slice(0, i + 1).join(" ");
+        await new Promise(res => setTimeout(res, step));
+      }
     }
     if (r.picture) {
       const f = el("figure");
-      f.appendChild(el("img", {"src": "/img/chart.png", "alt": "Chart"}));
+      const img = el("img", {"alt": "Chart"});
+      f.appendChild(img);
       f.appendChild(el("figcaption", {}, "Figure 1: the figures above, as a chart"));
       c.appendChild(f);
+      setTimeout(() => { img.src = "/img/chart.png"; }, imageMS); // the picture loads late
     }
     cursor.remove();
     busy(false);

@@ -65,6 +65,17 @@ type Gate interface {
 	Settle(ctx context.Context) error
 }
 
+// Scheduler is a Gate that keeps timers of its own outside the lab: a page
+// whose JavaScript timers the lab owns (browser.InstallPageClock). After
+// it settled, Due reports the instant of its earliest pending timer, so
+// Lab.Sleep stops there as it stops at its own timers; the gate's next
+// Settle at that instant runs what fell due.
+type Scheduler interface {
+	Gate
+	// Due is when the gate's next timer falls due (false: none pending).
+	Due() (time.Time, bool)
+}
+
 // Settler is implemented by clocks whose readers must wait for the world
 // to catch up before reading (Lab). The browser driver settles before each
 // capture when its clock is one.
@@ -271,8 +282,8 @@ func (l *Lab) Settle(ctx context.Context) error {
 	return nil
 }
 
-// Sleep settles, moves the lab to the next timer's instant or to now+d,
-// whichever is first, runs every timer due at that instant (and any they
+// Sleep settles, moves the lab to the next timer's instant (its own or a
+// Scheduler gate's) or to now+d, whichever is first, runs every timer due at that instant (and any they
 // schedule for it), and settles again. It returns early, at the first
 // instant that had a timer, so a waiting reader looks at the page right
 // after each transition; it never waits in wall time except for the gates.
@@ -285,6 +296,17 @@ func (l *Lab) Sleep(ctx context.Context, d time.Duration) error {
 	if len(l.timers) > 0 && !l.timers[0].at.After(target) {
 		target = l.timers[0].at
 	}
+	gates, now := append([]Gate(nil), l.gates...), l.now
+	l.mu.Unlock()
+	for _, g := range gates {
+		if s, ok := g.(Scheduler); ok {
+			// a due instant not after now was run by the Settle above
+			if at, ok := s.Due(); ok && at.After(now) && at.Before(target) {
+				target = at
+			}
+		}
+	}
+	l.mu.Lock()
 	if target.After(l.now) {
 		l.now = target
 	}

@@ -166,3 +166,44 @@ func ExampleLab() {
 	// woke at 300ms
 	// then at 10.3s
 }
+
+// pageGate keeps timers of its own, as a page on the page clock does: its
+// Settle runs those due at the lab's instant, its Due names the next.
+type pageGate struct {
+	lab *clock.Lab
+	due []time.Duration // pending, ascending, since the epoch
+	ran []time.Duration
+}
+
+func (g *pageGate) Settle(context.Context) error {
+	for len(g.due) > 0 && !clock.Epoch.Add(g.due[0]).After(g.lab.Now()) {
+		g.ran = append(g.ran, g.lab.Now().Sub(clock.Epoch))
+		g.due = g.due[1:]
+	}
+	return nil
+}
+
+func (g *pageGate) Due() (time.Time, bool) {
+	if len(g.due) == 0 {
+		return time.Time{}, false
+	}
+	return clock.Epoch.Add(g.due[0]), true
+}
+
+func TestLabSleepWakesAtASchedulersTimers(t *testing.T) {
+	lab := clock.NewLab(clock.Epoch)
+	g := &pageGate{lab: lab, due: []time.Duration{150 * time.Millisecond, 900 * time.Millisecond}}
+	lab.AddGate(g)
+	lab.AfterFunc(500*time.Millisecond, func() {})
+	for _, want := range []time.Duration{150 * time.Millisecond, 500 * time.Millisecond, 900 * time.Millisecond, 10900 * time.Millisecond} {
+		if err := lab.Sleep(context.Background(), 10*time.Second); err != nil {
+			t.Fatal(err)
+		}
+		if got := lab.Now().Sub(clock.Epoch); got != want {
+			t.Fatalf("woke at %v, want %v", got, want)
+		}
+	}
+	if fmt.Sprint(g.ran) != "[150ms 900ms]" {
+		t.Fatalf("the gate ran its timers at %v, want [150ms 900ms]", g.ran)
+	}
+}

@@ -15,7 +15,8 @@
 //	  "name": "testsite",                    // required: [a-z0-9-]+, names the site in messages
 //	  "base_url": "http://127.0.0.1:8700",   // required: absolute http(s) URL; "I open "/path"" is relative to it
 //	  "chat_path": "/",                      // optional, default "/": what "I open the chat" opens
-//	  "clock": "wall",                       // optional: "wall" (default) or "lab" (the lab clock; the sim's)
+//	  "clock": "wall",                       // optional: "wall" (default), "lab" (the lab clock; the sim's) or
+//	                                         // "page" (the site's own JS timers on the lab clock; see ClockPage)
 //	  "adapter": "testsite.adapter.json",    // required: marker, heading, auto, an adapter file (relative
 //	                                         // to this file) or an inline adapter object (engine/adapter's format)
 //	  "composer": {"role": "textbox", "name": "Message"},   // required: role and name, or {"selector": "div.composer"}
@@ -61,10 +62,17 @@ const FileVersion = 1
 // FileBytesMax bounds a profile file.
 const FileBytesMax = 1 << 20
 
-// Clocks a profile may name.
+// Clocks a profile may name. ClockPage was added to version 1 without a
+// new version: every file an older build read still reads the same, and
+// an older build refuses "page" by name (unknown clock).
 const (
 	ClockWall = "wall"
 	ClockLab  = "lab"
+	// ClockPage: the site's own JavaScript keeps time on the lab clock
+	// (browser.Page.InstallPageClock): its timers, Date and
+	// performance.now are fakes the lab advances, and a read waits until
+	// the page is quiet. For a team's own site whose delays are JS timers.
+	ClockPage = "page"
 )
 
 // Send modes.
@@ -291,8 +299,8 @@ func (ps *parser) profile(o jsonfile.Object, source, root string) *Profile {
 	}
 	if _, ok := o.M["clock"]; ok {
 		p.Clock = ps.Str(o, "clock", true)
-		if ps.Err == nil && p.Clock != ClockWall && p.Clock != ClockLab {
-			ps.Fail("clock", fmt.Sprintf("unknown clock %q (want wall or lab)", p.Clock))
+		if ps.Err == nil && p.Clock != ClockWall && p.Clock != ClockLab && p.Clock != ClockPage {
+			ps.Fail("clock", fmt.Sprintf("unknown clock %q (want wall, lab or page)", p.Clock))
 		}
 	}
 	ps.adapter(o, p, source, root)

@@ -41,12 +41,43 @@ func TestParseGood(t *testing.T) {
 }
 
 func TestRepoProfileLoads(t *testing.T) {
-	p, err := LoadIn("testsite/testsite.json", "../..")
-	if err != nil {
-		t.Fatal(err)
+	for _, tc := range []struct{ name, file, clock string }{
+		{"the test site on the page clock", "testsite/testsite.json", ClockPage},
+		{"the test site on wall time", "testsite/testsite-wall.json", ClockWall},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p, err := LoadIn(tc.file, "../..")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if p.AdapterSource != "testsite/testsite.adapter.json" || p.Adapter.Name() != "file:testsite" {
+				t.Fatalf("adapter %s %s", p.AdapterSource, p.Adapter.Name())
+			}
+			if p.Clock != tc.clock {
+				t.Fatalf("clock %q, want %q", p.Clock, tc.clock)
+			}
+		})
 	}
-	if p.AdapterSource != "testsite/testsite.adapter.json" || p.Adapter.Name() != "file:testsite" {
-		t.Fatalf("adapter %s %s", p.AdapterSource, p.Adapter.Name())
+}
+
+// TestClockValues: version 1 files name one of three clocks; a file
+// written before "page" existed reads the same.
+func TestClockValues(t *testing.T) {
+	for _, tc := range []struct{ name, field, want string }{
+		{"left out is wall", ``, ClockWall},
+		{"wall", `"clock":"wall",`, ClockWall},
+		{"lab", `"clock":"lab",`, ClockLab},
+		{"page", `"clock":"page",`, ClockPage},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p, err := Parse([]byte(strings.Replace(good, `"version": 1,`, `"version": 1, `+tc.field, 1)), "acme.json")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if p.Clock != tc.want {
+				t.Fatalf("clock %q, want %q", p.Clock, tc.want)
+			}
+		})
 	}
 }
 
