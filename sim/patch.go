@@ -94,6 +94,7 @@ func openLab(opts Options) (*lab, error) {
 	}
 	l.store = store
 	l.providers = NewProviders(opts.Faults)
+	l.providers.SetClock(opts.Clock) // latencies, timeouts and late callbacks on the sim's clock
 	for _, name := range slices.Sorted(maps.Keys(opts.Scripts)) {
 		if err := l.providers.Script(name, opts.Scripts[name]...); err != nil {
 			return nil, errors.Join(err, l.close())

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/replaylab/replaylab/engine/clock"
 	"github.com/replaylab/replaylab/engine/ledger"
 )
 
@@ -88,8 +89,6 @@ const (
 	ScriptsMax = 1024
 	// JournalMax bounds the provider journal (oldest entries drop first).
 	JournalMax = 4096
-	// SettlePoll is how often Settle looks at the in-flight count.
-	SettlePoll = 2 * time.Millisecond
 	// SubmittedMax bounds the attempt ids remembered for idempotent submit.
 	SubmittedMax = 65536
 )
@@ -131,17 +130,31 @@ type held struct {
 // Providers are the sim's simulated providers; they implement
 // ledger.Dispatcher. Scripts are queued per provider name and consumed one
 // per attempt; attempts without a script follow the Faults schedule.
+//
+// Their latencies, timeouts and late callbacks wait on the providers'
+// clock (SetClock; the sim's Options.Clock): on a lab clock (CLK-1) a
+// provider's work waits for lab time, not wall time, so a 30 s provider
+// answer costs no wall time and happens at exactly 30 s of lab time. A
+// provider waiting for lab time is not running: the lab moves on when the
+// engine sleeps, or when Settle advances it to the providers' next
+// instant; after the lab fires a provider's timer, the sim's gate
+// (Server.Settle) waits until that provider's next part is recorded.
 type Providers struct {
 	faults Faults
 	stop   chan struct{}
 	wg     sync.WaitGroup
+	clk    clock.Clock
 
-	mu       sync.Mutex
-	svc      *ledger.Service
-	names    []string
-	scripts  map[string][]Script
-	held     map[string]*held
+	mu      sync.Mutex
+	svc     *ledger.Service
+	names   []string
+	scripts map[string][]Script
+	held    map[string]*held
+	// inflight counts the attempts whose provider work has not ended;
+	// running those of them not waiting for lab time.
 	inflight int
+	running  int
+	changed  chan struct{} // closed and replaced when running drops
 	journal  []Decision
 	closed   bool
 	// submitted is every attempt id this provider took: a second Dispatch
@@ -155,8 +168,25 @@ type Providers struct {
 // NewProviders returns providers following f for unscripted attempts. They
 // report to the ledger service bound with Bind.
 func NewProviders(f Faults) *Providers {
-	return &Providers{faults: f, stop: make(chan struct{}), names: slices.Clone(DefaultProviders),
-		scripts: map[string][]Script{}, held: map[string]*held{}, submitted: map[string]bool{}}
+	return &Providers{faults: f, stop: make(chan struct{}), names: slices.Clone(DefaultProviders), clk: clock.Wall,
+		scripts: map[string][]Script{}, held: map[string]*held{}, submitted: map[string]bool{}, changed: make(chan struct{})}
+}
+
+// SetClock makes the providers wait on c (nil: wall time); call it before
+// the first Dispatch.
+func (p *Providers) SetClock(c clock.Clock) {
+	if c == nil {
+		c = clock.Wall
+	}
+	p.mu.Lock()
+	p.clk = c
+	p.mu.Unlock()
+}
+
+// signalLocked wakes the waiters on running; p.mu is held.
+func (p *Providers) signalLocked() {
+	close(p.changed)
+	p.changed = make(chan struct{})
 }
 
 // Bind sets the service the providers report to (MarkSent, Timeout,
@@ -315,14 +345,47 @@ func (p *Providers) Dispatch(_ context.Context, _ ledger.Job, a ledger.Attempt) 
 	}
 	p.note(d)
 	p.inflight++
+	p.running++
 	p.wg.Add(1)
 	go p.work(p.svc, a, s, h, dup, late)
 }
 
-// sleep waits d or until the providers stop; false means stopped.
+// sleep waits d on the providers' clock or until the providers stop;
+// false means stopped. On a lab clock the worker is not running while it
+// waits: the lab's timer marks it running again before it wakes it, so
+// the sim's gate holds the lab until the worker's next part is recorded.
 func (p *Providers) sleep(d time.Duration) bool {
 	if d <= 0 {
 		return true
+	}
+	p.mu.Lock()
+	lab, _ := p.clk.(*clock.Lab)
+	p.mu.Unlock()
+	if lab != nil {
+		woke := make(chan struct{})
+		p.mu.Lock()
+		p.running--
+		p.signalLocked()
+		p.mu.Unlock()
+		lab.AfterFunc(d, func() {
+			p.mu.Lock()
+			p.running++
+			p.mu.Unlock()
+			close(woke)
+		})
+		select {
+		case <-woke:
+			return true
+		case <-p.stop:
+			select {
+			case <-woke: // the timer ran and counted this worker again
+			default:
+				p.mu.Lock()
+				p.running++ // balanced by work's exit
+				p.mu.Unlock()
+			}
+			return false
+		}
 	}
 	t := time.NewTimer(d)
 	defer t.Stop()
@@ -345,6 +408,8 @@ func (p *Providers) work(svc *ledger.Service, a ledger.Attempt, s Script, h *hel
 		}
 		p.mu.Lock()
 		p.inflight--
+		p.running--
+		p.signalLocked()
 		if err != nil {
 			p.note(Decision{AttemptID: a.ID, Provider: a.Provider, Behaviour: s.Behaviour, Note: err.Error()})
 		}
@@ -379,13 +444,50 @@ func (p *Providers) work(svc *ledger.Service, a ledger.Attempt, s Script, h *hel
 // Settle waits until no provider work is in flight: every dispatched
 // attempt was sent and its latency, timeout or callback is recorded (held
 // results stay held). Steps call it before reading state, so what they see
-// does not depend on goroutine timing.
+// does not depend on goroutine timing. On a lab clock the providers' waits
+// are lab time: Settle moves the lab (Lab.Sleep) to each instant a
+// provider waits for, until none is left, costing no wall time.
 func (p *Providers) Settle(ctx context.Context) error {
-	t := time.NewTicker(SettlePoll)
-	defer t.Stop()
-	for {
+	for range clock.TimersMax {
+		if err := p.settleRunning(ctx); err != nil {
+			return err
+		}
 		p.mu.Lock()
 		n := p.inflight
+		lab, _ := p.clk.(*clock.Lab)
+		p.mu.Unlock()
+		if n == 0 {
+			return nil
+		}
+		if lab == nil {
+			continue // settleRunning returned with work running again: never on a wall clock
+		}
+		// every worker left waits for lab time: move the lab to the next
+		// instant anything waits for (its timers run on this goroutine)
+		if _, ok := lab.Next(); !ok {
+			return fmt.Errorf("sim: %d provider calls in flight wait for nothing on the lab clock", n)
+		}
+		if err := lab.Sleep(ctx, providersSleepMax); err != nil {
+			return fmt.Errorf("sim: settle the providers: %w", err)
+		}
+	}
+	return fmt.Errorf("%w: the providers did not settle in %d moves of the lab", ErrBound, clock.TimersMax)
+}
+
+// providersSleepMax bounds one move of the lab in Settle; the lab stops
+// earlier, at its next timer.
+const providersSleepMax = 24 * time.Hour
+
+// settleRunning waits until no provider work is running: on a wall clock
+// until none is in flight, on a lab clock until every worker in flight
+// waits for lab time (clock.Gate of the sim, through Server.Settle).
+func (p *Providers) settleRunning(ctx context.Context) error {
+	for {
+		p.mu.Lock()
+		n, ch := p.running, p.changed
+		if _, lab := p.clk.(*clock.Lab); !lab {
+			n = p.inflight
+		}
 		p.mu.Unlock()
 		if n == 0 {
 			return nil
@@ -393,7 +495,7 @@ func (p *Providers) Settle(ctx context.Context) error {
 		select {
 		case <-ctx.Done():
 			return fmt.Errorf("sim: %d provider calls still in flight: %w", n, ctx.Err())
-		case <-t.C:
+		case <-ch:
 		}
 	}
 }

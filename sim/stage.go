@@ -141,9 +141,15 @@ func (st *stage) end() {
 	st.mu.Unlock()
 }
 
-// Settle implements clock.Gate: it returns once no action is being handled
-// and every open page acknowledged the last version published for it.
+// Settle implements clock.Gate: it returns once no action is being handled,
+// every open page acknowledged the last version published for it, and no
+// simulated provider is running (each in flight waits for lab time).
 func (s *Server) Settle(ctx context.Context) error {
+	if s.lab != nil && s.lab.providers != nil {
+		if err := s.lab.providers.settleRunning(ctx); err != nil {
+			return err
+		}
+	}
 	st := s.stage
 	for {
 		st.mu.Lock()

@@ -33,6 +33,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/replaylab/replaylab/engine/clock"
 	"github.com/replaylab/replaylab/engine/ledger"
 	"github.com/replaylab/replaylab/engine/observe"
 	"github.com/replaylab/replaylab/engine/trace"
@@ -229,7 +230,10 @@ func (w *world) ledLab(ctx context.Context) (*ledgerState, error) {
 	if st.srv != nil {
 		return st, nil
 	}
-	opts := sim.Options{Seed: w.suite.opt.Seed, IDs: ledger.SequentialIDs(), Faults: sim.Faults{Seed: uint64(w.suite.opt.Seed)}}
+	// the providers' latencies, timeouts and late callbacks run on a lab
+	// clock of the scenario's (CLK-1); Settle moves it
+	lab := clock.NewLab(clock.Epoch)
+	opts := sim.Options{Seed: w.suite.opt.Seed, IDs: ledger.SequentialIDs(), Faults: sim.Faults{Seed: uint64(w.suite.opt.Seed)}, Clock: lab}
 	switch st.backend {
 	case "", "sqlite":
 		dir, err := os.MkdirTemp("", "replaylab-ledger-steps-")
@@ -255,6 +259,7 @@ func (w *world) ledLab(ctx context.Context) (*ledgerState, error) {
 	if err != nil {
 		return nil, errors.Join(err, st.close())
 	}
+	lab.AddGate(srv)
 	st.srv = srv
 	w.onFinish(func() {
 		if err := st.close(); err != nil {
