@@ -193,6 +193,10 @@ type advanceResult struct {
 func (pc *pageClock) Settle(ctx context.Context) error {
 	pc.mu.Lock()
 	defer pc.mu.Unlock()
+	if pc.p.ctx.Err() != nil { // the tab was closed: it holds nothing up
+		pc.hasDue = false
+		return nil
+	}
 	at := pc.lab.Now()
 	expr := fmt.Sprintf(`window.__replaylabClock ? window.__replaylabClock.advance(%d, %d, %d) : null`, at.UnixMilli(), PageClockSettleTimeout.Milliseconds(), PageClockTimersMax)
 	var res *advanceResult

@@ -143,4 +143,12 @@ func TestPageClockRunsThePagesTimersOnTheLab(t *testing.T) {
 	if got := read(`<img ([^>]*)>`); !regexp.MustCompile(`complete`).MatchString(got) {
 		t.Fatalf("the picture is not loaded at the read after its src was set: %s", got)
 	}
+
+	// a closed tab holds the lab up no more
+	if err := p.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := lab.Sleep(ctx, time.Second); err != nil {
+		t.Fatalf("the lab after the tab closed: %v", err)
+	}
 }
