@@ -363,16 +363,19 @@ func (p *Providers) sleep(d time.Duration) bool {
 	p.mu.Unlock()
 	if lab != nil {
 		woke := make(chan struct{})
+		// the timer is pending before the worker stops counting as
+		// running, so whoever sees nothing running finds it (Lab.Next);
+		// its f takes p.mu after this unlock
 		p.mu.Lock()
-		p.running--
-		p.signalLocked()
-		p.mu.Unlock()
 		lab.AfterFunc(d, func() {
 			p.mu.Lock()
 			p.running++
 			p.mu.Unlock()
 			close(woke)
 		})
+		p.running--
+		p.signalLocked()
+		p.mu.Unlock()
 		select {
 		case <-woke:
 			return true
