@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"strconv"
 	"strings"
 
@@ -69,6 +70,13 @@ type Stats struct {
 	// Fallbacks counts incremental captures that fell back to a full one,
 	// by reason.
 	Fallbacks map[string]int
+	// Passes counts the incremental captures' state passes by scope:
+	// "scoped" checked only where the DOM changed; the others checked the
+	// whole document, and say why.
+	Passes map[string]int
+	// TrackerMS is the time the page's tracker spent in its incremental
+	// captures, in total.
+	TrackerMS float64
 }
 
 // CaptureStats returns the page's capture counts so far.
@@ -76,10 +84,8 @@ func (p *Page) CaptureStats() Stats {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	s := p.stats
-	s.Fallbacks = map[string]int{}
-	for k, v := range p.stats.Fallbacks {
-		s.Fallbacks[k] = v
-	}
+	s.Fallbacks = maps.Clone(p.stats.Fallbacks)
+	s.Passes = maps.Clone(p.stats.Passes)
 	return s
 }
 
@@ -87,7 +93,7 @@ func (p *Page) count(f func(s *Stats)) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.stats.Fallbacks == nil {
-		p.stats.Fallbacks = map[string]int{}
+		p.stats.Fallbacks, p.stats.Passes = map[string]int{}, map[string]int{}
 	}
 	f(&p.stats)
 }
@@ -156,6 +162,8 @@ type delta struct {
 	Attrs [][]json.RawMessage `json:"attrs"`
 	State [][]json.RawMessage `json:"state"`
 	Roots int                 `json:"roots"`
+	Pass  string              `json:"pass"` // how the state pass chose its scope
+	MS    float64             `json:"ms"`   // time the tracker took
 }
 
 // incrementalCapture brings the kept tree up to date from the tracker. An
@@ -302,7 +310,7 @@ func (p *Page) incrementalCapture(ctx context.Context, t *chromedp.Target) (*cap
 	for n := range dirty {
 		n.render()
 	}
-	p.count(func(s *Stats) { s.Incremental++ })
+	p.count(func(s *Stats) { s.Incremental++; s.Passes[d.Pass]++; s.TrackerMS += d.MS })
 	if len(lists) == 0 && len(d.Texts) == 0 && len(dirty) == 0 && lv.last != nil && lv.last.URL == d.URL && lv.last.Title == d.Title {
 		p.count(func(s *Stats) { s.Reused++ })
 		return lv.last, nil

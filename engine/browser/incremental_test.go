@@ -25,10 +25,26 @@ var (
 // propPage is the page the property test edits: a stylesheet whose rules
 // hide through classes, sibling and :has() selectors and pseudo-classes,
 // and helpers the edits use to pick nodes.
-const propPage = `<!DOCTYPE html><html><head><title>prop</title><style id="base">
-.hide{display:none} .vis{visibility:hidden} .show{visibility:visible} .coll{visibility:collapse}
+//
+// The seeds take turns with three stylesheets: one with :has() (the
+// tracker checks the whole document on every capture), one with sibling
+// combinators and :checked (the changed elements' siblings are checked
+// too; a checked or value change checks everything), one with neither
+// (only the changed subtrees and their ancestors are checked).
+var propSheets = []string{
+	`.hide{display:none} .vis{visibility:hidden} .show{visibility:visible} .coll{visibility:collapse}
 .contents{display:contents} .sib + *{display:none} .has:has(.trigger){visibility:hidden}
-input:checked + span{display:none} .x p{color:red}
+input:checked + span{display:none} .x p{color:red}`,
+	`.hide{display:none} .vis{visibility:hidden} .show{visibility:visible} .coll{visibility:collapse}
+.contents{display:contents} .sib + *{display:none} .sib ~ .trigger{visibility:hidden}
+input:checked + span{display:none} .x p{display:none} li:last-child{visibility:hidden}`,
+	`.hide{display:none} .vis{visibility:hidden} .show{visibility:visible} .coll{visibility:collapse}
+.contents{display:contents} .x p{display:none} .trigger .turn{visibility:hidden} .has > b{display:none}
+@media (min-width: 1px) { .has .sib{display:none} }`,
+}
+
+const propPage = `<!DOCTYPE html><html><head><title>prop</title><style id="base">
+SHEET
 </style></head><body><main id="root" class="has">
   <h1>Title</h1>
   <section class="turn"><p>first <b>answer</b> text</p> <p>second</p></section>
@@ -38,6 +54,8 @@ input:checked + span{display:none} .x p{color:red}
   <img src="data:image/gif;base64,R0lGODlhAQABAIAAAP///wAAACH5BAEAAAAALAAAAAABAAEAAAICRAEAOw==" alt="pixel">
   <video></video><div style="display:contents">contents <span>child</span></div>
 </main><script>
+document.addEventListener("submit", (e) => e.preventDefault(), true);
+document.addEventListener("click", (e) => { if (e.target.closest && e.target.closest("a")) e.preventDefault(); }, true);
 window.__els = () => Array.from(document.body.querySelectorAll("*"));
 window.__pick = (r) => { const a = __els(); return a.length ? a[Math.floor(r * a.length)] : null; };
 window.__texts = () => { const w = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT); const a = []; while (w.nextNode()) a.push(w.currentNode); return a; };
@@ -179,7 +197,11 @@ var inputNode = regexp.MustCompile(`<(?:input|textarea)[^>]*data-rl-node="(\d+)"
 func TestIncrementalCaptureMatchesFull(t *testing.T) {
 	p := idlePage(t)
 	ctx := context.Background()
-	base := serveTB(t, map[string]string{"/": propPage})
+	pages := map[string]string{}
+	for i, sh := range propSheets {
+		pages["/"+strconv.Itoa(i)] = strings.Replace(propPage, "SHEET", sh, 1)
+	}
+	base := serveTB(t, pages)
 	seeds := []int{}
 	if *incSeed != 0 {
 		seeds = append(seeds, *incSeed)
@@ -192,7 +214,7 @@ func TestIncrementalCaptureMatchesFull(t *testing.T) {
 	steps := 0
 	for _, seed := range seeds {
 		r := rand.New(rand.NewSource(int64(seed)))
-		if err := p.Navigate(ctx, base+"/"); err != nil {
+		if err := p.Navigate(ctx, base+"/"+strconv.Itoa(seed%len(propSheets))); err != nil {
 			t.Fatal(err)
 		}
 		before := p.CaptureStats()
@@ -254,10 +276,13 @@ func TestIncrementalCaptureMatchesFull(t *testing.T) {
 		t.Logf("seed %d: %d full, %d incremental captures", seed, after.Full-before.Full, after.Incremental-before.Incremental)
 	}
 	st := p.CaptureStats()
-	t.Logf("%d steps over %d seeds: %d full captures, %d incremental; fallbacks %v", steps, len(seeds), total.Full, total.Incremental, st.Fallbacks)
+	t.Logf("%d steps over %d seeds: %d full captures, %d incremental; fallbacks %v; state passes %v", steps, len(seeds), total.Full, total.Incremental, st.Fallbacks, st.Passes)
 	// the test proves nothing if the incremental path never ran
 	if total.Incremental < steps/2 {
 		t.Errorf("only %d of %d captures were incremental (fallbacks %v)", total.Incremental, steps, st.Fallbacks)
+	}
+	if *incSeed == 0 && st.Passes["scoped"] < steps/10 {
+		t.Errorf("only %d of %d state passes were scoped (%v)", st.Passes["scoped"], steps, st.Passes)
 	}
 }
 
@@ -325,6 +350,11 @@ func BenchmarkLiveSnapshotAfterChange(b *testing.B) {
 					b.Fatal(err)
 				}
 			}
+			// warm: the first incremental capture of a document checks it all
+			edit()
+			if _, err := p.Capture(ctx); err != nil {
+				b.Fatal(err)
+			}
 			before := p.CaptureStats()
 			pairbench.Run(b, "full",
 				func() {
@@ -340,6 +370,9 @@ func BenchmarkLiveSnapshotAfterChange(b *testing.B) {
 					}
 				})
 			after := p.CaptureStats()
+			if n := after.Incremental - before.Incremental; n > 0 {
+				b.ReportMetric((after.TrackerMS-before.TrackerMS)/float64(n), "tracker-ms/op")
+			}
 			if after.Full != before.Full {
 				b.Errorf("%d of the captures were full (fallbacks %v)", after.Full-before.Full, after.Fallbacks)
 			}

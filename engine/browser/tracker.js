@@ -40,9 +40,11 @@
     while (p && getComputedStyle(p).display === "contents") p = p.parentElement;
     if (!p || !p.checkVisibility()) return false;
     if (/\S/.test(t.data)) return true;
-    const r = document.createRange();
-    r.selectNodeContents(t);
-    return r.getClientRects().length > 0;
+    // whether whitespace gets a layout box depends on what surrounds it
+    // (Chromium's whitespace rules): the tracker cannot tell, so the
+    // capture is taken in full
+    S.doubt = true;
+    return false;
   };
   const boxBelow = (el) => {
     if (el.checkVisibility()) return true;
@@ -145,6 +147,86 @@
     for (let i = 0; i < s.length; i++) { h ^= s.charCodeAt(i) & 0xff; h = Math.imul(h, 0x01000193) >>> 0; }
     return h >>> 0;
   };
+  // isAbove: is el inside a select or datalist (not counting itself)?
+  const isAbove = (el) => {
+    for (let a = el.parentNode; a && a.nodeType === 1; a = a.parentNode) {
+      const t = tagOf(a);
+      if (t === "select" || t === "datalist") return true;
+    }
+    return false;
+  };
+  // Pseudo-classes whose matching the scoped state pass can follow: those
+  // that depend on the element, its attributes and its ancestors (a
+  // change inside the subtree of a changed element), on its siblings
+  // (SIBLING: the changed element's siblings are checked too), or on user
+  // input the tracker hears about (events, values, the focused element:
+  // then everything is checked). Any other (:has, :defined, :state,
+  // :popover-open, validity, media states, …), a @container or @scope
+  // rule, or a stylesheet the tracker cannot read makes every state pass
+  // check the whole document.
+  const SAFE = new Set(["hover", "active", "focus", "focus-within", "focus-visible", "checked", "placeholder-shown", "required", "optional",
+    "read-only", "read-write", "disabled", "enabled", "link", "any-link", "visited", "target", "root", "scope", "not", "is", "where", "lang",
+    "first-child", "last-child", "only-child", "nth-child", "nth-last-child", "first-of-type", "last-of-type", "only-of-type", "nth-of-type",
+    "nth-last-of-type", "empty", "-webkit-any-link", "before", "after", "first-line", "first-letter"]);
+  const SIBLING = /[+~]|:(first-child|last-child|only-child|nth-child|nth-last-child|first-of-type|last-of-type|only-of-type|nth-of-type|nth-last-of-type|empty)/;
+  const sheetsKey = () => {
+    const parts = [];
+    let risky = false, sibling = false;
+    const rules = (list) => {
+      for (const r of list) {
+        if (r instanceof CSSImportRule) {
+          parts.push("@import " + r.href);
+          if (r.styleSheet) sheet(r.styleSheet);
+          continue;
+        }
+        if (r instanceof CSSContainerRule || (typeof CSSScopeRule !== "undefined" && r instanceof CSSScopeRule)) risky = true;
+        if (r instanceof CSSStyleRule) {
+          const sel = r.selectorText;
+          for (const m of sel.matchAll(/(?<![:\\]):([-a-zA-Z]+)/g)) if (!SAFE.has(m[1].toLowerCase())) risky = true;
+          if (SIBLING.test(sel)) sibling = true;
+          parts.push(r.cssText);
+        } else if (!(r.cssRules)) parts.push(r.cssText);
+        if (r.cssRules) { parts.push("{" + (r.conditionText || r.name || "") + "{"); rules(r.cssRules); parts.push("}}"); }
+      }
+    };
+    const sheet = (sh) => {
+      parts.push("sheet " + (sh.disabled ? "off " : "") + (sh.media ? sh.media.mediaText : "") + " " + (sh.href || ""));
+      let list;
+      try { list = sh.cssRules; } catch (e) { risky = true; return; }
+      if (list) rules(list); else risky = true;
+    };
+    for (const sh of document.styleSheets) sheet(sh);
+    for (const sh of document.adoptedStyleSheets || []) sheet(sh);
+    return { key: parts.join("\n"), risky, sibling };
+  };
+  // animating: an animation or transition that can change display or
+  // visibility is running.
+  const animating = () => {
+    for (const a of document.getAnimations()) {
+      if (typeof CSSTransition !== "undefined" && a instanceof CSSTransition) {
+        if (["display", "visibility", "all", "content-visibility"].includes(a.transitionProperty)) return true;
+        continue;
+      }
+      try {
+        for (const k of a.effect.getKeyframes()) if ("display" in k || "visibility" in k || "contentVisibility" in k) return true;
+      } catch (e) { return true; }
+    }
+    return false;
+  };
+  const styleScope = () => {
+    const k = sheetsKey();
+    const changed = k.key !== S.sheets;
+    S.sheets = k.key; S.risky = k.risky; S.sibling = k.sibling;
+    const focus = document.activeElement;
+    const moved = focus !== S.focus;
+    S.focus = focus;
+    if (changed) return "sheets";
+    if (k.risky) return "risky";
+    if (S.global) return "events";
+    if (moved) return "focus";
+    if (animating()) return "animating";
+    return "scoped";
+  };
   const framed = () => !!document.querySelector("iframe,frame,object,embed,fencedframe,portal");
   const T = {
     // begin numbers the document's nodes in capture order and starts
@@ -154,6 +236,7 @@
       S.active = true; S.over = false; clearRecs();
       S.ids = new WeakMap(); S.cache = new WeakMap(); S.byId = [document]; S.fresh = new Set(); S.roots = [];
       S.ids.set(document, 0);
+      S.sheets = null; S.global = false; S.focus = document.activeElement;
       const num = (n) => {
         for (let c = n.firstChild; c; c = c.nextSibling) {
           if (!modelKind(c.nodeType)) continue;
@@ -178,13 +261,14 @@
     },
     stop() { S.active = false; S.byId = null; clearRecs(); },
     delta() {
+      const t0 = performance.now();
       absorb(mo.takeRecords());
       if (!S.active || S.over) return JSON.stringify({ full: S.active ? "overflow" : "inactive" });
       if (framed()) return JSON.stringify({ full: "frames" });
       const out = { url: document.URL, title: document.title, kids: [], texts: [], attrs: [], state: [] };
       const parents = S.parents, attrs = S.attrs, texts = S.texts, added = S.added;
       clearRecs();
-      S.fresh = new Set(); S.roots = [];
+      S.fresh = new Set(); S.roots = []; S.doubt = false;
       const ps = [];
       for (const p of parents) if ((p === document || p.isConnected) && S.ids.has(p)) ps.push(p);
       ps.sort((a, b) => a === b ? 0 : (a.compareDocumentPosition(b) & Node.DOCUMENT_POSITION_FOLLOWING ? -1 : 1));
@@ -217,20 +301,72 @@
         out.attrs.push([S.ids.get(el), a]);
       }
       let bad = "";
-      walk(document, false, false, (el, t, ib, is) => {
-        if (S.fresh.has(el)) return true;
+      const seen = new Set();
+      const check = (el, t, ib, is) => {
+        if (S.fresh.has(el) || seen.has(el)) return true;
+        seen.add(el);
         if (el.shadowRoot) { bad = "shadow"; return false; }
         const id = S.ids.get(el);
         if (id === undefined) { bad = "unnumbered"; return false; }
         const st = stateOf(el, t, ib, is), k = keyOf(st);
-        if ((S.cache.get(el) ?? DEF) !== k) {
+        const was = S.cache.get(el) ?? DEF;
+        if (was !== k) {
           S.cache.set(el, k);
           out.state.push([id, st[0], st[1], st[2], st[3], st[4]]);
+          // a value, checked or selected state can change what CSS
+          // pseudo-classes match anywhere: check everything
+          if (was.slice(was.indexOf("|")) !== k.slice(k.indexOf("|")) && t !== "video" && t !== "audio" && t !== "img") S.global = true;
         }
         return true;
-      });
+      };
+      // the whole document when the styles may have changed anywhere,
+      // else only where the DOM changed (styleScope)
+      const sc = styleScope();
+      out.pass = sc;
+      if (sc === "scoped") {
+        const subtree = (el) => {
+          if (inFresh(el)) return;
+          const c = ctx(el);
+          if (!c.ok || el === document) return;
+          const t = tagOf(el);
+          const ib = c.ib, is = isAbove(el);
+          if (check(el, t, ib, is) === false) return;
+          if (!noKids(t)) walk(el, ib, is || t === "select" || t === "datalist", check);
+        };
+        const chain = (n) => {
+          for (let a = n; a && a !== document; a = a.parentNode) {
+            if (a.nodeType !== 1) return;
+            if (inFresh(a)) continue;
+            const c = ctx(a);
+            if (!c.ok) return;
+            check(a, tagOf(a), c.ib, isAbove(a));
+          }
+        };
+        for (const el of document.querySelectorAll("input,textarea,option,video,audio,img")) {
+          if (!S.ids.has(el) || inFresh(el)) continue;
+          const c = ctx(el);
+          if (c.ok) check(el, tagOf(el), c.ib, isAbove(el));
+        }
+        if (!S.global) {
+          for (const el of attrs) {
+            if (!el.isConnected || el.nodeType !== 1) continue;
+            subtree(el);
+            if (S.sibling && el.parentNode) for (let c = el.parentNode.firstElementChild; c; c = c.nextElementSibling) subtree(c);
+            chain(el.parentNode);
+          }
+          for (const p of ps) {
+            chain(p);
+            if (S.sibling && p !== document) for (let c = p.firstElementChild; c; c = c.nextElementSibling) subtree(c);
+          }
+          for (const n of texts) if (n.isConnected && n.parentNode) chain(n.parentNode);
+        }
+        if (S.global && !bad) { out.pass = "global"; walk(document, false, false, check); }
+      } else if (!bad) walk(document, false, false, check);
+      S.global = false;
+      if (S.doubt) { S.doubt = false; bad = "whitespace in display:contents"; }
       if (bad) { S.active = false; return JSON.stringify({ full: bad }); }
       out.roots = S.roots.length;
+      out.ms = performance.now() - t0;
       return JSON.stringify(out);
     },
     roots() { return S.roots; },
@@ -252,6 +388,17 @@
   };
   const mo = new MutationObserver((recs) => { absorb(recs); notify(); });
   mo.observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
+  // user input and the like can change what CSS matches without a DOM
+  // mutation: the next state pass checks the whole document
+  const global = (e) => { S.global = true; };
+  for (const ev of ["focusin", "focusout", "pointerover", "pointerout", "pointerdown", "pointerup", "mouseover", "mouseout", "mousedown", "mouseup",
+    "keydown", "keyup", "input", "change", "toggle", "beforetoggle", "transitionstart", "transitionrun", "transitionend", "transitioncancel",
+    "animationstart", "animationend", "animationcancel", "fullscreenchange", "play", "pause", "ended", "scroll", "dragstart", "dragend", "drop"]) document.addEventListener(ev, global, { capture: true, passive: true });
+  // a stylesheet that finished loading (or failed to)
+  const sheetLoad = (e) => { if (e.target instanceof HTMLLinkElement || e.target instanceof HTMLStyleElement) S.global = true; };
+  document.addEventListener("load", sheetLoad, { capture: true, passive: true });
+  document.addEventListener("error", sheetLoad, { capture: true, passive: true });
+  for (const ev of ["hashchange", "resize", "popstate", "pageshow", "focus", "blur"]) window.addEventListener(ev, global, { capture: true, passive: true });
   for (const ev of ["load", "loadedmetadata", "loadeddata", "canplay", "canplaythrough", "playing", "waiting", "emptied", "abort", "error", "input", "change"]) document.addEventListener(ev, notify, true);
   Object.defineProperty(globalThis, "__replaylabTracker", { value: T });
 })();
