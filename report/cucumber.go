@@ -8,7 +8,7 @@ import (
 )
 
 // Cucumber JSON as cucumber-js writes it and as Cucumber's own tools read
-// it (testdata/cucumber-js.schema.json, from cucumber/cucumber-json-schema,
+// it (reporttest/testdata/cucumber-js.schema.json, from cucumber/cucumber-json-schema,
 // which forbids any property it does not name). An error found after the
 // last step (golden drift) is a hidden After hook of the scenario, the way
 // cucumber-js reports a failing After hook, not a failure of the last step.

@@ -5,17 +5,15 @@ import (
 	"encoding/json"
 	"encoding/xml"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 	"unicode/utf16"
 
-	"github.com/google/jsonschema-go/jsonschema"
-
 	"github.com/replaylab/replaylab/engine/capture"
 	"github.com/replaylab/replaylab/engine/replay"
+	"github.com/replaylab/replaylab/report/reporttest"
 )
 
 // sample is a run with every outcome the writers must express.
@@ -60,14 +58,14 @@ func TestSummary(t *testing.T) {
 }
 
 // TestJUnitSchema validates the JUnit file against the schema Jenkins
-// validates with (testdata/junit-10.xsd) using xmllint, and checks what CI
+// validates with (reporttest.JUnitXSD) using xmllint, and checks what CI
 // systems read from it.
 func TestJUnitSchema(t *testing.T) {
 	var buf bytes.Buffer
 	if err := WriteJUnit(&buf, sample()); err != nil {
 		t.Fatal(err)
 	}
-	validateXSD(t, buf.Bytes(), "testdata/junit-10.xsd")
+	reporttest.CheckJUnit(t, buf.Bytes())
 	var doc struct {
 		Suites []struct {
 			Name  string `xml:"name,attr"`
@@ -114,33 +112,14 @@ func TestJUnitSchema(t *testing.T) {
 	}
 }
 
-func validateXSD(t *testing.T, doc []byte, xsd string) {
-	t.Helper()
-	xmllint, err := exec.LookPath("xmllint")
-	if err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatal("xmllint not found (apt-get install libxml2-utils); CI needs it to validate the JUnit schema")
-		}
-		t.Skip("SKIPPING: xmllint not found (apt-get install libxml2-utils)")
-	}
-	path := filepath.Join(t.TempDir(), "junit.xml")
-	if err := os.WriteFile(path, doc, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	out, err := exec.Command(xmllint, "--noout", "--schema", xsd, path).CombinedOutput()
-	if err != nil {
-		t.Fatalf("xmllint: %v\n%s\n%s", err, out, doc)
-	}
-}
-
 // TestCucumberSchema validates the Cucumber JSON against cucumber-js's
-// schema (testdata/cucumber-js.schema.json, no unknown property allowed).
+// schema (reporttest.CucumberSchema, no unknown property allowed).
 func TestCucumberSchema(t *testing.T) {
 	var buf bytes.Buffer
 	if err := WriteCucumber(&buf, sample()); err != nil {
 		t.Fatal(err)
 	}
-	validateCucumber(t, buf.Bytes())
+	reporttest.CheckCucumber(t, buf.Bytes())
 	var feats []struct {
 		URI      string `json:"uri"`
 		Elements []struct {
@@ -168,36 +147,6 @@ func TestCucumberSchema(t *testing.T) {
 	flaky := feats[1].Elements[0]
 	if n := len(flaky.Tags); n == 0 || flaky.Tags[n-1].Name != "@flaky" || !strings.Contains(flaky.Description, "attempt 1 of 2 failed: first attempt failed") {
 		t.Errorf("flaky: got tags %+v description %q", flaky.Tags, flaky.Description)
-	}
-}
-
-func validateCucumber(t *testing.T, doc []byte) {
-	t.Helper()
-	raw, err := os.ReadFile("testdata/cucumber-js.schema.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var s jsonschema.Schema
-	if err := json.Unmarshal(raw, &s); err != nil {
-		t.Fatal(err)
-	}
-	rs, err := s.Resolve(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var v any
-	if err := json.Unmarshal(doc, &v); err != nil {
-		t.Fatal(err)
-	}
-	if err := rs.Validate(v); err != nil {
-		t.Fatalf("cucumber json: %v", err)
-	}
-	// the schema itself must refuse what it should, or the check proves
-	// nothing
-	var bad any
-	_ = json.Unmarshal([]byte(`[{"uri":"x","id":"x","line":1,"keyword":"Feature","name":"x","tags":[],"elements":[{"id":"a","line":1,"keyword":"Scenario","name":"a","tags":[],"steps":[],"extra":1}]}]`), &bad)
-	if err := rs.Validate(bad); err == nil {
-		t.Fatal("the cucumber-js schema accepted an unknown property")
 	}
 }
 
