@@ -8,6 +8,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -385,22 +386,42 @@ func harnessCopyFeature(ctx context.Context, file string) error {
 	if err != nil {
 		return err
 	}
-	src := worldOf(ctx).suite.opt.Root
-	base := strings.TrimSuffix(file, ".feature")
-	dir := strings.ReplaceAll(base, "_", "-")
-	pairs := [][2]string{{filepath.Join(src, "features", file), filepath.Join(h.root, "features", file)}}
-	for _, kind := range []string{"golden", "sessions"} {
-		pairs = append(pairs, [2]string{filepath.Join(src, "recordings", kind, dir), filepath.Join(h.root, "recordings", kind, dir)})
+	return CopyProject(worldOf(ctx).suite.opt.Root, h.root, file)
+}
+
+// CopyProject copies parts of the project at src into the project at dst,
+// so a run there can change them without touching src: the feature files
+// named (file names under features/) with their recordings
+// (recordings/golden/<name> and recordings/sessions/<name>, name the
+// file's without .feature and with "-" for "_"), or with no file named
+// the whole suite (features, recordings, docs and testsite). A recordings
+// directory or a part of the suite that does not exist is left out.
+func CopyProject(src, dst string, files ...string) error {
+	var pairs [][2]string
+	if len(files) == 0 {
+		for _, dir := range []string{"features", "recordings", "docs", "testsite"} {
+			pairs = append(pairs, [2]string{filepath.Join(src, dir), filepath.Join(dst, dir)})
+		}
+	}
+	for _, file := range files {
+		if err := copyTree(filepath.Join(src, "features", file), filepath.Join(dst, "features", file)); err != nil {
+			return err
+		}
+		dir := strings.ReplaceAll(strings.TrimSuffix(file, ".feature"), "_", "-")
+		for _, kind := range []string{"golden", "sessions"} {
+			pairs = append(pairs, [2]string{filepath.Join(src, "recordings", kind, dir), filepath.Join(dst, "recordings", kind, dir)})
+		}
 	}
 	for _, p := range pairs {
-		if err := copyPath(p[0], p[1]); err != nil {
+		if err := copyTree(p[0], p[1]); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return err
 		}
 	}
 	return nil
 }
 
-func copyPath(from, to string) error {
+// copyTree copies the file or directory from to to.
+func copyTree(from, to string) error {
 	return filepath.WalkDir(from, func(p string, d os.DirEntry, err error) error {
 		if err != nil {
 			return err

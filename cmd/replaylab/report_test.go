@@ -16,52 +16,23 @@ import (
 	"github.com/replaylab/replaylab/engine/browser"
 	"github.com/replaylab/replaylab/report"
 	"github.com/replaylab/replaylab/report/reporttest"
+	"github.com/replaylab/replaylab/steps"
 )
 
 // scratchProject copies features and their recordings from the checkout
-// into a temp root, so a test can break a golden without touching the
-// repository's.
+// into a temp root (steps.CopyProject; none named: the whole suite), so a
+// test can break a golden without touching the repository's.
 func scratchProject(t *testing.T, features ...string) string {
 	t.Helper()
 	root := t.TempDir()
-	if len(features) == 0 { // the whole suite
-		for _, dir := range []string{"features", "recordings", "docs", "testsite"} {
-			copyTree(t, filepath.Join("../..", dir), filepath.Join(root, dir))
-		}
+	files := make([]string, len(features))
+	for i, f := range features {
+		files[i] = f + ".feature"
 	}
-	for _, f := range features {
-		copyTree(t, filepath.Join("../..", "features", f+".feature"), filepath.Join(root, "features", f+".feature"))
-		dir := strings.ReplaceAll(f, "_", "-")
-		for _, kind := range []string{"golden", "sessions"} {
-			copyTree(t, filepath.Join("../..", "recordings", kind, dir), filepath.Join(root, "recordings", kind, dir))
-		}
-	}
-	return root
-}
-
-func copyTree(t *testing.T, from, to string) {
-	t.Helper()
-	err := filepath.WalkDir(from, func(p string, d os.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(from, p)
-		target := filepath.Join(to, rel)
-		if d.IsDir() {
-			return os.MkdirAll(target, 0o755)
-		}
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
-			return err
-		}
-		return os.WriteFile(target, data, 0o644)
-	})
-	if err != nil && !os.IsNotExist(err) {
+	if err := steps.CopyProject("../..", root, files...); err != nil {
 		t.Fatal(err)
 	}
+	return root
 }
 
 // headless starts a Chromium of the test's own (chromedp directly) and
