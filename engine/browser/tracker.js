@@ -236,7 +236,8 @@
       S.active = true; S.over = false; clearRecs();
       S.ids = new WeakMap(); S.cache = new WeakMap(); S.byId = [document]; S.fresh = new Set(); S.roots = [];
       S.ids.set(document, 0);
-      S.sheets = null; S.global = false; S.focus = document.activeElement;
+      S.global = false; S.focus = document.activeElement;
+      { const k = sheetsKey(); S.sheets = k.key; S.risky = k.risky; S.sibling = k.sibling; }
       const num = (n) => {
         for (let c = n.firstChild; c; c = c.nextSibling) {
           if (!modelKind(c.nodeType)) continue;
