@@ -36,6 +36,7 @@ func monitorObservation(tab string, o *observe.Observation, groups adapter.Resul
 	for _, m := range groups.Media() {
 		mo.Media = append(mo.Media, monitor.Media{Kind: m.Kind, Ready: m.Ready})
 	}
+	mo.Controls = make([]monitor.Control, 0, len(o.All))
 	for _, e := range o.All {
 		c := monitor.Control{Key: e.Node, Role: e.Role, Name: e.Name, Value: e.RealValue(), Disabled: e.Disabled, Sensitive: sensitiveControl(e)}
 		if e.Checked != nil {

@@ -46,6 +46,9 @@ func (t *nodeTable) init(hint int) {
 	t.slots = make([]nodeSlot, size)
 	t.used = 0
 	t.shift = 64 - bits
+	if t.pending == nil {
+		t.pending = make([]nodeSlot, 0, min(nodeBatch, max(hint, 16)))
+	}
 }
 
 // flush enters the queued entries.
@@ -92,7 +95,7 @@ func (t *nodeTable) put(n *html.Node, in nodeInfo) {
 		t.pending = make([]nodeSlot, 0, nodeBatch)
 	}
 	t.pending = append(t.pending, nodeSlot{node: n, seq: in.seq, ff: uint32(in.frame)<<8 | uint32(in.flags)})
-	if len(t.pending) == nodeBatch {
+	if len(t.pending) == cap(t.pending) {
 		t.flush()
 	}
 }

@@ -71,7 +71,9 @@ func (d *Document) index(f *Frame, sizeHint int, inherited uint8, inCapture map[
 	}
 	d.sheets = append(d.sheets, sheet)
 
-	raw := &frameRaw{}
+	// about one candidate per 200 bytes of markup on a chat page: sized
+	// up front, the list does not regrow while the walk fills it
+	raw := &frameRaw{cands: make([]rawCand, 0, sizeHint/200+8)}
 	f.raw = raw
 	var text textLines
 	text.b.Grow(min(textMax, sizeHint))
