@@ -444,22 +444,13 @@ func WalkElements(n *html.Node, fn func(*html.Node) bool) {
 	walk(n, func(c *html.Node) bool { return c.Type != html.ElementNode || fn(c) })
 }
 
-// walk visits n and its descendants in document order without recursion;
+// walk visits root and its descendants in document order without recursion;
 // fn returning false skips the children of that node.
-func walk(n *html.Node, fn func(*html.Node) bool) {
-	if n == nil {
-		return
-	}
-	stack := []*html.Node{n}
-	for len(stack) > 0 {
-		c := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
-		if !fn(c) {
-			continue
-		}
-		for k := c.LastChild; k != nil; k = k.PrevSibling {
-			stack = append(stack, k)
-		}
+// It follows the tree's own links (child, sibling, parent), so it
+// allocates nothing.
+func walk(root *html.Node, fn func(*html.Node) bool) {
+	for n := root; n != nil; {
+		n = nextInTree(n, root, fn(n))
 	}
 }
 
