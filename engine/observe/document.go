@@ -35,6 +35,8 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/PuerkitoBio/goquery"
 	"golang.org/x/net/html"
@@ -517,11 +519,41 @@ func textOf(n *html.Node) string {
 
 // Normalize collapses runs of white space to one space and trims the ends,
 // the normalisation accessible names and locators compare under.
+// It is strings.Join(strings.Fields(s), " ") (unicode.IsSpace white
+// space) in one pass and one allocation.
 func Normalize(s string) string {
 	if isFlat(s) {
 		return s
 	}
-	return strings.Join(strings.Fields(s), " ")
+	var b strings.Builder
+	b.Grow(len(s))
+	pending := false
+	for i := 0; i < len(s); {
+		c := s[i]
+		size := 1
+		if c < utf8.RuneSelf {
+			if c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r' {
+				pending = b.Len() > 0
+				i++
+				continue
+			}
+		} else {
+			var r rune
+			r, size = utf8.DecodeRuneInString(s[i:])
+			if unicode.IsSpace(r) {
+				pending = b.Len() > 0
+				i += size
+				continue
+			}
+		}
+		if pending {
+			b.WriteByte(' ')
+			pending = false
+		}
+		b.WriteString(s[i : i+size])
+		i += size
+	}
+	return b.String()
 }
 
 func truncRunes(s string, max int) string {
