@@ -147,12 +147,15 @@ func Parse(c *capture.Capture) (*Document, error) {
 	}
 	for qi := 0; qi < len(queue); qi++ {
 		p := queue[qi]
-		root, repaired, err := parseFrame(p.src)
+		root, slabs, repaired, err := parseFrame(p.src)
 		if err != nil {
 			return nil, fmt.Errorf("observe: frame %s: %w", p.f.ID, err)
 		}
 		fr := &Frame{ID: p.f.ID, Parent: p.f.Parent, Owner: p.f.Owner, URL: p.f.URL, Root: root,
 			Doc: goquery.NewDocumentFromNode(root), Repaired: repaired, index: len(d.Frames)}
+		for _, slab := range slabs {
+			d.info.addDense(slab)
+		}
 		var inherited uint8
 		if parent := byFrameID[fr.Parent]; parent != nil {
 			fr.owner = d.ownerIn(parent, fr)
@@ -185,25 +188,25 @@ func ParseHTML(url, src string) (*Document, error) {
 // parseFrame parses one frame's HTML; a tree too deep for the parser is
 // parsed again with its nesting capped. The tree is always html.Parse's:
 // fastParse builds it for well-formed markup and declines the rest.
-func parseFrame(src string) (*html.Node, string, error) {
-	if root, ok := fastParse(src); ok {
-		return root, "", nil // html.Parse's tree, built faster (fastparse.go)
+func parseFrame(src string) (*html.Node, [][]html.Node, string, error) {
+	if root, slabs, ok := fastParseSlabs(src); ok {
+		return root, slabs, "", nil // html.Parse's tree, built faster (fastparse.go)
 	}
 	root, err := html.Parse(strings.NewReader(src))
 	if err == nil {
-		return root, "", nil
+		return root, nil, "", nil
 	}
 	capped := capDepth(src, maxDepth)
 	root, err2 := html.Parse(strings.NewReader(capped))
 	if err2 == nil {
-		return root, fmt.Sprintf("nesting deeper than %d elements was flattened (%v)", maxDepth, err), nil
+		return root, nil, fmt.Sprintf("nesting deeper than %d elements was flattened (%v)", maxDepth, err), nil
 	}
 	// Last resort: the text alone.
 	root, err3 := html.Parse(strings.NewReader("<pre>" + html.EscapeString(src) + "</pre>"))
 	if err3 != nil {
-		return nil, "", fmt.Errorf("unparseable even as text: %w", errors.Join(err, err2, err3))
+		return nil, nil, "", fmt.Errorf("unparseable even as text: %w", errors.Join(err, err2, err3))
 	}
-	return root, fmt.Sprintf("markup could not be parsed and was read as text (%v)", err), nil
+	return root, nil, fmt.Sprintf("markup could not be parsed and was read as text (%v)", err), nil
 }
 
 // capDepth re-serialises src with elements below depth max dropped (their

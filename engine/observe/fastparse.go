@@ -31,8 +31,16 @@ import (
 // fastparse_test.go proves it against html.Parse on the seeded chat pages,
 // every capture in recordings/, the conformance pages, and a fuzz target.
 func fastParse(src string) (*html.Node, bool) {
+	root, _, ok := fastParseSlabs(src)
+	return root, ok
+}
+
+// fastParseSlabs is fastParse that also returns the slabs holding every
+// node of the tree, so the document's index can address its nodes by
+// position (nodeTable.addDense).
+func fastParseSlabs(src string) (*html.Node, [][]html.Node, bool) {
 	if strings.IndexByte(src, 0) >= 0 || strings.IndexByte(src, '\r') >= 0 {
-		return nil, false // the tokenizer rewrites both
+		return nil, nil, false // the tokenizer rewrites both
 	}
 	p := &fastParser{src: src}
 	// Every element and comment starts with '<', and text nodes sit
@@ -45,10 +53,10 @@ func fastParse(src string) (*html.Node, bool) {
 	var t fastTok
 	for {
 		if !p.next(&t) || !p.process(&t) {
-			return nil, false
+			return nil, nil, false
 		}
 		if t.kind == tkEOF {
-			return p.doc, true
+			return p.doc, append(p.slabs, p.nodes), true
 		}
 	}
 }
@@ -98,6 +106,7 @@ type fastParser struct {
 
 	doc   *html.Node
 	nodes []html.Node      // slab
+	slabs [][]html.Node    // full slabs before nodes
 	attrs []html.Attribute // slab
 	oe    []*html.Node     // open elements
 	afe   []*html.Node     // active formatting elements, nil for a marker
@@ -112,6 +121,7 @@ const maxFastDepth = 500
 
 func (p *fastParser) node() *html.Node {
 	if len(p.nodes) == cap(p.nodes) {
+		p.slabs = append(p.slabs, p.nodes)
 		p.nodes = make([]html.Node, 0, cap(p.nodes)/2+64)
 	}
 	p.nodes = p.nodes[:len(p.nodes)+1]

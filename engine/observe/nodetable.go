@@ -18,11 +18,54 @@ import (
 // is full or before any read. Entering a batch in one tight loop lets the
 // processor overlap the cache misses of its random slots, which entering
 // each one amid the walk's other work does not.
+//
+// Nodes the fast tree builder made live in slabs (arrays of html.Node):
+// their entries are kept by position in a dense array per slab (8 bytes a
+// node, no hashing), and only nodes from html.Parse go through the hash
+// table, which is allocated on first use.
 type nodeTable struct {
+	dense   []denseSlab
+	hint    int // entries the hash table is sized for when first used
 	slots   []nodeSlot
 	used    int
 	shift   uint       // 64 - log2(len(slots))
 	pending []nodeSlot // put but not yet entered
+}
+
+// denseSlab holds the entries of the nodes of one slab, by index; seq 0
+// means no entry. lo and hi bound the slab's addresses (the garbage
+// collector does not move heap objects, and the tree keeps the slab
+// alive).
+type denseSlab struct {
+	lo, hi uintptr
+	info   []denseInfo
+}
+
+type denseInfo struct {
+	seq int32
+	ff  uint32 // frame index << 8 | flags
+}
+
+const nodeSize = unsafe.Sizeof(html.Node{})
+
+// addDense makes the nodes of slab addressable by position.
+func (t *nodeTable) addDense(slab []html.Node) {
+	if len(slab) == 0 {
+		return
+	}
+	lo := uintptr(unsafe.Pointer(&slab[0]))
+	t.dense = append(t.dense, denseSlab{lo: lo, hi: lo + uintptr(len(slab))*nodeSize, info: make([]denseInfo, len(slab))})
+}
+
+// denseOf returns the dense entry of n, nil when n is in no slab.
+func (t *nodeTable) denseOf(n *html.Node) *denseInfo {
+	p := uintptr(unsafe.Pointer(n))
+	for i := range t.dense {
+		if d := &t.dense[i]; p >= d.lo && p < d.hi {
+			return &d.info[(p-d.lo)/nodeSize]
+		}
+	}
+	return nil
 }
 
 const nodeBatch = 1024
@@ -36,8 +79,14 @@ type nodeSlot struct {
 // maxFrameIndex bounds the frames a Document can index (24 bits of a slot).
 const maxFrameIndex = 1 << 24
 
-// init sizes the table for about hint entries.
+// init sizes the table for about hint entries; the hash table is
+// allocated when the first entry outside the slabs is put.
 func (t *nodeTable) init(hint int) {
+	t.hint = hint
+}
+
+// alloc sizes the hash table for about hint entries.
+func (t *nodeTable) alloc(hint int) {
 	size, bits := 16, uint(4)
 	for size*7 < hint*10 {
 		size <<= 1
@@ -46,9 +95,6 @@ func (t *nodeTable) init(hint int) {
 	t.slots = make([]nodeSlot, size)
 	t.used = 0
 	t.shift = 64 - bits
-	if t.pending == nil {
-		t.pending = make([]nodeSlot, 0, min(nodeBatch, max(hint, 16)))
-	}
 }
 
 // flush enters the queued entries.
@@ -68,7 +114,18 @@ func (t *nodeTable) get(n *html.Node) (nodeInfo, bool) {
 	if len(t.pending) > 0 {
 		t.flush()
 	}
-	if n == nil || len(t.slots) == 0 {
+	if n == nil {
+		return nodeInfo{}, false
+	}
+	if len(t.dense) > 0 {
+		if e := t.denseOf(n); e != nil {
+			if e.seq == 0 {
+				return nodeInfo{}, false
+			}
+			return nodeInfo{seq: e.seq, frame: int32(e.ff >> 8), flags: uint8(e.ff)}, true
+		}
+	}
+	if len(t.slots) == 0 {
 		return nodeInfo{}, false
 	}
 	mask := len(t.slots) - 1
@@ -91,8 +148,14 @@ func (t *nodeTable) at(n *html.Node) nodeInfo {
 
 // put enters or replaces the entry of n (not nil); entries put later win.
 func (t *nodeTable) put(n *html.Node, in nodeInfo) {
+	if len(t.dense) > 0 {
+		if e := t.denseOf(n); e != nil {
+			*e = denseInfo{seq: in.seq, ff: uint32(in.frame)<<8 | uint32(in.flags)}
+			return
+		}
+	}
 	if t.pending == nil {
-		t.pending = make([]nodeSlot, 0, nodeBatch)
+		t.pending = make([]nodeSlot, 0, min(nodeBatch, max(t.hint, 16)))
 	}
 	t.pending = append(t.pending, nodeSlot{node: n, seq: in.seq, ff: uint32(in.frame)<<8 | uint32(in.flags)})
 	if len(t.pending) == cap(t.pending) {
@@ -101,7 +164,10 @@ func (t *nodeTable) put(n *html.Node, in nodeInfo) {
 }
 
 func (t *nodeTable) enter(e nodeSlot) {
-	if len(t.slots) == 0 || (t.used+1)*10 > len(t.slots)*7 {
+	if len(t.slots) == 0 {
+		t.alloc(t.hint)
+	}
+	if (t.used+1)*10 > len(t.slots)*7 {
 		t.grow()
 	}
 	mask := len(t.slots) - 1
@@ -119,7 +185,7 @@ func (t *nodeTable) enter(e nodeSlot) {
 
 func (t *nodeTable) grow() {
 	old := t.slots
-	t.init(max(2*t.used, 8))
+	t.alloc(max(2*t.used, 8))
 	for _, s := range old {
 		if s.node != nil {
 			mask := len(t.slots) - 1
