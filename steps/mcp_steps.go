@@ -19,6 +19,7 @@ import (
 	"github.com/replaylab/replaylab/engine/mcp"
 	"github.com/replaylab/replaylab/engine/replay"
 	"github.com/replaylab/replaylab/engine/trace"
+	"github.com/replaylab/replaylab/internal/syncbuf"
 )
 
 // The MCP process steps (features/mcp.feature) drive `replaylab mcp` as a
@@ -52,27 +53,9 @@ type mcpProc struct {
 	pid    int
 	tmp    string // the process's TMPDIR: its browser's user-data dir goes here
 	trace  string
-	stderr *syncBuffer
+	stderr *syncbuf.Buffer
 	closed bool
 	refs   map[string]string
-}
-
-// syncBuffer collects the process's stderr.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return strings.TrimSpace(s.b.String())
 }
 
 func init() {
@@ -196,7 +179,7 @@ func mcpStart(ctx context.Context) error {
 	}
 	st.tmp = tmp
 	st.trace = filepath.Join(tmp, "trace.txt")
-	st.stderr = &syncBuffer{}
+	st.stderr = &syncbuf.Buffer{}
 	st.refs = map[string]string{}
 	args := []string{"--trace", st.trace, "--scenario", w.scenario}
 	switch {
@@ -224,7 +207,7 @@ func mcpStart(ctx context.Context) error {
 	})
 	if err != nil {
 		_ = os.RemoveAll(tmp)
-		return fmt.Errorf("start %s: %w (stderr: %s)", strings.Join(cmdline, " "), err, st.stderr.String())
+		return fmt.Errorf("start %s: %w (stderr: %s)", strings.Join(cmdline, " "), err, strings.TrimSpace(st.stderr.String()))
 	}
 	st.client = c
 	st.pid = c.Process().Pid
@@ -373,7 +356,7 @@ func mcpSameProcess(ctx context.Context) error {
 		return fmt.Errorf("the client talks to another process than the one started (pid %d)", st.pid)
 	}
 	if !running(st.pid) {
-		return fmt.Errorf("the replaylab mcp process %d is gone: %s", st.pid, st.stderr.String())
+		return fmt.Errorf("the replaylab mcp process %d is gone: %s", st.pid, strings.TrimSpace(st.stderr.String()))
 	}
 	w.log.Emit(trace.E("mcp.process", trace.A("same", true), trace.A("tasks", len(act.ids)), trace.A("calls", st.client.Calls())))
 	return nil
@@ -413,9 +396,9 @@ func mcpExit(ctx context.Context) error {
 	ps := st.client.ProcessState()
 	switch {
 	case ps == nil:
-		return fmt.Errorf("the replaylab mcp process did not exit (%v): %s", cerr, st.stderr.String())
+		return fmt.Errorf("the replaylab mcp process did not exit (%v): %s", cerr, strings.TrimSpace(st.stderr.String()))
 	case !ps.Success():
-		return fmt.Errorf("the replaylab mcp process exited with %s: %s", ps, st.stderr.String())
+		return fmt.Errorf("the replaylab mcp process exited with %s: %s", ps, strings.TrimSpace(st.stderr.String()))
 	case cerr != nil:
 		return fmt.Errorf("closing the MCP session: %w", cerr)
 	}

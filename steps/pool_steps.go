@@ -14,6 +14,7 @@ import (
 
 	"github.com/replaylab/replaylab/engine/browser"
 	"github.com/replaylab/replaylab/engine/trace"
+	"github.com/replaylab/replaylab/internal/syncbuf"
 )
 
 // REP-4: the harness runs a scratch project live on a pool of two remote
@@ -138,25 +139,8 @@ func poolRunKill(ctx context.Context, name string) error {
 }
 
 func poolRunNone(ctx context.Context, name string) error {
-	var buf syncWriter
+	var buf syncbuf.Buffer
 	return poolRun(ctx, name, []string{"ws://127.0.0.1:1/devtools/browser/none", "ws://127.0.0.1:2/devtools/browser/none"}, &buf, buf.String)
-}
-
-type syncWriter struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncWriter) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncWriter) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 func poolRun(ctx context.Context, name string, urls []string, stderr interface {

@@ -1,12 +1,10 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -14,6 +12,7 @@ import (
 	"github.com/replaylab/replaylab/engine/browser"
 	"github.com/replaylab/replaylab/engine/observe"
 	"github.com/replaylab/replaylab/engine/replay"
+	"github.com/replaylab/replaylab/internal/syncbuf"
 	"github.com/replaylab/replaylab/testsite"
 )
 
@@ -133,7 +132,7 @@ func TestRecordUserActionsAndInterrupt(t *testing.T) {
 	out := t.TempDir()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan int, 1)
-	var stdout, stderr lockedBuffer
+	var stdout, stderr syncbuf.Buffer
 	go func() {
 		done <- run(ctx, []string{"record", "--url", srv.URL + "/?autosend=What+is+the+capital+of+France%3F", "--adapter", "../../testsite/testsite.adapter.json", "--out", out, "--duration", "1m"}, &stdout, &stderr)
 	}()
@@ -178,22 +177,4 @@ func TestRecordUserActionsAndInterrupt(t *testing.T) {
 	if leaks := browser.Leaks(); len(leaks) > 0 {
 		t.Fatalf("left behind: %v", leaks)
 	}
-}
-
-// lockedBuffer is a bytes.Buffer safe for one writer and one reader.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }

@@ -1,7 +1,6 @@
 package browser_test
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -16,6 +15,7 @@ import (
 	"time"
 
 	"github.com/replaylab/replaylab/engine/browser"
+	"github.com/replaylab/replaylab/internal/syncbuf"
 )
 
 // remoteChromium starts a headless Chromium of the test's own with
@@ -57,24 +57,6 @@ func remoteChromium(t *testing.T) (string, *exec.Cmd) {
 	return "", nil
 }
 
-// syncBuffer is a bytes.Buffer safe for the pool's concurrent reports.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // TestPoolTwoEndpointsOneKilled shares two remote Chromiums among
 // concurrent "scenarios" (page, navigate, capture, close), kills one
 // mid-run, and checks that the dead one is reported once and skipped, that
@@ -88,7 +70,7 @@ func TestPoolTwoEndpointsOneKilled(t *testing.T) {
 	}))
 	defer srv.Close()
 	const unreachable = "ws://127.0.0.1:1/devtools/browser/none"
-	var report syncBuffer
+	var report syncbuf.Buffer
 	ctx := context.Background()
 	pool, err := browser.NewPool(ctx, []string{a, b, unreachable}, browser.PoolOptions{Report: &report, ConnectTimeout: 30 * time.Second})
 	if err != nil {
@@ -184,7 +166,7 @@ func TestPoolTwoEndpointsOneKilled(t *testing.T) {
 
 func TestPoolNoneReachable(t *testing.T) {
 	_, err := browser.NewPool(context.Background(), []string{"ws://127.0.0.1:1/devtools/browser/a", "ws://127.0.0.1:2/devtools/browser/b"},
-		browser.PoolOptions{Report: &syncBuffer{}, ConnectTimeout: 3 * time.Second})
+		browser.PoolOptions{Report: &syncbuf.Buffer{}, ConnectTimeout: 3 * time.Second})
 	if !errors.Is(err, browser.ErrNoEndpoint) || !strings.Contains(err.Error(), "127.0.0.1:1") || !strings.Contains(err.Error(), "127.0.0.1:2") {
 		t.Fatalf("got %v, want ErrNoEndpoint naming both endpoints", err)
 	}

@@ -10,7 +10,6 @@ package ledger_test
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -36,6 +35,7 @@ import (
 
 	"github.com/replaylab/replaylab/engine/ledger"
 	"github.com/replaylab/replaylab/engine/ledger/ledgertest"
+	"github.com/replaylab/replaylab/internal/syncbuf"
 )
 
 var ledgerLong = flag.Bool("ledger.long", false, "run the trust tests at the sizes of the original probe (200 storm rounds, 1,000 racing jobs, 68 kills per store)")
@@ -69,25 +69,8 @@ type trustEnv struct {
 	svc    *ledger.Service
 	srv    *httptest.Server
 	client *http.Client
-	logBuf *lockedBuffer
+	logBuf *syncbuf.Buffer
 	n5xx   atomic.Int64
-}
-
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }
 
 func newTrustEnv(t *testing.T, dsn string, opts ...ledger.Option) *trustEnv {
@@ -96,7 +79,7 @@ func newTrustEnv(t *testing.T, dsn string, opts ...ledger.Option) *trustEnv {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := &trustEnv{t: t, dsn: dsn, store: store, logBuf: &lockedBuffer{}}
+	e := &trustEnv{t: t, dsn: dsn, store: store, logBuf: &syncbuf.Buffer{}}
 	e.svc = ledger.New(store, opts...)
 	e.srv = httptest.NewServer(ledger.NewHandler(e.svc, ledger.DefaultTokens(), ledger.WithLogger(log.New(e.logBuf, "", 0))))
 	e.client = &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 128}}
