@@ -128,6 +128,13 @@ func (r *Recorder) Click(ctx context.Context, node string) error {
 // Type implements engine.Driver. Text typed into a sensitive field is
 // stored as a placeholder.
 func (r *Recorder) Type(ctx context.Context, node, text string) error {
+	r.addTyped(node, text)
+	return r.live.Type(ctx, node, text)
+}
+
+// addTyped records text typed into node; into a sensitive field (by the
+// last live capture) it is stored as the scrubber's placeholder.
+func (r *Recorder) addTyped(node, text string) {
 	r.mu.Lock()
 	last := r.lastLive
 	r.mu.Unlock()
@@ -136,7 +143,6 @@ func (r *Recorder) Type(ctx context.Context, node, text string) error {
 	} else {
 		r.add(Step{Kind: KindType, Node: node, Text: r.store(text)})
 	}
-	return r.live.Type(ctx, node, text)
 }
 
 // store is what every recorded string goes through.
@@ -236,13 +242,6 @@ func (r *Recorder) User(kind, node, text, key string) {
 	case KindPress:
 		r.add(Step{Kind: KindPress, Node: node, Key: key})
 	case KindType:
-		r.mu.Lock()
-		last := r.lastLive
-		r.mu.Unlock()
-		if r.hooks.Scrub != nil && SensitiveNode(last, node) {
-			r.add(Step{Kind: KindType, Node: node, Text: r.hooks.Scrub.AddSecret(text), Redacted: true})
-		} else {
-			r.add(Step{Kind: KindType, Node: node, Text: r.store(text)})
-		}
+		r.addTyped(node, text)
 	}
 }
