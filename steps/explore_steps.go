@@ -11,7 +11,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"strconv"
 
 	"github.com/replaylab/replaylab/engine/ledger"
@@ -76,13 +75,9 @@ func (w *world) expOptions(store string, steps int) (explore.Options, error) {
 	opt := explore.DefaultOptions
 	opt.Store, opt.Steps, opt.Plant = store, steps, w.expState().plant
 	if store == explore.StorePostgres {
-		opt.PGURL = os.Getenv(PostgresURLEnv)
-		if opt.PGURL == "" {
-			msg := fmt.Sprintf("%s is not set; set it to postgres://user:pass@127.0.0.1:5432/db?sslmode=disable to explore on PostgreSQL", PostgresURLEnv)
-			if os.Getenv("CI") == "true" {
-				return opt, fmt.Errorf("explore steps: CI=true and %s: PostgreSQL scenarios are required in CI", msg)
-			}
-			return opt, w.skip(fmt.Sprintf("SKIPPING %s: %s", w.slug, msg))
+		var err error
+		if opt.PGURL, err = w.needPostgres("explore steps", "to explore on PostgreSQL"); err != nil {
+			return opt, err
 		}
 	}
 	return opt, nil

@@ -290,19 +290,29 @@ func ledGivenLedgerStore(ctx context.Context, backend string) error {
 		return fmt.Errorf(`ledger steps: "the ledger is stored in" must come before the other ledger steps`)
 	}
 	st.backend = backend
-	if backend == "postgres" && os.Getenv(PostgresURLEnv) == "" {
-		msg := fmt.Sprintf("%s is not set; set it to postgres://user:pass@127.0.0.1:5432/db?sslmode=disable to run this scenario against PostgreSQL", PostgresURLEnv)
-		if os.Getenv("CI") == "true" {
-			return fmt.Errorf("ledger steps: CI=true and %s: PostgreSQL scenarios are required in CI", msg)
+	if backend == "postgres" {
+		if _, err := w.needPostgres("ledger steps", "to run this scenario against PostgreSQL"); err != nil {
+			return err
 		}
-		return w.ledSkipScenario(fmt.Sprintf("SKIPPING %s: %s", w.slug, msg))
 	}
 	_, err := w.ledLab(ctx)
 	return err
 }
 
-// ledSkipScenario skips the rest of the scenario with a visible message.
-func (w *world) ledSkipScenario(msg string) error { return w.skip(msg) }
+// needPostgres returns the PostgreSQL server of PostgresURLEnv. Without
+// one the scenario is skipped with a visible message, or fails in CI
+// (CI=true); who names the steps in the error, purpose ends the hint
+// ("to explore on PostgreSQL").
+func (w *world) needPostgres(who, purpose string) (string, error) {
+	if u := os.Getenv(PostgresURLEnv); u != "" {
+		return u, nil
+	}
+	msg := fmt.Sprintf("%s is not set; set it to postgres://user:pass@127.0.0.1:5432/db?sslmode=disable %s", PostgresURLEnv, purpose)
+	if os.Getenv("CI") == "true" {
+		return "", fmt.Errorf("%s: CI=true and %s: PostgreSQL scenarios are required in CI", who, msg)
+	}
+	return "", w.skip(fmt.Sprintf("SKIPPING %s: %s", w.slug, msg))
+}
 
 func ledGivenProvider(ctx context.Context, provider, behaviour, output string) error {
 	w := worldOf(ctx)
