@@ -8,8 +8,10 @@
 //	go run ./bench/sidebyside --replaylab /tmp/replaylab \
 //	    --playwright /tmp/pw/node_modules/.bin/playwright-mcp --chromium /usr/bin/chromium
 //
-// For each page size and run it reports, per server: the first snapshot
-// after navigating, a snapshot of the unchanged page, and a snapshot after
+// For each page size and run it reports, per server: the navigation (both
+// servers take a snapshot in it: Playwright MCP's navigate returns one,
+// replaylab's browser driver takes its baseline capture), the first
+// snapshot after navigating, a snapshot of the unchanged page, and a snapshot after
 // a small change (the page's script appends a sentence to the newest answer
 // every second, like an answer streaming in), with the bytes of each
 // result. Times are wall-clock milliseconds of the MCP call as the client
@@ -47,7 +49,7 @@ type server struct {
 	snapshot func(ctx context.Context) (int, error)
 }
 
-type sample struct{ first, same, changed, bytes float64 }
+type sample struct{ open, first, same, changed, bytes float64 }
 
 func main() {
 	replaylab := flag.String("replaylab", "replaylab", "the replaylab binary")
@@ -110,7 +112,7 @@ func run(replaylab, playwright, chromium, turnsFlag string, runs int, timeout ti
 	}
 	defer pw.cs.Close()
 
-	fmt.Printf("%-6s %-10s %5s %10s %10s %10s %10s\n", "turns", "server", "run", "first ms", "same ms", "change ms", "bytes")
+	fmt.Printf("%-6s %-10s %5s %10s %10s %10s %10s %10s\n", "turns", "server", "run", "open ms", "first ms", "same ms", "change ms", "bytes")
 	for _, n := range sizes {
 		url := base + "/chat/" + strconv.Itoa(n)
 		got := map[string][]sample{}
@@ -126,13 +128,13 @@ func run(replaylab, playwright, chromium, turnsFlag string, runs int, timeout ti
 					continue
 				}
 				got[s.name] = append(got[s.name], sm)
-				fmt.Printf("%-6d %-10s %5d %10.0f %10.0f %10.0f %10.0f\n", n, s.name, r+1, sm.first, sm.same, sm.changed, sm.bytes)
+				fmt.Printf("%-6d %-10s %5d %10.0f %10.0f %10.0f %10.0f %10.0f\n", n, s.name, r+1, sm.open, sm.first, sm.same, sm.changed, sm.bytes)
 			}
 		}
 		a, b := median(got[rl.name]), median(got[pw.name])
 		if len(got[rl.name]) > 0 && len(got[pw.name]) > 0 {
-			fmt.Printf("%-6d median     replaylab faster by: first %.1f×, unchanged %.1f×, after a change %.1f×; bytes %.0f vs %.0f\n",
-				n, b.first/a.first, b.same/a.same, b.changed/a.changed, a.bytes, b.bytes)
+			fmt.Printf("%-6d median     replaylab faster by: open %.1f×, first %.1f×, open+first %.1f×, unchanged %.1f×, after a change %.1f×; bytes %.0f vs %.0f\n",
+				n, b.open/a.open, b.first/a.first, (b.open+b.first)/(a.open+a.first), b.same/a.same, b.changed/a.changed, a.bytes, b.bytes)
 		}
 	}
 	return nil
@@ -147,10 +149,10 @@ func measure(ctx context.Context, s *server, url string, timeout time.Duration) 
 		return float64(time.Since(t).Microseconds()) / 1000, n, err
 	}
 	var sm sample
-	if _, _, err := call(func(c context.Context) (int, error) { return 0, s.open(c, url) }); err != nil {
+	var err error
+	if sm.open, _, err = call(func(c context.Context) (int, error) { return 0, s.open(c, url) }); err != nil {
 		return sm, err
 	}
-	var err error
 	var bytes int
 	if sm.first, bytes, err = call(s.snapshot); err != nil {
 		return sm, err
@@ -178,7 +180,7 @@ func median(xs []sample) sample {
 		slices.Sort(v)
 		return v[len(v)/2]
 	}
-	return sample{first: pick(func(s sample) float64 { return s.first }), same: pick(func(s sample) float64 { return s.same }),
+	return sample{open: pick(func(s sample) float64 { return s.open }), first: pick(func(s sample) float64 { return s.first }), same: pick(func(s sample) float64 { return s.same }),
 		changed: pick(func(s sample) float64 { return s.changed }), bytes: pick(func(s sample) float64 { return s.bytes })}
 }
 

@@ -321,7 +321,8 @@ func (p *Page) run(ctx context.Context, steps ...chromedp.Action[chromedp.Void])
 // answer at all is an error (net::ERR_CONNECTION_REFUSED, …).
 func (p *Page) Navigate(ctx context.Context, url string) error {
 	defer p.gen.Add(1) // the next capture reads the page: actions change live state no mutation reports
-	defer p.forceFull.Store(true)
+	p.forceFull.Store(true)
+	old := p.world()
 	p.statusMu.Lock()
 	p.status = 0
 	p.statusMu.Unlock()
@@ -344,7 +345,33 @@ func (p *Page) Navigate(ctx context.Context, url string) error {
 	p.statusMu.Lock()
 	p.status = status
 	p.statusMu.Unlock()
+	p.baseline(ctx, old)
 	return nil
+}
+
+// baseline takes the new document's full capture as part of the
+// navigation (on wall time; on a clock set by SetClock the first capture
+// does), so the first read after it is incremental (incremental.go).
+// Playwright MCP's navigate takes its snapshot too. A failure only means
+// the next capture is full.
+func (p *Page) baseline(ctx context.Context, oldWorld string) {
+	if p.clock != nil {
+		return
+	}
+	// the new document's isolated world is reported by an event
+	for i := 0; i < 20 && p.world() == oldWorld; i++ {
+		time.Sleep(5 * time.Millisecond)
+	}
+	p.capMu.Lock()
+	defer p.capMu.Unlock()
+	p.live = nil
+	err := p.run(ctx, chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+		_, err := p.fullCapture(ctx, t)
+		return err
+	}))
+	if err == nil && p.live != nil {
+		p.forceFull.Store(false)
+	}
 }
 
 // statusScript reads the HTTP status of the document's navigation (0 when
