@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # live-walltime.sh: the live suite's wall time before and after the lab
-# clock, timed with hyperfine (alternating runs of the two commands).
+# clock, in alternating runs (before, after, before, after, …) so a change
+# of the machine's load during the call hits both alike; each run's wall
+# time, the medians and the after/before ratio of the medians are printed.
 #
 # "before" is a build of BEFORE (default 656ce42^, the commit before the
 # lab clock landed) in a git worktree under $OUT; "after" is this checkout.
@@ -22,7 +24,6 @@ OUT=${OUT:-/tmp/replaylab-walltime}
 after=$(pwd)
 before="$OUT/before"
 mkdir -p "$OUT"
-command -v hyperfine >/dev/null || { echo "live-walltime: hyperfine is not installed" >&2; exit 2; }
 if [ ! -d "$before" ]; then
 	git worktree add --detach "$before" "$BEFORE" >/dev/null
 fi
@@ -34,11 +35,26 @@ for f in features/*.feature; do
 done
 echo "features in both trees:$features"
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
-hyperfine --runs "$RUNS" --warmup 0 -i --export-markdown "$OUT/walltime.md" \
-	-n before "sh -c 'cd $before && exec $OUT/replaylab-before run --driver browser --concurrency $CONC$features >>$OUT/before.log 2>&1'" \
-	-n after "sh -c 'cd $after && exec $OUT/replaylab-after run --driver browser --concurrency $CONC$features >>$OUT/after.log 2>&1'"
+run() { # name dir binary
+	local t0 t1
+	t0=$(date +%s.%N)
+	(cd "$2" && "$3" run --driver browser --concurrency "$CONC" $features >>"$OUT/$1.log" 2>&1) || true
+	t1=$(date +%s.%N)
+	echo "$t1 - $t0" | bc
+}
+: >"$OUT/before.log"
+: >"$OUT/after.log"
+: >"$OUT/times.txt"
+for i in $(seq 1 "$RUNS"); do
+	b=$(run before "$before" "$OUT/replaylab-before")
+	a=$(run after "$after" "$OUT/replaylab-after")
+	printf '%d before %.1f after %.1f load %s\n' "$i" "$b" "$a" "$(cut -d' ' -f1 /proc/loadavg)" | tee -a "$OUT/times.txt"
+done
+median() { sort -n | awk '{v[NR]=$1} END {if (NR%2) print v[(NR+1)/2]; else print (v[NR/2]+v[NR/2+1])/2}'; }
+mb=$(awk '{print $3}' "$OUT/times.txt" | median)
+ma=$(awk '{print $5}' "$OUT/times.txt" | median)
+printf 'median wall: before %.1f s, after %.1f s, after/before %.2f\n' "$mb" "$ma" "$(echo "$ma / $mb" | bc -l)"
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
-cat "$OUT/walltime.md"
 for s in before after; do
 	echo "$s: $(grep -E '^[0-9]+ scenarios \(' "$OUT/$s.log" | tr '\n' ';')"
 done
