@@ -65,8 +65,8 @@ func newPage(t *testing.T) *browser.Page {
 	return p
 }
 
-func serve(t *testing.T, pages map[string]string) *httptest.Server {
-	t.Helper()
+func serve(tb testing.TB, pages map[string]string) *httptest.Server {
+	tb.Helper()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, ok := pages[r.URL.Path]
 		if !ok {
@@ -76,7 +76,7 @@ func serve(t *testing.T, pages map[string]string) *httptest.Server {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		_, _ = w.Write([]byte(body))
 	}))
-	t.Cleanup(srv.Close)
+	tb.Cleanup(srv.Close)
 	return srv
 }
 

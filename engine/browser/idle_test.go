@@ -3,8 +3,6 @@ package browser_test
 import (
 	"context"
 	"errors"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"strconv"
 	"strings"
@@ -44,17 +42,7 @@ func idlePage(tb testing.TB) *browser.Page {
 
 func serveTB(tb testing.TB, pages map[string]string) string {
 	tb.Helper()
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, ok := pages[r.URL.Path]
-		if !ok {
-			http.NotFound(w, r)
-			return
-		}
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		_, _ = w.Write([]byte(body))
-	}))
-	tb.Cleanup(srv.Close)
-	return srv.URL
+	return serve(tb, pages).URL
 }
 
 // TestUnchangedPageCostsNoCapture: a capture of a page nothing changed
