@@ -26,6 +26,19 @@ func needBrowser(t *testing.T) {
 	}
 }
 
+// startTestSite starts the test site for a test that drives it in
+// Chromium (skipped without one, outside CI) and closes it at the end.
+func startTestSite(t *testing.T) *testsite.Server {
+	t.Helper()
+	needBrowser(t)
+	srv, err := testsite.Start(testsite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = srv.Close() })
+	return srv
+}
+
 const (
 	sendRecording = "../../testsite/recordings/send"
 	siteProfile   = "../../testsite/testsite.json"
@@ -98,12 +111,7 @@ func TestRecordVisibleWithoutDisplayFailsAtOnce(t *testing.T) {
 }
 
 func TestRecordSendOnTheTestSite(t *testing.T) {
-	needBrowser(t)
-	srv, err := testsite.Start(testsite.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
+	srv := startTestSite(t)
 	out := t.TempDir()
 	code, stdout, stderr := runCLI(t, "record", "--site", siteProfile, "--base-url", srv.URL, "--send", "What is the capital of France?", "--send", "Hello there", "--out", out)
 	if code != exitOK {
@@ -123,12 +131,7 @@ func TestRecordSendOnTheTestSite(t *testing.T) {
 // taken from the page; a signal (here the context a signal cancels) ends
 // the recording within 2 s and saves what was captured.
 func TestRecordUserActionsAndInterrupt(t *testing.T) {
-	needBrowser(t)
-	srv, err := testsite.Start(testsite.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
+	srv := startTestSite(t)
 	out := t.TempDir()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan int, 1)
