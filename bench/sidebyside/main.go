@@ -16,7 +16,8 @@
 // every second, like an answer streaming in), with the bytes of each
 // result. Times are wall-clock milliseconds of the MCP call as the client
 // sees it; the machine's load moves them, so compare the two servers
-// within one run.
+// within one run. --only replaylab (or playwright) measures one server
+// alone, for profiling; it prints no ratios.
 package main
 
 import (
@@ -58,18 +59,23 @@ func main() {
 	turnsFlag := flag.String("turns", "20,200,2000", "page sizes, in turns")
 	runs := flag.Int("runs", 3, "runs per size (the servers alternate which goes first)")
 	timeout := flag.Duration("timeout", 2*time.Minute, "per call")
+	only := flag.String("only", "", "measure one server alone (replaylab or playwright): no ratios, for profiling")
 	flag.Parse()
-	if *playwright == "" {
-		fmt.Fprintln(os.Stderr, "sidebyside: --playwright is required")
+	switch {
+	case *only != "" && *only != "replaylab" && *only != "playwright":
+		fmt.Fprintf(os.Stderr, "sidebyside: --only %q: want replaylab or playwright\n", *only)
+		os.Exit(2)
+	case *playwright == "" && *only != "replaylab":
+		fmt.Fprintln(os.Stderr, "sidebyside: --playwright is required (or --only replaylab)")
 		os.Exit(2)
 	}
-	if err := run(*replaylab, *playwright, *chromium, *turnsFlag, *runs, *timeout); err != nil {
+	if err := run(*replaylab, *playwright, *chromium, *turnsFlag, *only, *runs, *timeout); err != nil {
 		fmt.Fprintln(os.Stderr, "sidebyside:", err)
 		os.Exit(1)
 	}
 }
 
-func run(replaylab, playwright, chromium, turnsFlag string, runs int, timeout time.Duration) error {
+func run(replaylab, playwright, chromium, turnsFlag, only string, runs int, timeout time.Duration) error {
 	var sizes []int
 	for _, f := range strings.Split(turnsFlag, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(f))
@@ -101,25 +107,32 @@ func run(replaylab, playwright, chromium, turnsFlag string, runs int, timeout ti
 	base := "http://" + ln.Addr().String()
 
 	ctx := context.Background()
-	rl, err := startReplaylab(ctx, replaylab, chromium)
-	if err != nil {
-		return fmt.Errorf("replaylab mcp: %w", err)
+	var servers []*server
+	if only != "playwright" {
+		rl, err := startReplaylab(ctx, replaylab, chromium)
+		if err != nil {
+			return fmt.Errorf("replaylab mcp: %w", err)
+		}
+		defer rl.cs.Close()
+		servers = append(servers, rl)
 	}
-	defer rl.cs.Close()
-	pw, err := startPlaywright(ctx, playwright, chromium)
-	if err != nil {
-		return fmt.Errorf("playwright mcp: %w", err)
+	if only != "replaylab" {
+		pw, err := startPlaywright(ctx, playwright, chromium)
+		if err != nil {
+			return fmt.Errorf("playwright mcp: %w", err)
+		}
+		defer pw.cs.Close()
+		servers = append(servers, pw)
 	}
-	defer pw.cs.Close()
 
 	fmt.Printf("%-6s %-10s %5s %10s %10s %10s %10s %10s\n", "turns", "server", "run", "open ms", "first ms", "same ms", "change ms", "bytes")
 	for _, n := range sizes {
 		url := base + "/chat/" + strconv.Itoa(n)
 		got := map[string][]sample{}
 		for r := range runs {
-			order := []*server{rl, pw}
+			order := slices.Clone(servers)
 			if r%2 == 1 {
-				order = []*server{pw, rl}
+				slices.Reverse(order)
 			}
 			for _, s := range order {
 				sm, err := measure(ctx, s, url, timeout)
@@ -131,8 +144,12 @@ func run(replaylab, playwright, chromium, turnsFlag string, runs int, timeout ti
 				fmt.Printf("%-6d %-10s %5d %10.0f %10.0f %10.0f %10.0f %10.0f\n", n, s.name, r+1, sm.open, sm.first, sm.same, sm.changed, sm.bytes)
 			}
 		}
-		a, b := median(got[rl.name]), median(got[pw.name])
-		if len(got[rl.name]) > 0 && len(got[pw.name]) > 0 {
+		for _, s := range servers {
+			m := median(got[s.name])
+			fmt.Printf("%-6d median %-10s open %.0f, first %.0f, unchanged %.0f, after a change %.0f ms; bytes %.0f\n", n, s.name, m.open, m.first, m.same, m.changed, m.bytes)
+		}
+		a, b := median(got["replaylab"]), median(got["playwright"])
+		if len(got["replaylab"]) > 0 && len(got["playwright"]) > 0 {
 			fmt.Printf("%-6d median     replaylab faster by: open %.1f×, first %.1f×, open+first %.1f×, unchanged %.1f×, after a change %.1f×; bytes %.0f vs %.0f\n",
 				n, b.open/a.open, b.first/a.first, (b.open+b.first)/(a.open+a.first), b.same/a.same, b.changed/a.changed, a.bytes, b.bytes)
 		}
