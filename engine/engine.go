@@ -337,9 +337,22 @@ func (p *Page) observe(ctx context.Context) (*observe.Observation, error) {
 		return nil, err
 	}
 	p.seq++
-	p.obs = observe.Observe(doc, p.seq, observe.Options{GroupOf: groups.GroupOf()})
+	var mo monitor.Observation
+	if l := &p.last; l.obs != nil && l.doc == doc {
+		// the same parse and groups: the same observation under the new
+		// snapshot id (every earlier ref stale, ID-1), the same monitor view
+		p.obs = l.obs.Reissue(p.seq)
+		mo = l.mon
+		mo.SnapshotID = strconv.Itoa(p.seq)
+	} else {
+		p.obs = observe.Observe(doc, p.seq, observe.Options{GroupOf: groups.GroupOf()})
+		mo = monitorObservation(p.Name, p.obs, groups)
+		if l.doc == doc {
+			l.obs, l.mon = p.obs, mo
+		}
+	}
 	p.groups = groups
-	p.noteObservation(p.obs, groups)
+	p.noteObservation(mo)
 	return p.obs, nil
 }
 

@@ -2,8 +2,10 @@ package engine_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -322,5 +324,55 @@ func TestViewsBoundTheGroups(t *testing.T) {
 				t.Fatalf("last group %s has %d chars (truncated %v)", last.ID, len([]rune(last.Text)), last.TextTruncated)
 			}
 		})
+	}
+}
+
+// TestUnchangedSnapshotIsReissued: a snapshot of an unchanged page (the
+// driver returns the same capture) is the first snapshot under the new id:
+// the same view with fresh refs; the older refs are stale.
+func TestUnchangedSnapshotIsReissued(t *testing.T) {
+	ctx := context.Background()
+	c := page(turn{id: "m1", role: "user", text: "q"}, turn{id: "m2", role: "assistant", text: "a", inner: `<button>Copy</button>`})
+	p, _, _ := run(t, replay.SinglePage(c))
+	v1, err := p.Snapshot(ctx, "page")
+	if err != nil {
+		t.Fatal(err)
+	}
+	v2, err := p.Snapshot(ctx, "page")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v2.ID != v1.ID+1 || len(v2.Elements) != len(v1.Elements) || len(v1.Elements) < 3 {
+		t.Fatalf("snapshots %d then %d, %d then %d elements", v1.ID, v2.ID, len(v1.Elements), len(v2.Elements))
+	}
+	// the second view is the first with the new snapshot id in its refs
+	renamed := *v1.Snapshot
+	renamed.ID = v2.ID
+	renamed.Elements = slices.Clone(v1.Elements)
+	for i := range renamed.Elements {
+		renamed.Elements[i].Ref = strings.Replace(renamed.Elements[i].Ref, fmt.Sprintf("s%de", v1.ID), fmt.Sprintf("s%de", v2.ID), 1)
+	}
+	want, _ := json.Marshal(engine.View{Snapshot: &renamed, Adapter: v1.Adapter, Groups: v1.Groups, GroupCount: v1.GroupCount})
+	got, _ := json.Marshal(engine.View{Snapshot: v2.Snapshot, Adapter: v2.Adapter, Groups: v2.Groups, GroupCount: v2.GroupCount})
+	if string(got) != string(want) {
+		t.Fatalf("the unchanged page's second view\n%s\nwant\n%s", got, want)
+	}
+	var box string
+	for _, e := range v2.Elements {
+		if e.Role == "textbox" {
+			box = e.Ref
+		}
+	}
+	if err := p.Fill(ctx, engine.Target{Ref: v1.Elements[0].Ref}, "x"); !errors.Is(err, locate.StaleRef) {
+		t.Fatalf("a ref of the first snapshot: %v, want STALE_REF", err)
+	}
+	if box == "" {
+		t.Fatalf("no textbox in %+v", v2.Elements)
+	}
+	if _, err := p.Snapshot(ctx, "page"); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Fill(ctx, engine.Target{Ref: box}, "x"); !errors.Is(err, locate.StaleRef) {
+		t.Fatalf("a ref of the second snapshot after a third: %v, want STALE_REF", err)
 	}
 }

@@ -78,8 +78,7 @@ func sensitiveControl(e observe.Element) bool {
 // noteObservation feeds the monitor, keeps the observation for change
 // summaries, and moves a signal the observation raised (rules a and b) to
 // the task at once, so Task.Signal sees it before the next action.
-func (p *Page) noteObservation(o *observe.Observation, groups adapter.Result) {
-	mo := monitorObservation(p.Name, o, groups)
+func (p *Page) noteObservation(mo monitor.Observation) {
 	p.task.mu.Lock()
 	p.task.mon.Observe(mo)
 	p.prevMon, p.lastMon = p.lastMon, &mo

@@ -87,9 +87,14 @@ func BoundGroups(all []adapter.Group, lim GroupLimits) ([]adapter.Group, observe
 }
 
 // lastRead is a page's last capture with its parse and groups: a driver
-// that returns the same capture again (nothing changed) costs no parse.
+// that returns the same capture again (nothing changed) costs no parse,
+// and a snapshot of it no observation: obs, the last observation of doc,
+// is reissued with the new snapshot id (observe.Observation.Reissue), and
+// mon is its monitor view.
 type lastRead struct {
 	c      *capture.Capture
 	doc    *observe.Document
 	groups adapter.Result
+	obs    *observe.Observation // nil until a snapshot observed doc
+	mon    monitor.Observation
 }

@@ -95,3 +95,42 @@ func mcpSnapshotBytes(tb testing.TB, cfg engine.Config, page, view string) int {
 	}
 	return len(body)
 }
+
+// BenchmarkPageSnapshotUnchanged is BenchmarkPageSnapshot on a page that
+// did not change between snapshots: the replay driver returns the same
+// capture, so the engine reuses its parse and groups and reissues the last
+// observation under the new snapshot id (refs renamed, every earlier ref
+// stale) instead of observing again; the view and its JSON are built as
+// for any snapshot. html.Parse of the page runs in the same loop as the
+// baseline (x-html.Parse).
+//
+//	go test ./engine/mcp -run '^$' -bench PageSnapshotUnchanged -count 5
+func BenchmarkPageSnapshotUnchanged(b *testing.B) {
+	ctx := context.Background()
+	cfg := engine.Config{Adapter: adapter.DefaultAuto}
+	for _, n := range chatpage.Sizes[:3] {
+		b.Run("turns="+strconv.Itoa(n), func(b *testing.B) {
+			page := chatpage.Render(chatpage.Options{Turns: n, Seed: 1})
+			p := engine.New(cfg).Begin(ctx, "bench").Page("main", replay.NewDriver(benchSession(page)))
+			if err := p.Navigate(ctx, benchURL); err != nil {
+				b.Fatal(err)
+			}
+			if _, err := p.Snapshot(ctx, observe.ViewPage); err != nil {
+				b.Fatal(err)
+			}
+			pairbench.Run(b, "html.Parse", func() {
+				if _, err := html.Parse(strings.NewReader(page)); err != nil {
+					b.Fatal(err)
+				}
+			}, func() {
+				v, err := p.Snapshot(ctx, observe.ViewPage)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if _, err := json.Marshal(v); err != nil {
+					b.Fatal(err)
+				}
+			})
+		})
+	}
+}

@@ -285,6 +285,28 @@ func Observe(doc *Document, id int, opts Options) *Observation {
 	return o
 }
 
+// Reissue returns o as the observation with snapshot id id: the same
+// document, candidates, headings, tables and text, with fresh refs
+// "s<id>e<n>" (ID-1: every ref of o's snapshot, or any earlier one, is
+// then stale, exactly as after Observe). It is Observe(o.Doc, id, opts)
+// with o's options, for a page read again unchanged, without computing
+// roles, names and values again. o is not changed.
+func (o *Observation) Reissue(id int) *Observation {
+	r := *o
+	r.ID = id
+	r.All = make([]Element, len(o.All))
+	copy(r.All, o.All)
+	var ids idPacker
+	prefix := "s" + strconv.Itoa(id) + "e"
+	for i := range r.All {
+		ids.b = append(ids.b, prefix...)
+		ids.b = strconv.AppendInt(ids.b, int64(i+1), 10)
+		ids.add(&r.All[i].Ref)
+	}
+	ids.flush()
+	return &r
+}
+
 // idPacker builds many short strings into one buffer and gives them a
 // shared backing string per chunk of idChunk strings, so a large page
 // costs one allocation per chunk instead of one or two per string.
