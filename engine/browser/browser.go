@@ -228,6 +228,7 @@ type Page struct {
 	live      *live
 	forceFull atomic.Bool
 	stats     Stats
+	groups    atomic.Uint64 // names the object groups of the incremental captures
 	worldMu   sync.Mutex
 	worldID   string
 }

@@ -2,11 +2,14 @@ package browser
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
+
+	"github.com/replaylab/replaylab/engine/capture"
 )
 
 // EvalForTest runs expr in the page's own world (as the page's scripts
@@ -30,3 +33,36 @@ func (p *Page) EvalForTest(ctx context.Context, expr string) (string, error) {
 	}))
 	return out, err
 }
+
+// CaptureCheapForTest takes the tracker's full capture (cheap.go) of the
+// page as it is now without changing what Capture keeps (nil and the
+// reason when it declines): the tests compare it with CaptureFull.
+func (p *Page) CaptureCheapForTest(ctx context.Context) (*capture.Capture, string, error) {
+	var c *capture.Capture
+	reason := ""
+	err := p.run(ctx, chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+		got, _, err := p.cheapCapture(ctx, t, p.world())
+		if errors.Is(err, errDecline) {
+			reason = err.Error()
+			return nil
+		}
+		c = got
+		return err
+	}))
+	return c, reason, err
+}
+
+// EvalWorldForTest evaluates expr in the tracker's isolated world.
+func (p *Page) EvalWorldForTest(ctx context.Context, expr string) (string, error) {
+	var out string
+	err := p.run(ctx, chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+		var err error
+		out, err = evalWorld(ctx, t, p.world(), expr)
+		return err
+	}))
+	return out, err
+}
+
+// CheckSpliceForTest turns on (or off) the comparison of every incremental
+// capture's spliced HTML with a write of every node (checkSplice).
+func CheckSpliceForTest(on bool) { checkSplice.Store(on) }

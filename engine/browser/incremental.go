@@ -7,6 +7,7 @@ import (
 	"maps"
 	"strconv"
 	"strings"
+	"sync/atomic"
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/dom"
@@ -33,14 +34,23 @@ import (
 //     stylesheet or a pseudo-class that hides a subtree is seen wherever it
 //     comes from), values, checked, selected and media readiness.
 //
-// The driver patches its tree and writes the frame's HTML again. A capture
-// after a small change transfers and decodes only the changed subtrees, and
-// one with nothing changed returns the last capture.
+// The driver patches its tree and writes the frame's HTML again, copying
+// the subtrees nothing changed in from the last HTML as byte ranges
+// (livetree.go html). A capture after a small change transfers and decodes
+// only the changed subtrees, and one with nothing changed returns the last
+// capture. One evaluation returns the delta and handles of the inserted
+// subtrees' roots; the form and media elements the state pass checks on
+// every capture are kept in a set (tracker.js watch), not queried from the
+// whole document.
 //
 // A full capture is taken instead (and the tracker restarted) for: the
 // first capture of a document and after a navigation; a page with frames
 // (iframe, frame, object, embed: their documents are not tracked) or with
-// shadow DOM (closed shadow roots are invisible to the tracker); a Refresh
+// shadow DOM (closed shadow roots are invisible to the tracker); an element
+// checkVisibility gives no box although neither it nor an ancestor is
+// display:none (content-visibility:hidden, a closed <details>, fallback
+// content of replaced elements: the snapshot may give it a layout box);
+// whitespace-only text in a display:contents element; a Refresh
 // (a wait's deadline fell due: the read the engine trusts whatever the
 // observer said); the tracker overflowing (more than 200,000 changed nodes
 // between two captures); and whenever the tracker and the tree disagree
@@ -53,6 +63,12 @@ import (
 // capture (a Refresh, a navigation). The layout size written on img and
 // video elements whose media state could not be read is that of the last
 // full capture.
+
+// checkSplice makes every incremental capture compare its spliced HTML
+// (tree.html) with a write of every node (tree.writeAll) and fall back to
+// a full capture, with that reason, when they differ (the property test
+// turns it on and fails on such a fallback).
+var checkSplice atomic.Bool
 
 // trackerScript is the change observer and the tracker (tracker.js).
 const trackerExpr = "globalThis.__replaylabTracker"
@@ -118,7 +134,8 @@ func evalWorld(ctx context.Context, t *chromedp.Target, world, expr string) (str
 	return s, nil
 }
 
-// fullCapture takes a full capture and (re)starts the tracker on it.
+// fullCapture takes a full capture (one DOMSnapshot.captureSnapshot) and
+// (re)starts the tracker on it.
 func (p *Page) fullCapture(ctx context.Context, t *chromedp.Target) (*capture.Capture, error) {
 	p.live = nil
 	world := p.world()
@@ -173,7 +190,16 @@ func (p *Page) incrementalCapture(ctx context.Context, t *chromedp.Target) (*cap
 	if lv.world != p.world() {
 		return nil, fmt.Errorf("%w: navigated", errDrift)
 	}
-	s, err := evalWorld(ctx, t, lv.world, trackerExpr+".delta()")
+	s, rootObjs, group, err := p.evalDelta(ctx, t, lv.world)
+	if group != "" {
+		// the inserted subtrees' handles, once their ids are read: released
+		// without waiting (a group of this capture's own name)
+		defer func() {
+			go func() {
+				_, _ = cdp.Call(p.ctx, t, runtime.ReleaseObjectGroup, runtime.ReleaseObjectGroupParams{ObjectGroup: group})
+			}()
+		}()
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -230,7 +256,10 @@ func (p *Page) incrementalCapture(ctx context.Context, t *chromedp.Target) (*cap
 		return nil, fmt.Errorf("%w: %d inserted subtrees, tracker says %d", errDrift, len(roots), d.Roots)
 	}
 	if len(roots) > 0 {
-		if err := p.readBackends(ctx, t, lv.world, roots); err != nil {
+		if len(rootObjs) != len(roots) {
+			return nil, fmt.Errorf("%w: %d of %d inserted subtrees", errDrift, len(rootObjs), len(roots))
+		}
+		if err := readBackends(ctx, t, lv.world, roots, rootObjs); err != nil {
 			return nil, err
 		}
 	}
@@ -266,6 +295,7 @@ func (p *Page) incrementalCapture(ctx context.Context, t *chromedp.Target) (*cap
 			}
 		}
 		kl.parent.kids = kids
+		tr.touch(kl.parent)
 	}
 	for _, x := range d.Texts {
 		var id int32
@@ -278,6 +308,7 @@ func (p *Page) incrementalCapture(ctx context.Context, t *chromedp.Target) (*cap
 			return nil, fmt.Errorf("%w: text %d unknown", errDrift, id)
 		}
 		n.setText(text)
+		tr.touch(n)
 	}
 	dirty := map[*lnode]bool{}
 	for _, x := range d.Attrs {
@@ -309,14 +340,19 @@ func (p *Page) incrementalCapture(ctx context.Context, t *chromedp.Target) (*cap
 	}
 	for n := range dirty {
 		n.render()
+		tr.touch(n)
 	}
 	p.count(func(s *Stats) { s.Incremental++; s.Passes[d.Pass]++; s.TrackerMS += d.MS })
 	if len(lists) == 0 && len(d.Texts) == 0 && len(dirty) == 0 && lv.last != nil && lv.last.URL == d.URL && lv.last.Title == d.Title {
 		p.count(func(s *Stats) { s.Reused++ })
 		return lv.last, nil
 	}
+	out := tr.html()
+	if checkSplice.Load() && out != tr.writeAll() {
+		return nil, fmt.Errorf("%w: the spliced HTML differs from a write of every node", errDrift)
+	}
 	c := &capture.Capture{Version: capture.FormatVersion, URL: d.URL, Title: d.Title,
-		Frames: []capture.Frame{{ID: capture.MainFrame, URL: d.URL, HTML: tr.html()}}}
+		Frames: []capture.Frame{{ID: capture.MainFrame, URL: d.URL, HTML: out}}}
 	lv.last = c
 	return c, nil
 }
@@ -412,39 +448,67 @@ func decodeState(s *lstate, a []json.RawMessage) error {
 	return nil
 }
 
-// readBackends reads the backend node ids of the inserted subtrees: one
-// DOM.describeNode per subtree, its elements matched to the tracker's in
-// preorder by tag; then the tracker verifies that no child list inside
-// them changed meanwhile.
-func (p *Page) readBackends(ctx context.Context, t *chromedp.Target, world string, roots []*lnode) error {
-	const group = "replaylab-roots"
-	defer func() {
-		_, _ = cdp.Call(ctx, t, runtime.ReleaseObjectGroup, runtime.ReleaseObjectGroupParams{ObjectGroup: group})
-	}()
-	res, err := cdp.Call(ctx, t, runtime.Evaluate, runtime.EvaluateParams{Expression: trackerExpr + ".roots()", UniqueContextID: world, ObjectGroup: group, Silent: new(true)})
+// evalDelta runs the tracker's delta and returns its answer and, when it
+// serialised inserted subtrees, handles of their roots in the object group
+// it names (to release).
+func (p *Page) evalDelta(ctx context.Context, t *chromedp.Target, world string) (string, []runtime.RemoteObjectID, string, error) {
+	group := "replaylab-roots-" + strconv.FormatUint(p.groups.Add(1), 10)
+	res, err := cdp.Call(ctx, t, runtime.Evaluate, runtime.EvaluateParams{Expression: trackerExpr + ".deltaRoots()", UniqueContextID: world, ObjectGroup: group, Silent: new(true)})
 	if err != nil {
-		return err
+		return "", nil, "", err
 	}
-	if res.ExceptionDetails != nil || res.Result == nil || res.Result.ObjectID == "" {
-		return fmt.Errorf("%w: no inserted subtrees", errDrift)
+	if res.ExceptionDetails != nil {
+		return "", nil, "", fmt.Errorf("%w: delta: %s", errDrift, res.ExceptionDetails.Text)
+	}
+	if res.Result == nil {
+		return "", nil, "", fmt.Errorf("%w: delta: no result", errDrift)
+	}
+	var s string
+	if res.Result.Type == runtime.RemoteObjectTypeString {
+		if err := json.Unmarshal(res.Result.Value, &s); err != nil {
+			return "", nil, "", fmt.Errorf("%w: delta: %v", errDrift, err)
+		}
+		return s, nil, "", nil
+	}
+	if res.Result.ObjectID == "" {
+		return "", nil, "", fmt.Errorf("%w: delta: %s", errDrift, res.Result.Type)
 	}
 	props, err := cdp.Call(ctx, t, runtime.GetProperties, runtime.GetPropertiesParams{ObjectID: res.Result.ObjectID, OwnProperties: new(true)})
 	if err != nil {
-		return err
+		return "", nil, group, err
 	}
-	objs := make([]runtime.RemoteObjectID, len(roots))
+	var objs []runtime.RemoteObjectID
 	found := 0
 	for _, pd := range props.Result {
 		i, err := strconv.Atoi(pd.Name)
-		if err != nil || i < 0 || i >= len(roots) || pd.Value == nil || pd.Value.ObjectID == "" {
+		if err != nil || i < 0 || pd.Value == nil {
 			continue
 		}
-		objs[i] = pd.Value.ObjectID
-		found++
+		if i == 0 {
+			if json.Unmarshal(pd.Value.Value, &s) != nil {
+				return "", nil, group, fmt.Errorf("%w: delta: no answer", errDrift)
+			}
+			continue
+		}
+		for len(objs) < i {
+			objs = append(objs, "")
+		}
+		if pd.Value.ObjectID != "" {
+			objs[i-1] = pd.Value.ObjectID
+			found++
+		}
 	}
-	if found != len(roots) {
-		return fmt.Errorf("%w: %d of %d inserted subtrees", errDrift, found, len(roots))
+	if found != len(objs) || s == "" {
+		return "", nil, group, fmt.Errorf("%w: %d of %d inserted subtrees", errDrift, found, len(objs))
 	}
+	return s, objs, group, nil
+}
+
+// readBackends reads the backend node ids of the inserted subtrees: one
+// DOM.describeNode per subtree (objs: handles of their roots), its
+// elements matched to the tracker's in preorder by tag; then the tracker
+// verifies that no child list inside them changed meanwhile.
+func readBackends(ctx context.Context, t *chromedp.Target, world string, roots []*lnode, objs []runtime.RemoteObjectID) error {
 	for i, root := range roots {
 		d, err := cdp.Call(ctx, t, dom.DescribeNode, dom.DescribeNodeParams{ObjectID: objs[i], Depth: new(int64(-1)), Pierce: new(true)})
 		if err != nil {

@@ -197,6 +197,8 @@ var inputNode = regexp.MustCompile(`<(?:input|textarea)[^>]*data-rl-node="(\d+)"
 func TestIncrementalCaptureMatchesFull(t *testing.T) {
 	p := idlePage(t)
 	ctx := context.Background()
+	browser.CheckSpliceForTest(true)
+	t.Cleanup(func() { browser.CheckSpliceForTest(false) })
 	pages := map[string]string{}
 	for i, sh := range propSheets {
 		pages["/"+strconv.Itoa(i)] = strings.Replace(propPage, "SHEET", sh, 1)
@@ -211,7 +213,8 @@ func TestIncrementalCaptureMatchesFull(t *testing.T) {
 		}
 	}
 	total := browser.Stats{}
-	steps := 0
+	steps, cheapSteps := 0, 0
+	declined := map[string]int{}
 	for _, seed := range seeds {
 		r := rand.New(rand.NewSource(int64(seed)))
 		if err := p.Navigate(ctx, base+"/"+strconv.Itoa(seed%len(propSheets))); err != nil {
@@ -267,6 +270,19 @@ func TestIncrementalCaptureMatchesFull(t *testing.T) {
 			if d := captureDiff(got, want); d != "" {
 				fail(step, "the capture differs from a full capture: %s", d)
 			}
+			// the tracker's full capture (cheap.go), taken without
+			// restarting the tracker, equals it too, or declines
+			cheap, reason, err := p.CaptureCheapForTest(ctx)
+			if err != nil {
+				fail(step, "the tracker's full capture: %v", err)
+			}
+			if cheap == nil {
+				declined[reason]++
+			} else if d := captureDiff(cheap, want); d != "" {
+				fail(step, "the tracker's full capture differs from captureSnapshot's: %s", d)
+			} else {
+				cheapSteps++
+			}
 			last = got
 			steps++
 		}
@@ -277,6 +293,15 @@ func TestIncrementalCaptureMatchesFull(t *testing.T) {
 	}
 	st := p.CaptureStats()
 	t.Logf("%d steps over %d seeds: %d full captures, %d incremental; fallbacks %v; state passes %v", steps, len(seeds), total.Full, total.Incremental, st.Fallbacks, st.Passes)
+	t.Logf("the tracker's full capture: %d of %d steps equal, declined %v", cheapSteps, steps, declined)
+	if cheapSteps < steps/2 {
+		t.Errorf("the tracker's full capture was taken in only %d of %d steps (declined %v)", cheapSteps, steps, declined)
+	}
+	for reason, n := range st.Fallbacks {
+		if strings.Contains(reason, "spliced") {
+			t.Errorf("%d incremental captures wrote spliced HTML that differs from a write of every node", n)
+		}
+	}
 	// the test proves nothing if the incremental path never ran
 	if total.Incremental < steps/2 {
 		t.Errorf("only %d of %d captures were incremental (fallbacks %v)", total.Incremental, steps, st.Fallbacks)

@@ -28,6 +28,10 @@ type tree struct {
 	// page is always captured in full (the tracker cannot see closed
 	// shadow roots).
 	shadowed bool
+	// last is the HTML html wrote last; every node written since keeps its
+	// span in it (lnode.off, lnode.len), so the next write copies the
+	// subtrees nothing changed in (touch marks what changed).
+	last string
 }
 
 type lnode struct {
@@ -42,6 +46,12 @@ type lnode struct {
 	out    string
 	kids   []*lnode
 	parent *lnode
+	// the node's span in the tree's last HTML: off is its start relative
+	// to its parent's start, len its length; spanned says it was written.
+	// dirty: its own output or its child list changed since; below: a
+	// node under it is dirty.
+	off, len              int
+	spanned, dirty, below bool
 }
 
 // lstate is the live state a capture writes on an element.
@@ -165,8 +175,66 @@ func (n *lnode) render() {
 
 func (n *lnode) setText(s string) { n.out = html.EscapeString(s) }
 
-// html writes the document.
+// touch records that n's own output (start tag, text) or its child list
+// changed: the next html writes n (and the nodes above it) again.
+func (t *tree) touch(n *lnode) {
+	n.dirty = true
+	for a := n.parent; a != nil && !a.below; a = a.parent {
+		a.below = true
+	}
+}
+
+// html writes the document. A subtree in which nothing was touched since
+// the last write is copied from the last HTML as a byte range, so after a
+// small change the write costs what changed (and a copy), not a
+// serialisation of every node; the result is what a write of every node
+// (writeAll) gives.
 func (t *tree) html() string {
+	var b strings.Builder
+	if t.last == "" {
+		b.Grow(t.size(t.root))
+	} else {
+		b.Grow(len(t.last) + 4096)
+	}
+	t.splice(&b, t.root, 0)
+	t.last = b.String()
+	return t.last
+}
+
+// splice writes n, whose span in the last HTML starts at old.
+func (t *tree) splice(b *strings.Builder, n *lnode, old int) {
+	start := b.Len()
+	if n.spanned && !n.dirty && !n.below {
+		b.WriteString(t.last[old : old+n.len])
+		return
+	}
+	switch n.kind {
+	case 3, 10:
+		b.WriteString(n.out)
+	case 1, 9:
+		if n.kind == 1 {
+			b.WriteString(n.out)
+		}
+		if n.kind == 9 || !voidElements[n.tag] {
+			for _, c := range n.kids {
+				from := old + c.off // the child's old start (meaningful when it was written)
+				c.off = b.Len() - start
+				t.splice(b, c, from)
+			}
+			if n.kind == 1 {
+				b.WriteString("</")
+				b.WriteString(n.tag)
+				b.WriteByte('>')
+			}
+		}
+	}
+	n.len = b.Len() - start
+	n.spanned, n.dirty, n.below = true, false, false
+}
+
+// writeAll writes the document node by node, copying nothing (the tests
+// compare html with it).
+func (t *tree) writeAll() string {
 	var b strings.Builder
 	b.Grow(t.size(t.root))
 	t.write(&b, t.root)

@@ -13,9 +13,15 @@
   const S = {
     active: false, over: false, ids: new WeakMap(), cache: new WeakMap(), next: 1,
     parents: new Set(), attrs: new Set(), texts: new Set(), added: new Set(),
-    byId: null, roots: [], fresh: new Set(),
+    byId: null, roots: [], fresh: new Set(), seq: 0,
+    // watch: the numbered form and media elements, whose live state can
+    // change without a DOM mutation (script-set values, checked, selected,
+    // media loading); every state pass checks them
+    watch: new Set(),
   };
+  const WATCH = new Set(["input", "textarea", "option", "video", "audio", "img"]);
   const absorb = (recs) => {
+    for (const r of recs) if (r.type === "childList") S.seq++;
     if (!S.active) return;
     for (const r of recs) {
       if (r.type === "childList") {
@@ -58,10 +64,25 @@
     }
     return false;
   };
+  // skipped: checkVisibility said no box, but neither the element nor an
+  // ancestor is display:none, so it may have a layout box that
+  // checkVisibility does not count (content-visibility:hidden, a closed
+  // <details>, hidden=until-found, fallback content of replaced elements):
+  // only a captureSnapshot capture can tell.
+  const skipped = (el) => {
+    for (let a = el; a && a.nodeType === 1; a = a.parentNode) if (getComputedStyle(a).display === "none") return false;
+    return true;
+  };
+  const VIS = { visibilityProperty: true };
   const hiddenOf = (el, t, ib, is) => {
     if (!ib || is || NOBOX.has(t)) return "";
-    if (el.checkVisibility()) return el.checkVisibility({ visibilityProperty: true }) ? "" : "visibility";
-    return boxBelow(el) ? "" : "display";
+    // one call for a shown element (most are); a second tells a box that
+    // is visibility:hidden from no box
+    if (el.checkVisibility(VIS)) return "";
+    if (el.checkVisibility()) return "visibility";
+    if (boxBelow(el)) return "";
+    if (getComputedStyle(el).display !== "contents" && skipped(el)) S.skipped = true;
+    return "display";
   };
   const mediaOf = (el, t) => {
     if (t !== "video" && t !== "audio" && t !== "img") return null;
@@ -83,6 +104,33 @@
   };
   const keyOf = (st) => st[0] + "|" + (st[1] === null ? "" : "v" + st[1]) + "|" + (st[2] ? "1" : "") + "|" + (st[3] ? "1" : "") + "|" +
     (st[4] ? st[4][0] + "\u0002" + st[4][1] + "\u0002" + st[4][2] + "x" + st[4][3] : "");
+  // attrsOf lists an element's attributes as [name, value, …] in order.
+  // getAttributeNames and getAttribute make no Attr objects (many times
+  // faster on a large page); an element where they could disagree with the
+  // attribute list (two attributes of one qualified name, a name
+  // getAttribute lowercases) is read from its attribute list.
+  const attrsOf = (el) => {
+    const out = [];
+    if (!el.hasAttributes()) return out;
+    const names = el.getAttributeNames();
+    if (names.length > 1 && new Set(names).size !== names.length) {
+      for (const a of el.attributes) out.push(a.name, a.value);
+      return out;
+    }
+    for (const a of names) {
+      const v = el.getAttribute(a);
+      if (v === null) {
+        out.length = 0;
+        for (const x of el.attributes) out.push(x.name, x.value);
+        return out;
+      }
+      out.push(a, v);
+    }
+    return out;
+  };
+  // setKey records the live state the kept capture holds for el (the
+  // default is not stored).
+  const setKey = (el, k) => { if (k === DEF) S.cache.delete(el); else S.cache.set(el, k); };
   // ser serialises a node the capture tree does not hold yet.
   const ser = (n, ib, is) => {
     const id = S.next++;
@@ -90,10 +138,10 @@
     if (n.nodeType === 3) return [3, id, n.data];
     if (n.nodeType === 10) return [10, id];
     const t = tagOf(n), b = ib || t === "body";
+    if (WATCH.has(t)) S.watch.add(n);
     const st = stateOf(n, t, b, is);
-    S.cache.set(n, keyOf(st));
-    const attrs = [];
-    for (const a of n.attributes) attrs.push(a.name, a.value);
+    setKey(n, keyOf(st));
+    const attrs = attrsOf(n);
     const kids = [];
     if (!noKids(t)) {
       const sel = is || t === "select" || t === "datalist";
@@ -238,11 +286,16 @@
       S.ids.set(document, 0);
       S.global = false; S.focus = document.activeElement;
       { const k = sheetsKey(); S.sheets = k.key; S.risky = k.risky; S.sibling = k.sibling; }
+      S.watch = new Set(); S.framed = undefined;
       const num = (n) => {
         for (let c = n.firstChild; c; c = c.nextSibling) {
           if (!modelKind(c.nodeType)) continue;
           S.ids.set(c, S.byId.length); S.byId.push(c);
-          if (c.nodeType === 1 && !noKids(tagOf(c))) num(c);
+          if (c.nodeType === 1) {
+            const t = tagOf(c);
+            if (WATCH.has(t)) S.watch.add(c);
+            if (!noKids(t)) num(c);
+          }
         }
       };
       num(document);
@@ -265,7 +318,9 @@
       const t0 = performance.now();
       absorb(mo.takeRecords());
       if (!S.active || S.over) return JSON.stringify({ full: S.active ? "overflow" : "inactive" });
-      if (framed()) return JSON.stringify({ full: "frames" });
+      // frames come and go with child lists only
+      if (S.framed === undefined || S.parents.size) S.framed = framed();
+      if (S.framed) return JSON.stringify({ full: "frames" });
       const out = { url: document.URL, title: document.title, kids: [], texts: [], attrs: [], state: [] };
       const parents = S.parents, attrs = S.attrs, texts = S.texts, added = S.added;
       clearRecs();
@@ -297,9 +352,7 @@
       }
       for (const el of attrs) {
         if (!el.isConnected || !S.ids.has(el) || inFresh(el) || !ctx(el).ok) continue;
-        const a = [];
-        for (const x of el.attributes) a.push(x.name, x.value);
-        out.attrs.push([S.ids.get(el), a]);
+        out.attrs.push([S.ids.get(el), attrsOf(el)]);
       }
       let bad = "";
       const seen = new Set();
@@ -312,7 +365,7 @@
         const st = stateOf(el, t, ib, is), k = keyOf(st);
         const was = S.cache.get(el) ?? DEF;
         if (was !== k) {
-          S.cache.set(el, k);
+          setKey(el, k);
           out.state.push([id, st[0], st[1], st[2], st[3], st[4]]);
           // a value, checked or selected state can change what CSS
           // pseudo-classes match anywhere: check everything
@@ -343,7 +396,8 @@
             check(a, tagOf(a), c.ib, isAbove(a));
           }
         };
-        for (const el of document.querySelectorAll("input,textarea,option,video,audio,img")) {
+        for (const el of S.watch) {
+          if (!el.isConnected) { S.watch.delete(el); continue; } // back in the page: inserted, so serialised again
           if (!S.ids.has(el) || inFresh(el)) continue;
           const c = ctx(el);
           if (c.ok) check(el, tagOf(el), c.ib, isAbove(el));
@@ -365,12 +419,55 @@
       } else if (!bad) walk(document, false, false, check);
       S.global = false;
       if (S.doubt) { S.doubt = false; bad = "whitespace in display:contents"; }
+      if (S.skipped) { S.skipped = false; bad = "a box checkVisibility does not see"; }
       if (bad) { S.active = false; return JSON.stringify({ full: bad }); }
       out.roots = S.roots.length;
       out.ms = performance.now() - t0;
       return JSON.stringify(out);
     },
-    roots() { return S.roots; },
+    // full serialises the whole document in capture order, changing
+    // nothing the tracker keeps: [url, title, n, kids] with every node as
+    // ser writes it, or {full: reason} when the page has what only
+    // DOMSnapshot.captureSnapshot can write (frames, whitespace-only text
+    // in display:contents, a box checkVisibility does not see, media
+    // elements outside the HTML namespace). The tests compare it with a
+    // captureSnapshot capture (trackerfull_test.go).
+    full() {
+      absorb(mo.takeRecords());
+      if (framed()) return JSON.stringify({ full: "frames" });
+      for (const el of document.querySelectorAll("video,audio,img")) {
+        if (!(el instanceof HTMLMediaElement || el instanceof HTMLImageElement)) return JSON.stringify({ full: "foreign media" });
+      }
+      const save = { ids: S.ids, cache: S.cache, next: S.next, doubt: S.doubt, skipped: S.skipped, watch: S.watch };
+      S.ids = new WeakMap(); S.cache = new WeakMap(); S.next = 1; S.doubt = false; S.skipped = false; S.watch = new Set();
+      S.ids.set(document, 0);
+      const kids = [];
+      for (let c = document.firstChild; c; c = c.nextSibling) if (modelKind(c.nodeType)) kids.push(ser(c, false, false));
+      const doubt = S.doubt, skip = S.skipped, n = S.next;
+      Object.assign(S, save);
+      if (doubt) return JSON.stringify({ full: "whitespace in display:contents" });
+      if (skip) return JSON.stringify({ full: "a box checkVisibility does not see" });
+      return JSON.stringify([document.URL, document.title, n, kids]);
+    },
+    // mark starts the window of a full capture and returns the document
+    // (whose backend ids the driver reads); settled: no child list changed
+    // since, so the ids read and the nodes full serialised are the same.
+    mark() {
+      absorb(mo.takeRecords());
+      S.mark = S.seq;
+      return document;
+    },
+    settled() {
+      absorb(mo.takeRecords());
+      return S.seq === S.mark;
+    },
+    // deltaRoots is delta, with the inserted subtrees' roots when there are
+    // any ([delta, root, …], so the driver reads their backend ids without
+    // another round trip).
+    deltaRoots() {
+      const s = T.delta();
+      return S.roots.length && s.charCodeAt(0) === 123 && !s.startsWith('{"full"') ? [s, ...S.roots] : s;
+    },
     // verify: true when no child list inside a fresh subtree changed since
     // delta, so the backend ids read for them belong to the nodes delta
     // serialised.
