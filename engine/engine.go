@@ -319,7 +319,14 @@ func (p *Page) read(ctx context.Context) (*observe.Document, adapter.Result, err
 		// the driver saw no change: the same capture, the same parse
 		return p.last.doc, p.last.groups, nil
 	}
-	doc, err := observe.Parse(c)
+	// the page changed: the new parse takes over the last one's nodes for
+	// the bytes each frame's HTML still shares with it (ParseAfter), so a
+	// streamed paragraph costs about its own parse. The last document is
+	// then dead: nothing reads it after a new read (p.obs keeps only what
+	// ByRef and the actions read: strings and attributes, which the
+	// take-over leaves as they were).
+	doc, err := observe.ParseAfter(c, p.last.doc)
+	p.last = lastRead{}
 	if err != nil {
 		return nil, adapter.Result{}, err
 	}

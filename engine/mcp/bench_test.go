@@ -3,6 +3,8 @@ package mcp_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -27,17 +29,25 @@ func benchSession(page string) *replay.Session {
 	return replay.SinglePage(capture.New(benchURL, page))
 }
 
-// coldDriver returns a new copy of the replayed capture on every call, so
-// the engine parses it every time: the cost of a snapshot of a page that
-// changed (the engine reuses the parse of a capture it already read).
-type coldDriver struct{ *replay.Driver }
+// coldDriver returns a new copy of the replayed capture on every call,
+// its frame under a new id, so the engine parses it whole every time: the
+// cost of a snapshot of a page it has not read (it reuses the parse of a
+// capture it already read, and the parse of a frame of the same id for
+// the bytes the new HTML shares with it, observe.ParseAfter).
+type coldDriver struct {
+	*replay.Driver
+	k *int
+}
 
 func (d coldDriver) Capture(ctx context.Context) (*capture.Capture, error) {
 	c, err := d.Driver.Capture(ctx)
 	if err != nil {
 		return nil, err
 	}
+	*d.k++
 	fresh := *c
+	fresh.Frames = slices.Clone(c.Frames)
+	fresh.Frames[0].ID = "cold" + strconv.Itoa(*d.k)
 	return &fresh, nil
 }
 
@@ -56,7 +66,7 @@ func BenchmarkPageSnapshot(b *testing.B) {
 	for _, n := range chatpage.Sizes {
 		b.Run("turns="+strconv.Itoa(n), func(b *testing.B) {
 			page := chatpage.Render(chatpage.Options{Turns: n, Seed: 1})
-			p := engine.New(cfg).Begin(ctx, "bench").Page("main", coldDriver{replay.NewDriver(benchSession(page))})
+			p := engine.New(cfg).Begin(ctx, "bench").Page("main", coldDriver{replay.NewDriver(benchSession(page)), new(int)})
 			if err := p.Navigate(ctx, benchURL); err != nil {
 				b.Fatal(err)
 			}
@@ -120,6 +130,66 @@ func BenchmarkPageSnapshotUnchanged(b *testing.B) {
 			}
 			pairbench.Run(b, "html.Parse", func() {
 				if _, err := html.Parse(strings.NewReader(page)); err != nil {
+					b.Fatal(err)
+				}
+			}, func() {
+				v, err := p.Snapshot(ctx, observe.ViewPage)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if _, err := json.Marshal(v); err != nil {
+					b.Fatal(err)
+				}
+			})
+		})
+	}
+}
+
+// streamDriver returns the next version of a page on every capture: a
+// paragraph more streamed into the newest answer (bench/sidebyside's page
+// script), cycling through versions, so every snapshot reads a page that
+// changed a little.
+type streamDriver struct {
+	*replay.Driver
+	caps []*capture.Capture
+	k    int
+}
+
+func (d *streamDriver) Capture(ctx context.Context) (*capture.Capture, error) {
+	d.k++
+	return d.caps[d.k%len(d.caps)], nil
+}
+
+// BenchmarkPageSnapshotAfterChange is BenchmarkPageSnapshot after a small
+// change: each snapshot reads the page with one more paragraph streamed
+// into the newest answer (the step from the last version back to the first
+// removes seven), so the engine parses it reusing the last read's parse
+// (observe.ParseAfter) and observes it again; html.Parse of the page runs
+// in the same loop as the baseline (x-html.Parse).
+//
+//	go test ./engine/mcp -run '^$' -bench PageSnapshotAfterChange -count 5
+func BenchmarkPageSnapshotAfterChange(b *testing.B) {
+	ctx := context.Background()
+	cfg := engine.Config{Adapter: adapter.DefaultAuto}
+	for _, n := range chatpage.Sizes[:3] {
+		b.Run("turns="+strconv.Itoa(n), func(b *testing.B) {
+			page := chatpage.Render(chatpage.Options{Turns: n, Seed: 1})
+			at := strings.LastIndex(page, `</div><div class="actions">`)
+			d := &streamDriver{Driver: replay.NewDriver(benchSession(page))}
+			var streamed strings.Builder
+			for k := range 8 {
+				d.caps = append(d.caps, capture.New(benchURL, page[:at]+streamed.String()+page[at:]))
+				fmt.Fprintf(&streamed, "<p>Streamed sentence %d.</p>", 1764601000000+k)
+			}
+			p := engine.New(cfg).Begin(ctx, "bench").Page("main", d)
+			if err := p.Navigate(ctx, benchURL); err != nil {
+				b.Fatal(err)
+			}
+			if _, err := p.Snapshot(ctx, observe.ViewPage); err != nil {
+				b.Fatal(err)
+			}
+			pairbench.Run(b, "html.Parse", func() {
+				if _, err := html.Parse(strings.NewReader(d.caps[(d.k+1)%len(d.caps)].Frames[0].HTML)); err != nil {
 					b.Fatal(err)
 				}
 			}, func() {

@@ -79,6 +79,7 @@ type Frame struct {
 	index int
 	owner *html.Node // the iframe element, nil for the main frame
 	raw   *frameRaw
+	fast  *fastTree // the fast builder's tree, for ParseAfter; nil when html.Parse built it
 }
 
 // UnreadFrame is an iframe whose document is not in the capture.
@@ -115,6 +116,24 @@ const maxDepth = 400
 // parser repairs it the way a browser does, and nesting too deep for it is
 // flattened (Frame.Repaired says so).
 func Parse(c *capture.Capture) (*Document, error) {
+	return parse(c, nil)
+}
+
+// ParseAfter parses c as Parse does, reusing the parse of prev, the
+// document of an earlier capture of the same page: in each frame whose
+// HTML starts with the same bytes as the frame of the same id in prev,
+// the nodes built from those bytes are taken over from prev's tree (up to
+// the last point where the tree builder's state is provably the same,
+// see fastParseTree) and only the rest is parsed. The result is exactly
+// Parse(c)'s: the same tree node for node, the same index and
+// observation. prev's trees are cut back and taken over, so prev and
+// everything read from it (observations, groups) must not be read after
+// the call. A nil prev is Parse.
+func ParseAfter(c *capture.Capture, prev *Document) (*Document, error) {
+	return parse(c, prev)
+}
+
+func parse(c *capture.Capture, prev *Document) (*Document, error) {
 	if c == nil {
 		return nil, errors.New("observe: nil capture")
 	}
@@ -147,12 +166,26 @@ func Parse(c *capture.Capture) (*Document, error) {
 	}
 	for qi := 0; qi < len(queue); qi++ {
 		p := queue[qi]
-		root, slabs, repaired, err := parseFrame(p.src)
+		var reuse *fastTree
+		if prev != nil {
+			// each of prev's trees is taken over at most once
+			for _, pf := range prev.Frames {
+				if pf.ID == p.f.ID && pf.fast != nil {
+					reuse, pf.fast = pf.fast, nil
+					break
+				}
+			}
+		}
+		root, fast, repaired, err := parseFrame(p.src, reuse)
 		if err != nil {
 			return nil, fmt.Errorf("observe: frame %s: %w", p.f.ID, err)
 		}
+		var slabs [][]html.Node
+		if fast != nil {
+			slabs = fast.slabs
+		}
 		fr := &Frame{ID: p.f.ID, Parent: p.f.Parent, Owner: p.f.Owner, URL: p.f.URL, Root: root,
-			Doc: goquery.NewDocumentFromNode(root), Repaired: repaired, index: len(d.Frames)}
+			Doc: goquery.NewDocumentFromNode(root), Repaired: repaired, index: len(d.Frames), fast: fast}
 		for _, slab := range slabs {
 			d.info.addDense(slab)
 		}
@@ -187,12 +220,25 @@ func ParseHTML(url, src string) (*Document, error) {
 
 // parseFrame parses one frame's HTML; a tree too deep for the parser is
 // parsed again with its nesting capped. The tree is always html.Parse's:
-// fastParse builds it for well-formed markup and declines the rest.
-func parseFrame(src string) (*html.Node, [][]html.Node, string, error) {
-	if root, slabs, ok := fastParseSlabs(src); ok {
-		return root, slabs, "", nil // html.Parse's tree, built faster (fastparse.go)
+// the fast builder builds it for well-formed markup (resuming prev's
+// tree where src starts as prev's source did) and declines the rest;
+// fast is nil when html.Parse built it.
+func parseFrame(src string, prev *fastTree) (root *html.Node, fast *fastTree, repaired string, err error) {
+	resumed := false
+	if prev != nil {
+		var t *fastTree
+		if t, resumed = resumeParse(prev, src); t != nil {
+			return t.doc, t, "", nil
+		}
 	}
-	root, err := html.Parse(strings.NewReader(src))
+	// the state at the mark a parse resumed from was a fresh parse's
+	// there: where the resumed parse declined, a fresh one declines too
+	if !resumed {
+		if t, ok := fastParseTree(src, nil); ok {
+			return t.doc, t, "", nil // html.Parse's tree, built faster (fastparse.go)
+		}
+	}
+	root, err = html.Parse(strings.NewReader(src))
 	if err == nil {
 		return root, nil, "", nil
 	}

@@ -2,6 +2,7 @@ package observe
 
 import (
 	"slices"
+	"sort"
 	"strings"
 	"unicode/utf8"
 	"unsafe"
@@ -39,8 +40,61 @@ func fastParse(src string) (*html.Node, bool) {
 // node of the tree, so the document's index can address its nodes by
 // position (nodeTable.addDense).
 func fastParseSlabs(src string) (*html.Node, [][]html.Node, bool) {
+	t, ok := fastParseTree(src, nil)
+	if !ok {
+		return nil, nil, false
+	}
+	return t.doc, t.slabs, true
+}
+
+// fastTree is a tree the fast builder made, with what a later parse of a
+// similar source needs to resume where the two sources still agree
+// (fastParseTree with prev).
+type fastTree struct {
+	src   string
+	doc   *html.Node
+	slabs [][]html.Node // every slab holding the tree's nodes, the last one partly filled
+	marks []parseMark   // in source order
+}
+
+// parseMark is the builder's whole state at a point of the source where
+// every token before pos is consumed: the tree builder is a function of
+// this state and the bytes from pos on, so a source with the same bytes
+// before pos resumes here with the same result.
+//
+// Marks are taken only where the current node's last child is an element
+// (closed: it is not open above the current node) and no raw text is
+// pending, so no node made before the mark is changed after it except by
+// appending children to the open elements (chain: the document node and
+// the open elements; lasts: each one's last child at the mark). Rolling a
+// tree back to a mark is cutting those children lists at lasts.
+type parseMark struct {
+	pos   int
+	chain []*html.Node // the document node, then the open elements
+	lasts []*html.Node // the last child of each chain node at the mark
+	afe   []*html.Node
+	form  *html.Node
+	mode  fastMode
+	orig  fastMode
+	slabs int // slabs holding the nodes made before the mark
+}
+
+// fastParseTree builds src's tree as fastParse does. With prev (the tree
+// of an earlier source, built by fastParseTree), it resumes from prev's
+// last mark inside the bytes both sources share from the start: prev's
+// nodes before the mark become the new tree's (prev's tree is cut back to
+// the mark, so prev must not be read afterwards, whatever the outcome)
+// and only the rest of src is tokenised. The tree is the same as a fresh
+// parse's node for node (fastparse_test.go: FuzzSpliceParse and the
+// differential tests); ok false means html.Parse must build it.
+func fastParseTree(src string, prev *fastTree) (*fastTree, bool) {
+	if prev != nil {
+		if t, resumed := resumeParse(prev, src); resumed || t != nil {
+			return t, t != nil
+		}
+	}
 	if strings.IndexByte(src, 0) >= 0 || strings.IndexByte(src, '\r') >= 0 {
-		return nil, nil, false // the tokenizer rewrites both
+		return nil, false // the tokenizer rewrites both
 	}
 	p := &fastParser{src: src}
 	// Every element and comment starts with '<', and text nodes sit
@@ -50,15 +104,117 @@ func fastParseSlabs(src string) (*html.Node, [][]html.Node, bool) {
 	p.oe = make([]*html.Node, 0, 32)
 	p.doc = p.node()
 	p.doc.Type = html.DocumentNode
+	p.markStep = markStep(len(src))
+	p.nextMark = p.markStep
+	return p.run()
+}
+
+// markStep is the distance between marks: about 256 marks a source, at
+// least 4 KB apart, so a resumed parse re-reads at most ~0.4% of a large
+// source (or 4 KB) before the first changed byte.
+func markStep(size int) int {
+	if markStepForTest > 0 {
+		return markStepForTest
+	}
+	return max(4096, size/256)
+}
+
+// markStepForTest, when set, is the distance between marks (1: a mark at
+// every resumable point), so the differential tests and the fuzzer resume
+// small documents at every point they can.
+var markStepForTest int
+
+// maxSlabs bounds the slabs a resumed tree may span (each resumed parse
+// adds one); past it the caller parses afresh, which keeps the index's
+// slab lookup short and the dead nodes of old slabs few.
+const maxSlabs = 24
+
+// resumeParse is fastParseTree with prev: t is the tree (nil when the
+// builder declined), resumed says whether prev's tree was taken over
+// (false: no mark fitted, prev is untouched and a fresh parse may take
+// src).
+func resumeParse(prev *fastTree, src string) (t *fastTree, resumed bool) {
+	common := commonPrefix(prev.src, src)
+	i := sort.Search(len(prev.marks), func(i int) bool { return prev.marks[i].pos > common }) - 1
+	if i < 0 || prev.marks[i].slabs >= maxSlabs {
+		return nil, false
+	}
+	m := &prev.marks[i]
+	tail := src[m.pos:]
+	if strings.IndexByte(tail, 0) >= 0 || strings.IndexByte(tail, '\r') >= 0 {
+		return nil, false // the bytes before the mark are prev's: free of both
+	}
+	// cut prev's tree back to the mark
+	for k, n := range m.chain {
+		last := m.lasts[k]
+		n.LastChild = last
+		last.NextSibling = nil
+	}
+	p := &fastParser{src: src, pos: m.pos, doc: m.chain[0], form: m.form, mode: m.mode, orig: m.orig}
+	p.oe = append(make([]*html.Node, 0, max(32, len(m.chain))), m.chain[1:]...)
+	p.afe = slices.Clone(m.afe)
+	p.nodes = make([]html.Node, 0, strings.Count(tail, "<")+8)
+	p.attrs = make([]html.Attribute, 0, strings.Count(tail, "=")+8)
+	p.slabs = slices.Clone(prev.slabs[:m.slabs])
+	p.marks = slices.Clone(prev.marks[:i+1])
+	p.markStep = markStep(len(src))
+	p.nextMark = m.pos + p.markStep
+	t, _ = p.run()
+	return t, true
+}
+
+// commonPrefix is the length of the longest common prefix of a and b.
+func commonPrefix(a, b string) int {
+	n := min(len(a), len(b))
+	i := 0
+	for step := 4096; i+step <= n && a[i:i+step] == b[i:i+step]; i += step {
+	}
+	for ; i+64 <= n && a[i:i+64] == b[i:i+64]; i += 64 {
+	}
+	for i < n && a[i] == b[i] {
+		i++
+	}
+	return i
+}
+
+// run tokenises from p.pos to the end, marking the state as it goes.
+func (p *fastParser) run() (*fastTree, bool) {
 	var t fastTok
 	for {
 		if !p.next(&t) || !p.process(&t) {
-			return nil, nil, false
+			return nil, false
 		}
 		if t.kind == tkEOF {
-			return p.doc, append(p.slabs, p.nodes), true
+			return &fastTree{src: p.src, doc: p.doc, slabs: append(p.slabs, p.nodes), marks: p.marks}, true
+		}
+		if p.pos >= p.nextMark {
+			p.mark()
 		}
 	}
+}
+
+// mark records the state after the token just consumed when it is a
+// resumable point (parseMark).
+func (p *fastParser) mark() {
+	if p.rawTag != "" || p.mode == modeText {
+		return
+	}
+	top := p.top()
+	if top.LastChild == nil || top.LastChild.Type != html.ElementNode {
+		return
+	}
+	m := parseMark{pos: p.pos, afe: slices.Clone(p.afe), form: p.form, mode: p.mode, orig: p.orig, slabs: len(p.slabs) + 1}
+	m.chain = make([]*html.Node, 0, len(p.oe)+1)
+	m.chain = append(append(m.chain, p.doc), p.oe...)
+	m.lasts = make([]*html.Node, len(m.chain))
+	for k, n := range m.chain {
+		m.lasts[k] = n.LastChild
+		if n.LastChild == nil {
+			return // an open element without children: not a mark
+		}
+	}
+	p.marks = append(p.marks, m)
+	p.nextMark = p.pos + p.markStep
 }
 
 type tokKind uint8
@@ -113,6 +269,10 @@ type fastParser struct {
 	form  *html.Node
 	mode  fastMode
 	orig  fastMode // the mode text mode returns to
+
+	marks    []parseMark
+	markStep int
+	nextMark int // the position after which the next mark is taken
 }
 
 // maxFastDepth keeps the open elements under html.Parse's limit of 512,

@@ -1,0 +1,342 @@
+package observe_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"golang.org/x/net/html"
+
+	"github.com/replaylab/replaylab/engine/capture"
+	"github.com/replaylab/replaylab/engine/observe"
+	"github.com/replaylab/replaylab/engine/replay"
+	"github.com/replaylab/replaylab/internal/chatpage"
+)
+
+// spliceStep parses src with sp (resuming the previous source's tree) and
+// fails unless the result is a fresh parse's: the fast builder takes src
+// resumed exactly when it takes it fresh, and then the tree is html.Parse's
+// node for node and in rendering. It returns the offset the parse resumed
+// at (-1: afresh, or declined).
+func spliceStep(t testing.TB, sp *observe.Splicer, name, src string) int {
+	t.Helper()
+	got, ok, from := sp.Parse(src)
+	_, fresh := observe.FastParse(src)
+	if ok != fresh {
+		t.Fatalf("%s: resumed at %d the fast builder took the source: %v, fresh: %v\ninput: %.300q", name, from, ok, fresh, src)
+	}
+	if !ok {
+		return -1
+	}
+	want, err := html.Parse(strings.NewReader(src))
+	if err != nil {
+		t.Fatalf("%s: html.Parse: %v", name, err)
+	}
+	if diff := treeDiff(got, want); diff != "" {
+		t.Fatalf("%s: resumed at %d the tree differs from html.Parse's: %s\ninput from there: %.300q", name, from, diff, src[max(from, 0):])
+	}
+	var a, b strings.Builder
+	if err := html.Render(&a, got); err != nil {
+		t.Fatal(err)
+	}
+	if err := html.Render(&b, want); err != nil {
+		t.Fatal(err)
+	}
+	if a.String() != b.String() {
+		t.Fatalf("%s: resumed at %d the rendering differs", name, from)
+	}
+	return from
+}
+
+// chatEdit is one random change to a chat page, at tag boundaries or
+// inside text, the kinds a live page goes through (an answer streaming in,
+// a turn added or removed, an attribute or a text changed) and some a
+// serialised DOM does not (misnesting, a byte removed: temporary, the
+// next version is the one before it, as a page that is well-formed again).
+func chatEdit(r *rand.Rand, src string, k int) (string, bool) {
+	out := chatEditOnce(r, src, k)
+	return out, out != src && (len(out) == len(src)-1 || strings.Contains(out, "<p><div>x</div>"))
+}
+
+func chatEditOnce(r *rand.Rand, src string, k int) string {
+	lines := strings.SplitAfter(src, "\n")
+	pick := func() int { return r.IntN(len(lines)) }
+	switch r.IntN(12) {
+	case 0, 1, 2: // a streamed paragraph into the newest answer (bench/sidebyside's script)
+		i := strings.LastIndex(src, `</div><div class="actions">`)
+		if i < 0 {
+			return src + fmt.Sprintf("<p>Streamed %d.</p>", k)
+		}
+		return src[:i] + fmt.Sprintf("<p>Streamed sentence %d.</p>", k) + src[i:]
+	case 3: // a new turn at a random line
+		i := pick()
+		lines[i] = fmt.Sprintf(`<div class="turn" data-message-author-role="assistant" data-message-id="new-%d"><div class="text"><p>new <b>%d</b></p><table><tr><td>%d</td></tr></table><svg><path d="M0"/></svg></div></div>`+"\n", k, k, k) + lines[i]
+	case 4: // a line removed
+		if len(lines) > 3 {
+			i := 1 + r.IntN(len(lines)-2)
+			lines = append(lines[:i], lines[i+1:]...)
+		}
+	case 5: // an attribute on a random element
+		j := r.IntN(len(src))
+		if at := strings.Index(src[j:], "<div"); at >= 0 {
+			j += at + len("<div")
+			return src[:j] + fmt.Sprintf(` data-rl-hidden="display" data-k="%d"`, k) + src[j:]
+		}
+	case 6: // a word inside a text
+		j := r.IntN(len(src))
+		if at := strings.Index(src[j:], "<p>"); at >= 0 {
+			j += at + len("<p>")
+			return src[:j] + fmt.Sprintf("word%d &amp; ", k) + src[j:]
+		}
+	case 7: // the end of the page
+		return src + fmt.Sprintf("<!--%d-->", k)
+	case 8: // the title (the very start)
+		return strings.Replace(src, "<title>", fmt.Sprintf("<title>%d ", k), 1)
+	case 9: // misnesting: the fast builder declines; the next edit may undo it
+		i := pick()
+		lines[i] = "<p><div>x</div>" + lines[i]
+	case 10: // a random byte removed
+		j := r.IntN(len(src))
+		return src[:j] + src[j+1:]
+	case 11: // a list and a pre
+		i := pick()
+		lines[i] = fmt.Sprintf("<ul><li>a %d</li><li><pre>\nb</pre></li></ul>", k) + lines[i]
+	}
+	return strings.Join(lines, "")
+}
+
+// TestSpliceParseChatPages resumes the tree of each version of a seeded
+// chat page for the next one, through random edit sequences, at every
+// size: each tree is a fresh parse's.
+func TestSpliceParseChatPages(t *testing.T) {
+	sizes := chatpage.Sizes
+	if testing.Short() {
+		sizes = sizes[:3]
+	}
+	for _, n := range sizes {
+		seeds, steps := 4, 40
+		switch n {
+		case 2000:
+			seeds, steps = 2, 15
+		case 20000:
+			seeds, steps = 1, 4
+		}
+		for seed := range seeds {
+			for _, step := range []int{0, 64} { // the default marks, and dense ones
+				restore := observe.SetMarkStep(step)
+				r := rand.New(rand.NewPCG(uint64(seed), uint64(n)))
+				src := chatpage.Render(chatpage.Options{Turns: n, Seed: int64(seed + 1)})
+				var sp observe.Splicer
+				resumed := 0
+				spliceStep(t, &sp, "first", src)
+				for k := range steps {
+					next, temporary := chatEdit(r, src, k)
+					if spliceStep(t, &sp, fmt.Sprintf("chat%d seed %d marks %d step %d", n, seed, step, k), next) >= 0 {
+						resumed++
+					}
+					if !temporary {
+						src = next
+					}
+				}
+				restore()
+				if resumed*3 < steps {
+					t.Errorf("chat%d seed %d: only %d of %d parses resumed", n, seed, resumed, steps)
+				}
+			}
+		}
+	}
+}
+
+// TestSpliceParseRecordings resumes every frame of every capture in
+// recordings/ from the same frame of the capture before it (consecutive
+// captures of real scenarios), with dense marks and with the default ones.
+func TestSpliceParseRecordings(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join("..", "..", "recordings", "sessions", "*", "*.json"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no recorded sessions: %v", err)
+	}
+	for _, step := range []int{1, 0} {
+		restore := observe.SetMarkStep(step)
+		pairs, resumed := 0, 0
+		for _, path := range files {
+			s, err := replay.Load(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			splicers := map[string]*observe.Splicer{}
+			for ci, c := range s.Captures {
+				for _, f := range c.Frames {
+					sp := splicers[f.ID]
+					if sp == nil {
+						sp = &observe.Splicer{}
+						splicers[f.ID] = sp
+					} else {
+						pairs++
+					}
+					if spliceStep(t, sp, fmt.Sprintf("%s capture %d frame %s", path, ci, f.ID), f.HTML) >= 0 {
+						resumed++
+					}
+				}
+			}
+		}
+		restore()
+		t.Logf("marks every %d: %d consecutive frame pairs in %d sessions, %d parses resumed", step, pairs, len(files), resumed)
+		if step == 1 && resumed*4 < pairs {
+			t.Errorf("only %d of %d consecutive frames resumed", resumed, pairs)
+		}
+	}
+}
+
+// TestSpliceParseHTML5Lib takes every html5lib document the fast builder
+// takes, then parses random edits of it resuming the previous tree, with
+// a mark at every resumable point.
+func TestSpliceParseHTML5Lib(t *testing.T) {
+	defer observe.SetMarkStep(1)()
+	out, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", "golang.org/x/net").Output()
+	if err != nil {
+		t.Fatalf("locating golang.org/x/net: %v", err)
+	}
+	dir := filepath.Join(strings.TrimSpace(string(out)), "html", "testdata")
+	files, err := filepath.Glob(filepath.Join(dir, "html5lib-tests", "tree-construction", "*.dat"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no html5lib tests under %s: %v", dir, err)
+	}
+	var docs []string
+	for _, path := range files {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range strings.Split(string(data), "#data\n")[1:] {
+			end := strings.Index(c, "\n#errors")
+			if end < 0 || strings.Contains(c, "#document-fragment") {
+				continue
+			}
+			for _, doc := range []string{c[:end], "<!DOCTYPE html><html><head></head><body>" + c[:end] + "</body></html>"} {
+				if _, ok := observe.FastParse(doc); ok {
+					docs = append(docs, doc)
+				}
+			}
+		}
+	}
+	r := rand.New(rand.NewPCG(16, 16))
+	resumed := 0
+	for i, doc := range docs {
+		var sp observe.Splicer
+		spliceStep(t, &sp, fmt.Sprintf("html5lib %d", i), doc)
+		other := docs[r.IntN(len(docs))]
+		for k, next := range []string{
+			doc + other,
+			doc[:len(doc)/2] + other[len(other)/2:],
+			doc,
+			doc[:r.IntN(len(doc)+1)] + "<b>x</b>" + doc[r.IntN(len(doc)+1):],
+			doc,
+		} {
+			if spliceStep(t, &sp, fmt.Sprintf("html5lib %d edit %d", i, k), next) >= 0 {
+				resumed++
+			}
+		}
+	}
+	t.Logf("%d html5lib documents the fast builder takes, %d parses resumed", len(docs), resumed)
+}
+
+// FuzzSpliceParse: two documents in; the parse of the second resuming the
+// first's tree (a mark at every resumable point) is the fresh parse of the
+// second, and so is the parse of the first again after it (seeds that found
+// bugs live in testdata/fuzz/FuzzSpliceParse).
+func FuzzSpliceParse(f *testing.F) {
+	page := chatpage.Render(chatpage.Options{Turns: 4, Seed: 1, Sidebar: 2})
+	i := strings.LastIndex(page, `</div><div class="actions">`)
+	f.Add(page, page[:i]+"<p>Streamed.</p>"+page[i:])
+	f.Add(`<html><head></head><body><table><tr><td><b>x</b></td></tr></table><p>a</p></body></html>`,
+		`<html><head></head><body><table><tr><td><b>x</b></td><td>y</td></tr></table></body></html>`)
+	f.Add(`<html><head></head><body><svg><path d="M0"/><g><rect/></g></svg><form><ul><li>a</li></ul></form></body></html>`,
+		`<html><head></head><body><svg><path d="M0"/><g><rect/><circle/></g></svg></body></html>`)
+	f.Add(`<html><head></head><body><pre><b>x</b></pre><textarea>t</textarea></body></html><!--c-->`,
+		`<html><head></head><body><pre><b>x</b>`+"\n"+`y</pre></body></html><!--c--><!--d-->`)
+	f.Fuzz(func(t *testing.T, a, b string) {
+		if len(a) > 1<<15 || len(b) > 1<<15 {
+			return
+		}
+		defer observe.SetMarkStep(1)()
+		var sp observe.Splicer
+		spliceStep(t, &sp, "first", a)
+		spliceStep(t, &sp, "second after first", b)
+		spliceStep(t, &sp, "first after second", a)
+	})
+}
+
+// TestParseAfter: a document parsed after the previous capture of the page
+// (ParseAfter) is Parse's: the same node ids, hidden flags and frames for
+// every element, and the same observation and views.
+func TestParseAfter(t *testing.T) {
+	defer observe.SetMarkStep(64)()
+	r := rand.New(rand.NewPCG(7, 7))
+	src := chatpage.Render(chatpage.Options{Turns: 200, Seed: 9})
+	frame := `<html><head></head><body><button>in frame</button></body></html>`
+	var prev *observe.Document
+	for k := range 30 {
+		c := capture.New("http://x/chat", src)
+		c.Frames = append(c.Frames, capture.Frame{ID: "f2", Parent: c.Frames[0].ID, URL: "http://x/f", HTML: frame})
+		got, err := observe.ParseAfter(c, prev)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := observe.Parse(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if msg := docDiff(got, want); msg != "" {
+			t.Fatalf("step %d: %s", k, msg)
+		}
+		prev = got
+		if next, temporary := chatEdit(r, src, k); !temporary {
+			src = next
+		}
+		if k%5 == 4 {
+			frame = strings.Replace(frame, "</body>", fmt.Sprintf("<p>%d</p></body>", k), 1)
+		}
+	}
+}
+
+// docDiff compares two documents of the same capture: every element's
+// node id, frame and hidden flag, and both views and the full candidate
+// list of their observations.
+func docDiff(got, want *observe.Document) string {
+	if len(got.Frames) != len(want.Frames) {
+		return fmt.Sprintf("%d frames, want %d", len(got.Frames), len(want.Frames))
+	}
+	for i := range got.Frames {
+		if diff := treeDiff(got.Frames[i].Root, want.Frames[i].Root); diff != "" {
+			return "frame " + got.Frames[i].ID + ": " + diff
+		}
+		var ge, we []*html.Node
+		observe.WalkElements(got.Frames[i].Root, func(n *html.Node) bool { ge = append(ge, n); return true })
+		observe.WalkElements(want.Frames[i].Root, func(n *html.Node) bool { we = append(we, n); return true })
+		for k := range we {
+			if a, b := got.NodeID(ge[k]), want.NodeID(we[k]); a != b {
+				return fmt.Sprintf("element %d: node id %q, want %q", k, a, b)
+			}
+			if a, b := got.Hidden(ge[k]), want.Hidden(we[k]); a != b {
+				return fmt.Sprintf("element %d (%s): hidden %v, want %v", k, got.NodeID(ge[k]), a, b)
+			}
+			if a, b := got.FrameOf(ge[k]), want.FrameOf(we[k]); a != b {
+				return fmt.Sprintf("element %d: frame %q, want %q", k, a, b)
+			}
+		}
+	}
+	og, ow := observe.Observe(got, 3, observe.Options{}), observe.Observe(want, 3, observe.Options{})
+	big := observe.DefaultLimits
+	big.ElementsMax, big.MergedElementsMax, big.TextCharsMax, big.MergedTextCharsMax = 1<<30, 1<<30, 1<<30, 1<<30
+	a, _ := json.Marshal([]any{og.View(observe.ViewFull, big), og.View(observe.ViewPage, observe.PageLimits), og.All})
+	b, _ := json.Marshal([]any{ow.View(observe.ViewFull, big), ow.View(observe.ViewPage, observe.PageLimits), ow.All})
+	if string(a) != string(b) {
+		return "the observations differ"
+	}
+	return ""
+}
