@@ -165,42 +165,53 @@ func (d *streamDriver) Capture(ctx context.Context) (*capture.Capture, error) {
 // into the newest answer (the step from the last version back to the first
 // removes seven), so the engine parses it reusing the last read's parse
 // (observe.ParseAfter) and observes it again; html.Parse of the page runs
-// in the same loop as the baseline (x-html.Parse).
+// in the same loop as the baseline (x-html.Parse). On the plain page and
+// on its live form (chatpage.Live: node ids and hidden state, as the
+// browser driver writes captures), where the index walk resumes too.
 //
 //	go test ./engine/mcp -run '^$' -bench PageSnapshotAfterChange -count 5
 func BenchmarkPageSnapshotAfterChange(b *testing.B) {
-	ctx := context.Background()
 	cfg := engine.Config{Adapter: adapter.DefaultAuto}
 	for _, n := range chatpage.Sizes[:3] {
-		b.Run("turns="+strconv.Itoa(n), func(b *testing.B) {
-			page := chatpage.Render(chatpage.Options{Turns: n, Seed: 1})
-			at := strings.LastIndex(page, `</div><div class="actions">`)
-			d := &streamDriver{Driver: replay.NewDriver(benchSession(page))}
-			var streamed strings.Builder
-			for k := range 8 {
-				d.caps = append(d.caps, capture.New(benchURL, page[:at]+streamed.String()+page[at:]))
-				fmt.Fprintf(&streamed, "<p>Streamed sentence %d.</p>", 1764601000000+k)
-			}
-			p := engine.New(cfg).Begin(ctx, "bench").Page("main", d)
-			if err := p.Navigate(ctx, benchURL); err != nil {
-				b.Fatal(err)
-			}
-			if _, err := p.Snapshot(ctx, observe.ViewPage); err != nil {
-				b.Fatal(err)
-			}
-			pairbench.Run(b, "html.Parse", func() {
-				if _, err := html.Parse(strings.NewReader(d.caps[(d.k+1)%len(d.caps)].Frames[0].HTML)); err != nil {
-					b.Fatal(err)
-				}
-			}, func() {
-				v, err := p.Snapshot(ctx, observe.ViewPage)
-				if err != nil {
-					b.Fatal(err)
-				}
-				if _, err := json.Marshal(v); err != nil {
-					b.Fatal(err)
-				}
+		for _, live := range []bool{false, true} {
+			b.Run(fmt.Sprintf("turns=%d/live=%v", n, live), func(b *testing.B) {
+				benchAfterChange(b, cfg, n, live)
 			})
-		})
+		}
 	}
+}
+
+func benchAfterChange(b *testing.B, cfg engine.Config, n int, live bool) {
+	ctx := context.Background()
+	page := chatpage.Render(chatpage.Options{Turns: n, Seed: 1})
+	if live {
+		page = chatpage.Live(page)
+	}
+	at := strings.LastIndex(page, `</div><div class="actions"`)
+	d := &streamDriver{Driver: replay.NewDriver(benchSession(page))}
+	var streamed strings.Builder
+	for k := range 8 {
+		d.caps = append(d.caps, capture.New(benchURL, page[:at]+streamed.String()+page[at:]))
+		fmt.Fprintf(&streamed, "<p>Streamed sentence %d.</p>", 1764601000000+k)
+	}
+	p := engine.New(cfg).Begin(ctx, "bench").Page("main", d)
+	if err := p.Navigate(ctx, benchURL); err != nil {
+		b.Fatal(err)
+	}
+	if _, err := p.Snapshot(ctx, observe.ViewPage); err != nil {
+		b.Fatal(err)
+	}
+	pairbench.Run(b, "html.Parse", func() {
+		if _, err := html.Parse(strings.NewReader(d.caps[(d.k+1)%len(d.caps)].Frames[0].HTML)); err != nil {
+			b.Fatal(err)
+		}
+	}, func() {
+		v, err := p.Snapshot(ctx, observe.ViewPage)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := json.Marshal(v); err != nil {
+			b.Fatal(err)
+		}
+	})
 }

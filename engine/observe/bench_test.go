@@ -51,9 +51,12 @@ func BenchmarkObserve(b *testing.B) {
 // page script appends them: cycling through them, every read after the
 // first is of a page that changed a little (the step from the last version
 // back to the first removes n-1 paragraphs).
-func streamedPages(turns, n int) []string {
+func streamedPages(turns, n int, live bool) []string {
 	page := chatpage.Render(chatpage.Options{Turns: turns, Seed: 1})
-	at := strings.LastIndex(page, `</div><div class="actions">`)
+	if live {
+		page = chatpage.Live(page)
+	}
+	at := strings.LastIndex(page, `</div><div class="actions"`)
 	out := make([]string, n)
 	var streamed strings.Builder
 	for k := range n {
@@ -67,41 +70,49 @@ func streamedPages(turns, n int) []string {
 // streamed into the newest answer) on the seeded chat pages: ParseAfter
 // reusing the previous version's parse, alternating in one loop with a
 // fresh Parse of the same capture (x-Parse) and, as its own row, with bare
-// html.Parse (x-html.Parse).
+// html.Parse (x-html.Parse); on the plain page and on its live form
+// (chatpage.Live: node ids and hidden state, as the browser driver writes
+// captures), where the index walk resumes too.
 //
 //	go test ./engine/observe -run '^$' -bench ParseAfterChange -count 5
 func BenchmarkParseAfterChange(b *testing.B) {
 	for _, n := range chatpage.Sizes[:3] {
-		pages := streamedPages(n, 8)
-		caps := make([]*capture.Capture, len(pages))
-		for i, p := range pages {
-			caps[i] = capture.New("http://x/chat", p)
-		}
-		for _, base := range []string{"Parse", "html.Parse"} {
-			b.Run(fmt.Sprintf("turns=%d/vs=%s", n, base), func(b *testing.B) {
-				prev, err := Parse(caps[0])
-				if err != nil {
-					b.Fatal(err)
-				}
-				k := 0
-				pairbench.Run(b, base, func() {
-					c := caps[(k+1)%len(caps)]
-					if base == "Parse" {
-						if _, err := Parse(c); err != nil {
-							b.Fatal(err)
-						}
-					} else if _, err := html.Parse(strings.NewReader(c.Frames[0].HTML)); err != nil {
-						b.Fatal(err)
-					}
-				}, func() {
-					k++
-					doc, err := ParseAfter(caps[k%len(caps)], prev)
-					if err != nil {
-						b.Fatal(err)
-					}
-					prev = doc
+		for _, live := range []bool{false, true} {
+			pages := streamedPages(n, 8, live)
+			caps := make([]*capture.Capture, len(pages))
+			for i, p := range pages {
+				caps[i] = capture.New("http://x/chat", p)
+			}
+			for _, base := range []string{"Parse", "html.Parse"} {
+				b.Run(fmt.Sprintf("turns=%d/live=%v/vs=%s", n, live, base), func(b *testing.B) {
+					benchParseAfter(b, caps, base)
 				})
-			})
+			}
 		}
 	}
+}
+
+func benchParseAfter(b *testing.B, caps []*capture.Capture, base string) {
+	prev, err := Parse(caps[0])
+	if err != nil {
+		b.Fatal(err)
+	}
+	k := 0
+	pairbench.Run(b, base, func() {
+		c := caps[(k+1)%len(caps)]
+		if base == "Parse" {
+			if _, err := Parse(c); err != nil {
+				b.Fatal(err)
+			}
+		} else if _, err := html.Parse(strings.NewReader(c.Frames[0].HTML)); err != nil {
+			b.Fatal(err)
+		}
+	}, func() {
+		k++
+		doc, err := ParseAfter(caps[k%len(caps)], prev)
+		if err != nil {
+			b.Fatal(err)
+		}
+		prev = doc
+	})
 }

@@ -79,7 +79,13 @@ type Frame struct {
 	index int
 	owner *html.Node // the iframe element, nil for the main frame
 	raw   *frameRaw
-	fast  *fastTree // the fast builder's tree, for ParseAfter; nil when html.Parse built it
+	fast  *fastTree  // the fast builder's tree, for ParseAfter; nil when html.Parse built it
+	walk  []walkMark // the index walk's state at marks of fast, for ParseAfter
+	// inherited are the hidden flags the frame inherits from its iframe
+	inherited uint8
+	// walkFrom is where the index walk resumed (a walk mark's position),
+	// -1 when it walked from the root
+	walkFrom int
 }
 
 // UnreadFrame is an iframe whose document is not in the capture.
@@ -167,11 +173,12 @@ func parse(c *capture.Capture, prev *Document) (*Document, error) {
 	for qi := 0; qi < len(queue); qi++ {
 		p := queue[qi]
 		var reuse *fastTree
+		var reused *Frame
 		if prev != nil {
 			// each of prev's trees is taken over at most once
 			for _, pf := range prev.Frames {
 				if pf.ID == p.f.ID && pf.fast != nil {
-					reuse, pf.fast = pf.fast, nil
+					reuse, reused, pf.fast = pf.fast, pf, nil
 					break
 				}
 			}
@@ -186,9 +193,6 @@ func parse(c *capture.Capture, prev *Document) (*Document, error) {
 		}
 		fr := &Frame{ID: p.f.ID, Parent: p.f.Parent, Owner: p.f.Owner, URL: p.f.URL, Root: root,
 			Doc: goquery.NewDocumentFromNode(root), Repaired: repaired, index: len(d.Frames), fast: fast}
-		for _, slab := range slabs {
-			d.info.addDense(slab)
-		}
 		var inherited uint8
 		if parent := byFrameID[fr.Parent]; parent != nil {
 			fr.owner = d.ownerIn(parent, fr)
@@ -196,9 +200,18 @@ func parse(c *capture.Capture, prev *Document) (*Document, error) {
 				inherited = d.info.at(fr.owner).flags
 			}
 		}
+		fr.inherited = inherited
+		from := resumeWalk(prev, reused, fr)
+		for _, slab := range slabs {
+			d.info.addDense(slab)
+			if from != nil {
+				// the nodes before the mark are indexed as prev indexed them
+				d.info.copyDense(slab, &prev.info)
+			}
+		}
 		d.Frames = append(d.Frames, fr)
 		byFrameID[fr.ID] = fr
-		srcdocs := d.index(fr, len(p.src), inherited, inCapture)
+		srcdocs := d.index(fr, len(p.src), inherited, inCapture, from)
 		for i, sd := range srcdocs {
 			if len(queue) >= maxFrames {
 				d.Unread = append(d.Unread, UnreadFrame{Frame: fr.ID, Node: d.NodeID(sd), Src: "about:srcdoc",
@@ -211,6 +224,28 @@ func parse(c *capture.Capture, prev *Document) (*Document, error) {
 		}
 	}
 	return d, nil
+}
+
+// resumeWalk is where the index walk of fr, whose tree was resumed from
+// the tree of pf (a frame of prev), may resume: the last walk mark of pf
+// at or before the parse mark the tree resumed from, when pf was a live
+// frame in the same place (frame index, inherited flags); nil when the
+// walk starts at the root.
+func resumeWalk(prev *Document, pf, fr *Frame) *walkResume {
+	if pf == nil || fr.fast == nil || fr.fast.resumedAt < 0 || !pf.Live || pf.index != fr.index || pf.inherited != fr.inherited {
+		return nil
+	}
+	var m *walkMark
+	for i := range pf.walk {
+		if pf.walk[i].pos > fr.fast.resumedAt {
+			break
+		}
+		m = &pf.walk[i]
+	}
+	if m == nil {
+		return nil
+	}
+	return &walkResume{prev: prev, frame: pf, mark: m}
 }
 
 // ParseHTML parses a single-frame page given as HTML.

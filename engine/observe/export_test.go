@@ -61,3 +61,7 @@ func (d *Document) Slabs(i int) int {
 	}
 	return 0
 }
+
+// WalkFrom is where the index walk of frame i resumed, -1 when it walked
+// the whole frame.
+func (d *Document) WalkFrom(i int) int { return d.Frames[i].walkFrom }

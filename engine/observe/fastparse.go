@@ -55,6 +55,9 @@ type fastTree struct {
 	doc   *html.Node
 	slabs [][]html.Node // every slab holding the tree's nodes, the last one partly filled
 	marks []parseMark   // in source order
+	// resumedAt is the position of the mark the tree was resumed from (its
+	// nodes before it are the previous tree's), -1 for a fresh parse
+	resumedAt int
 }
 
 // parseMark is the builder's whole state at a point of the source where
@@ -96,7 +99,7 @@ func fastParseTree(src string, prev *fastTree) (*fastTree, bool) {
 	if strings.IndexByte(src, 0) >= 0 || strings.IndexByte(src, '\r') >= 0 {
 		return nil, false // the tokenizer rewrites both
 	}
-	p := &fastParser{src: src}
+	p := &fastParser{src: src, resumedAt: -1}
 	// Every element and comment starts with '<', and text nodes sit
 	// between tags: the count of '<' bounds the nodes of a capture well.
 	p.nodes = make([]html.Node, 0, strings.Count(src, "<")+8)
@@ -150,7 +153,7 @@ func resumeParse(prev *fastTree, src string) (t *fastTree, resumed bool) {
 		n.LastChild = last
 		last.NextSibling = nil
 	}
-	p := &fastParser{src: src, pos: m.pos, doc: m.chain[0], form: m.form, mode: m.mode, orig: m.orig}
+	p := &fastParser{src: src, pos: m.pos, doc: m.chain[0], form: m.form, mode: m.mode, orig: m.orig, resumedAt: m.pos}
 	p.oe = append(make([]*html.Node, 0, max(32, len(m.chain))), m.chain[1:]...)
 	p.afe = slices.Clone(m.afe)
 	p.nodes = make([]html.Node, 0, strings.Count(tail, "<")+8)
@@ -185,7 +188,7 @@ func (p *fastParser) run() (*fastTree, bool) {
 			return nil, false
 		}
 		if t.kind == tkEOF {
-			return &fastTree{src: p.src, doc: p.doc, slabs: append(p.slabs, p.nodes), marks: p.marks}, true
+			return &fastTree{src: p.src, doc: p.doc, slabs: append(p.slabs, p.nodes), marks: p.marks, resumedAt: p.resumedAt}, true
 		}
 		if p.pos >= p.nextMark {
 			p.mark()
@@ -270,9 +273,10 @@ type fastParser struct {
 	mode  fastMode
 	orig  fastMode // the mode text mode returns to
 
-	marks    []parseMark
-	markStep int
-	nextMark int // the position after which the next mark is taken
+	marks     []parseMark
+	resumedAt int
+	markStep  int
+	nextMark  int // the position after which the next mark is taken
 }
 
 // maxFastDepth keeps the open elements under html.Parse's limit of 512,

@@ -57,6 +57,21 @@ func (t *nodeTable) addDense(slab []html.Node) {
 	t.dense = append(t.dense, denseSlab{lo: lo, hi: lo + uintptr(len(slab))*nodeSize, info: make([]denseInfo, len(slab))})
 }
 
+// copyDense copies the entries prev holds for the nodes of slab (entered
+// with addDense before) into t.
+func (t *nodeTable) copyDense(slab []html.Node, prev *nodeTable) {
+	if len(slab) == 0 {
+		return
+	}
+	lo := uintptr(unsafe.Pointer(&slab[0]))
+	for i := range prev.dense {
+		if pd := &prev.dense[i]; pd.lo == lo {
+			copy(t.dense[len(t.dense)-1].info, pd.info)
+			return
+		}
+	}
+}
+
 // denseOf returns the dense entry of n, nil when n is in no slab.
 func (t *nodeTable) denseOf(n *html.Node) *denseInfo {
 	p := uintptr(unsafe.Pointer(n))

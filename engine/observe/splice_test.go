@@ -68,7 +68,7 @@ func chatEditOnce(r *rand.Rand, src string, k int) string {
 	pick := func() int { return r.IntN(len(lines)) }
 	switch r.IntN(12) {
 	case 0, 1, 2: // a streamed paragraph into the newest answer (bench/sidebyside's script)
-		i := strings.LastIndex(src, `</div><div class="actions">`)
+		i := strings.LastIndex(src, `</div><div class="actions"`)
 		if i < 0 {
 			return src + fmt.Sprintf("<p>Streamed %d.</p>", k)
 		}
@@ -76,9 +76,8 @@ func chatEditOnce(r *rand.Rand, src string, k int) string {
 	case 3: // a new turn at a random line
 		i := pick()
 		lines[i] = fmt.Sprintf(`<div class="turn" data-message-author-role="assistant" data-message-id="new-%d"><div class="text"><p>new <b>%d</b></p><table><tr><td>%d</td></tr></table><svg><path d="M0"/></svg></div></div>`+"\n", k, k, k) + lines[i]
-	case 4: // a line removed
-		if len(lines) > 3 {
-			i := 1 + r.IntN(len(lines)-2)
+	case 4: // a turn removed
+		if i := pick(); strings.HasPrefix(lines[i], `<div class="turn"`) {
 			lines = append(lines[:i], lines[i+1:]...)
 		}
 	case 5: // an attribute on a random element
@@ -268,6 +267,30 @@ func FuzzSpliceParse(f *testing.F) {
 		spliceStep(t, &sp, "first", a)
 		spliceStep(t, &sp, "second after first", b)
 		spliceStep(t, &sp, "first after second", a)
+		// the same as documents, plain and live (the walk resumes)
+		for _, live := range []bool{false, true} {
+			x, y := a, b
+			if live {
+				x = strings.Replace(x, "<html", `<html data-rl-node="1"`, 1)
+				y = strings.Replace(y, "<html", `<html data-rl-node="1"`, 1)
+			}
+			var prev *observe.Document
+			for _, src := range []string{x, y, x} {
+				c := capture.New("http://fuzz/", src)
+				got, err := observe.ParseAfter(c, prev)
+				if err != nil {
+					t.Fatal(err)
+				}
+				want, err := observe.Parse(c)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if msg := docDiff(got, want); msg != "" {
+					t.Fatalf("live %v: %s\nfrom %q\nto %q", live, msg, x, src)
+				}
+				prev = got
+			}
+		}
 	})
 }
 
@@ -300,6 +323,88 @@ func TestParseAfter(t *testing.T) {
 		}
 		if k%5 == 4 {
 			frame = strings.Replace(frame, "</body>", fmt.Sprintf("<p>%d</p></body>", k), 1)
+		}
+	}
+}
+
+// TestParseAfterLive is TestParseAfter on live captures (node ids and
+// hidden state written by the browser), where the index walk resumes too.
+func TestParseAfterLive(t *testing.T) {
+	for _, step := range []int{0, 64} {
+		restore := observe.SetMarkStep(step)
+		r := rand.New(rand.NewPCG(8, uint64(step)))
+		src := chatpage.Live(chatpage.Render(chatpage.Options{Turns: 200, Seed: 10}))
+		var prev *observe.Document
+		walks := 0
+		for k := range 40 {
+			got, err := observe.ParseAfter(capture.New("http://x/chat", src), prev)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := observe.Parse(capture.New("http://x/chat", src))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if msg := docDiff(got, want); msg != "" {
+				t.Fatalf("marks %d step %d (walk resumed at %d): %s", step, k, got.WalkFrom(0), msg)
+			}
+			if got.WalkFrom(0) >= 0 {
+				walks++
+			}
+			prev = got
+			if next, temporary := chatEdit(r, src, k); !temporary {
+				src = next
+			}
+		}
+		restore()
+		if walks < 10 {
+			t.Errorf("marks %d: the index walk resumed in only %d of 40 reads", step, walks)
+		}
+	}
+}
+
+// TestParseAfterRecordings parses every capture of every recorded session
+// after the capture before it (ParseAfter) and compares the document with
+// Parse's: trees, node ids, hidden flags, frames, observations.
+func TestParseAfterRecordings(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join("..", "..", "recordings", "sessions", "*", "*.json"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no recorded sessions: %v", err)
+	}
+	for _, step := range []int{1, 0} {
+		restore := observe.SetMarkStep(step)
+		reads, walks := 0, 0
+		for _, path := range files {
+			s, err := replay.Load(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var prev *observe.Document
+			for ci, c := range s.Captures {
+				got, err := observe.ParseAfter(c, prev)
+				if err != nil {
+					t.Fatal(err)
+				}
+				want, err := observe.Parse(c)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if msg := docDiff(got, want); msg != "" {
+					t.Fatalf("%s capture %d, marks %d: %s", path, ci, step, msg)
+				}
+				reads++
+				for i := range got.Frames {
+					if got.WalkFrom(i) >= 0 {
+						walks++
+					}
+				}
+				prev = got
+			}
+		}
+		restore()
+		t.Logf("marks every %d: %d reads, %d frame walks resumed", step, reads, walks)
+		if step == 1 && walks == 0 {
+			t.Error("no index walk resumed on the recordings")
 		}
 	}
 }

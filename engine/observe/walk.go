@@ -1,6 +1,7 @@
 package observe
 
 import (
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -48,11 +49,56 @@ type walkCtx struct {
 
 const hideMask = flagDisplay | flagAria | flagInert
 
+// walkOpen is one open ancestor on the index walk's stack: the children
+// of an element inherit the context it leaves them, and a visible block
+// element ends its line when the walk leaves it.
+type walkOpen struct {
+	n       *html.Node
+	ctx     walkCtx    // what the children inherit
+	block   bool       // end the line when leaving
+	closed  bool       // closed details: only the summary shows
+	summary *html.Node // the summary of closed details
+}
+
+// walkMark is the index walk's state at a parse mark (parseMark) of a live
+// frame: the walk has visited every node the tree builder made before the
+// mark and left every element closed there, and stands at the mark's last
+// child (at) with the open elements on its stack. A tree resumed from that
+// mark, or a later one, shares all those nodes, so its walk resumes here
+// (Document.index with a walkResume): everything the walk computed for a
+// node depends only on the node, its attributes and its ancestors (roles,
+// hidden flags, ids, labels, candidates, headings, text), except what a
+// mark refuses: an open table (rows still to come), an iframe before the
+// mark (the capture's frames decide it), a plain file's style sheet and
+// closed details. The titles seen are kept to apply the title rule again.
+type walkMark struct {
+	pos      int // the parse mark's
+	at       *html.Node
+	stack    []walkOpen
+	seq      int32
+	text     int // bytes of text written
+	line     int
+	pending  bool
+	cands    int
+	headings int
+	tables   int
+	titles   []*html.Node
+}
+
+// walkResume is where a frame's walk resumes: a walk mark of the frame of
+// the previous document whose tree the frame took over.
+type walkResume struct {
+	prev  *Document
+	frame *Frame
+	mark  *walkMark
+}
+
 // index walks one frame once, without recursion: document order, hidden
 // flags, id and label maps, unread iframes, and the raw observation. It
 // returns the srcdoc iframes of a plain file, which become frames of their
-// own.
-func (d *Document) index(f *Frame, sizeHint int, inherited uint8, inCapture map[string]bool) (srcdocs []*html.Node) {
+// own. With from, the walk starts at from's mark with its state (the
+// nodes before it indexed as the previous document indexed them).
+func (d *Document) index(f *Frame, sizeHint int, inherited uint8, inCapture map[string]bool, from *walkResume) (srcdocs []*html.Node) {
 	ids := map[string]*html.Node{}
 	labels := map[string][]*html.Node{}
 	d.byID = append(d.byID, ids)
@@ -77,29 +123,81 @@ func (d *Document) index(f *Frame, sizeHint int, inherited uint8, inCapture map[
 	f.raw = raw
 	var text textLines
 	text.b.Grow(min(textMax, sizeHint))
-	// The walk is iterative (deep pages cannot overflow the stack) and
-	// keeps one entry per open ancestor, not one per pending node: the
-	// children of an element inherit the context it leaves them, and a
-	// visible block element ends its line when the walk leaves it.
-	type open struct {
-		n       *html.Node
-		ctx     walkCtx    // what the children inherit
-		block   bool       // end the line when leaving
-		closed  bool       // closed details: only the summary shows
-		summary *html.Node // the summary of closed details
-	}
-	childCtx := func(p *open, c *html.Node) walkCtx {
+	childCtx := func(p *walkOpen, c *html.Node) walkCtx {
 		cctx := p.ctx
 		if p.closed && c.Type == html.ElementNode && c != p.summary {
 			cctx.flags |= flagDisplay // closed details show their summary only
 		}
 		return cctx
 	}
-	stack := make([]open, 0, 64)
+	// walk marks: where the walk stands at each parse mark of the tree
+	var marks []parseMark
+	if f.fast != nil && f.Live {
+		marks = f.fast.marks
+	}
+	nextMark := 0
+	var titles []*html.Node
+	iframes := 0
+
+	stack := make([]walkOpen, 0, 64)
 	var seq int32
 	n, ctx := f.Root, walkCtx{flags: inherited}
+	resumed := false
+	f.walkFrom = -1
+	if from != nil && !f.Live {
+		from = nil // a walk mark is of a live frame's walk
+	}
+	if from != nil {
+		m := from.mark
+		for _, wm := range from.frame.walk {
+			if wm.pos > m.pos {
+				break
+			}
+			f.walk = append(f.walk, wm)
+		}
+		for nextMark < len(marks) && marks[nextMark].pos <= m.pos {
+			nextMark++
+		}
+		stack = append(stack, m.stack...)
+		seq = m.seq
+		text.b.WriteString(from.frame.raw.text[:m.text])
+		text.line, text.pending = m.line, m.pending
+		raw.cands = append(raw.cands, from.frame.raw.cands[:m.cands]...)
+		raw.headings = append(raw.headings, from.frame.raw.headings[:m.headings]...)
+		raw.tables = append(raw.tables, from.frame.raw.tables[:m.tables]...)
+		titles = m.titles
+		if f.index == 0 {
+			for _, t := range titles {
+				if d.Title == "" {
+					d.Title = strings.TrimSpace(textOf(t))
+				}
+			}
+		}
+		// the ids and labels of the nodes before the mark
+		prevIDs, prevLabels := from.prev.byID[from.frame.index], from.prev.labelOf[from.frame.index]
+		for id, el := range prevIDs {
+			if from.prev.info.at(el).seq <= m.seq {
+				ids[id] = el
+			}
+		}
+		for forID, list := range prevLabels {
+			k := 0
+			for k < len(list) && from.prev.info.at(list[k]).seq <= m.seq {
+				k++
+			}
+			if k > 0 {
+				labels[forID] = list[:k:k]
+			}
+		}
+		n, resumed = m.at, true
+		f.walkFrom = m.pos
+	}
 	for n != nil {
-		var cur open // stays zero for nodes whose children are not walked
+		var cur walkOpen // stays zero for nodes whose children are not walked
+		if resumed {
+			resumed = false
+			goto advance
+		}
 		switch n.Type {
 		case html.TextNode:
 			if ctx.flags&(hideMask|flagVisibility) == 0 {
@@ -123,10 +221,14 @@ func (d *Document) index(f *Frame, sizeHint int, inherited uint8, inCapture map[
 						labels[forID] = append(labels[forID], n)
 					}
 				case atom.Title:
-					if d.Title == "" && f.index == 0 {
-						d.Title = strings.TrimSpace(textOf(n))
+					if f.index == 0 {
+						titles = append(titles, n)
+						if d.Title == "" {
+							d.Title = strings.TrimSpace(textOf(n))
+						}
 					}
 				case atom.Iframe, atom.Frame:
+					iframes++
 					if sd := d.iframe(f, n, ctx.flags, inCapture); sd != nil {
 						srcdocs = append(srcdocs, sd)
 					}
@@ -149,7 +251,7 @@ func (d *Document) index(f *Frame, sizeHint int, inherited uint8, inCapture map[
 				}
 			}
 			if !pushKids {
-				cur = open{}
+				cur = walkOpen{}
 				break
 			}
 			cur.ctx = ctx
@@ -166,8 +268,19 @@ func (d *Document) index(f *Frame, sizeHint int, inherited uint8, inCapture map[
 		if cur.block {
 			text.flush() // a block without children ends its line at once
 		}
+	advance:
 		// on to the next sibling, leaving the ancestors that have none
 		for {
+			if nextMark < len(marks) {
+				if m := &marks[nextMark]; n == m.lasts[len(m.lasts)-1] {
+					nextMark++
+					if iframes == 0 && sameOpen(stack, m.chain) && stack[len(stack)-1].ctx.table == 0 {
+						f.walk = append(f.walk, walkMark{pos: m.pos, at: n, stack: slices.Clone(stack), seq: seq,
+							text: text.b.Len(), line: text.line, pending: text.pending, cands: len(raw.cands),
+							headings: len(raw.headings), tables: len(raw.tables), titles: titles[:len(titles):len(titles)]})
+					}
+				}
+			}
 			if len(stack) == 0 {
 				n = nil
 				break
@@ -188,6 +301,20 @@ func (d *Document) index(f *Frame, sizeHint int, inherited uint8, inCapture map[
 	d.info.flush() // reads after Parse never write
 	raw.text = text.String()
 	return srcdocs
+}
+
+// sameOpen reports whether the walk's stack holds exactly the chain of a
+// parse mark (the document node, then the open elements).
+func sameOpen(stack []walkOpen, chain []*html.Node) bool {
+	if len(stack) != len(chain) {
+		return false
+	}
+	for i := range stack {
+		if stack[i].n != chain[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // observeElement records a visible element's part in the observation and

@@ -122,3 +122,34 @@ func sentence(r *rand.Rand, n int, capital bool) string {
 	}
 	return b.String()
 }
+
+// Live returns a page as the browser driver's capture writes it: a node id
+// on every element (data-rl-node, numbered in document order) and the
+// computed hidden state on the hidden menus (data-rl-hidden), so the
+// engine reads it as a live frame. src is a page Render made (its tags
+// quote no '>').
+func Live(src string) string {
+	var b strings.Builder
+	b.Grow(len(src) + len(src)/4)
+	id := 0
+	for i := 0; i < len(src); i++ {
+		if src[i] != '<' || i+1 >= len(src) || !('a' <= src[i+1] && src[i+1] <= 'z') {
+			b.WriteByte(src[i])
+			continue
+		}
+		j := i + strings.IndexByte(src[i:], '>')
+		end := j
+		if src[j-1] == '/' {
+			end--
+		}
+		b.WriteString(src[i:end])
+		id++
+		fmt.Fprintf(&b, ` data-rl-node="%d"`, id)
+		if strings.Contains(src[i:j], ` class="menu"`) {
+			b.WriteString(` data-rl-hidden="display"`)
+		}
+		b.WriteString(src[end : j+1])
+		i = j
+	}
+	return b.String()
+}
