@@ -18,7 +18,27 @@ func (d *Document) Name(n *html.Node) string {
 
 // name is Name for an element whose role the caller has computed already.
 func (d *Document) name(n *html.Node, role string) string {
-	return Normalize(d.accessibleName(n, role))
+	s, _ := d.nameOf(n, role)
+	return s
+}
+
+// nameOf is name, and whether the name read anything outside n's subtree
+// and ancestors (elements by id: aria-labelledby, label[for], a wrapping
+// label's content, aria-owns/controls): a name that did not is the same
+// wherever n's subtree and ancestors are the same (ParseAfter keeps such
+// names of the nodes it takes over).
+func (d *Document) nameOf(n *html.Node, role string) (name string, global bool) {
+	s, global := d.accessibleNameOf(n, role)
+	return Normalize(s), global
+}
+
+// candName is the name of a candidate, computed once per document.
+func (d *Document) candName(rc *rawCand) string {
+	if !rc.named {
+		rc.name, rc.global = d.nameOf(rc.n, rc.role)
+		rc.named = true
+	}
+	return rc.name
 }
 
 // Bounds of one name computation: names longer than NameCharsMax are cut,
@@ -64,10 +84,17 @@ func (d *Document) AccessibleName(n *html.Node) string {
 
 // accessibleName is AccessibleName of an element whose role is known.
 func (d *Document) accessibleName(n *html.Node, role string) string {
+	s, _ := d.accessibleNameOf(n, role)
+	return s
+}
+
+// accessibleNameOf is accessibleName, and whether the computation read
+// elements by id or a wrapping label (nameOf).
+func (d *Document) accessibleNameOf(n *html.Node, role string) (string, bool) {
 	switch role {
 	case "caption", "code", "deletion", "emphasis", "generic", "insertion", "mark", "paragraph",
 		"presentation", "strong", "subscript", "suggestion", "superscript", "time":
-		return "" // roles that prohibit naming
+		return "", false // roles that prohibit naming
 	}
 	c := nameComputation{d: d, budget: nameNodesMax, roleNode: n, role: role}
 	s := c.text(n, opts{target: targetSelf})
@@ -75,7 +102,7 @@ func (d *Document) accessibleName(n *html.Node, role string) string {
 	if !c.ownLabel {
 		out = strings.Trim(out, "\u00a0 ")
 	}
-	return out
+	return out, c.global
 }
 
 type nameComputation struct {
@@ -86,6 +113,9 @@ type nameComputation struct {
 	// ownLabel: the name is the target's own aria-label, whose no-break
 	// spaces at the ends are kept (text content's are trimmed).
 	ownLabel bool
+	// global: the computation looked up elements by id or read a
+	// wrapping label (nameOf)
+	global bool
 	// the target's role, computed once by the caller
 	roleNode *html.Node
 	role     string
@@ -310,6 +340,7 @@ func (c *nameComputation) labelledBy(n *html.Node) []*html.Node {
 	if v == "" {
 		return nil
 	}
+	c.global = true
 	var out []*html.Node
 	for _, id := range strings.Fields(v) {
 		if ref := c.d.byIDIn(n, id); ref != nil {
@@ -331,6 +362,7 @@ func (c *nameComputation) labels(n *html.Node) []*html.Node {
 	for p := n.Parent; p != nil && steps < maxAncestors; p = p.Parent {
 		steps++
 		if p.Type == html.ElementNode && p.DataAtom == atom.Label {
+			c.global = true // the label's content is read, and its for looked up
 			if forID := attr(p, "for"); forID == "" || c.d.byIDIn(p, forID) == n {
 				if forID == "" && c.firstLabelable(p) != n {
 					break
@@ -340,7 +372,11 @@ func (c *nameComputation) labels(n *html.Node) []*html.Node {
 			break
 		}
 	}
-	if id := attr(n, "id"); id != "" && c.d.byIDIn(n, id) == n {
+	id := attr(n, "id")
+	if id != "" {
+		c.global = true // label[for] anywhere in the frame
+	}
+	if id != "" && c.d.byIDIn(n, id) == n {
 		if in, ok := c.d.info.get(n); ok {
 			out = append(out, c.d.labelOf[in.frame][id]...)
 		}
@@ -665,6 +701,7 @@ func (c *nameComputation) selectedOptions(n *html.Node, o opts) string {
 		})
 		if list == nil {
 			if ids := strings.Fields(attr(n, "aria-owns") + " " + attr(n, "aria-controls")); len(ids) > 0 {
+				c.global = true
 				for _, id := range ids {
 					if x := c.d.byIDIn(n, id); x != nil && Role(x) == "listbox" {
 						list = x

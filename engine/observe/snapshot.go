@@ -229,8 +229,9 @@ func Observe(doc *Document, id int, opts Options) *Observation {
 	for _, f := range doc.Frames {
 		o.texts = append(o.texts, frameText{frame: f.ID, text: f.raw.text})
 		total += len(f.raw.cands)
-		for _, h := range f.raw.headings {
-			o.headings = append(o.headings, Heading{Level: headingLevel(h), Text: doc.name(h, "heading"), Frame: f.ID})
+		for i := range f.raw.headings {
+			h := &f.raw.headings[i]
+			o.headings = append(o.headings, Heading{Level: headingLevel(h.n), Text: doc.candName(h), Frame: f.ID})
 		}
 		base := len(o.tables)
 		for _, t := range f.raw.tables {
@@ -254,7 +255,8 @@ func Observe(doc *Document, id int, opts Options) *Observation {
 	prefix := "s" + strconv.Itoa(id) + "e"
 	for class := uint8(classEditor); class <= classNav; class++ {
 		for _, f := range doc.Frames {
-			for _, rc := range f.raw.cands {
+			for i := range f.raw.cands {
+				rc := &f.raw.cands[i]
 				if rc.class != class {
 					continue
 				}
@@ -350,9 +352,9 @@ func candClass(rc rawCand) uint8 {
 	return classControl
 }
 
-func fillElement(el *Element, doc *Document, f *Frame, rc rawCand, opts Options) {
+func fillElement(el *Element, doc *Document, f *Frame, rc *rawCand, opts Options) {
 	n, role := rc.n, rc.role
-	*el = Element{Role: role, Name: doc.name(n, role), Frame: f.ID, node: n} // Node: set by Observe
+	*el = Element{Role: role, Name: doc.candName(rc), Frame: f.ID, node: n} // Node: set by Observe
 	if role == "link" {
 		el.Href = truncRunes(attr(n, "href"), 2048)
 	}

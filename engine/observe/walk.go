@@ -17,7 +17,7 @@ import (
 // flags of the whole frame are known.
 type frameRaw struct {
 	cands    []rawCand
-	headings []*html.Node
+	headings []rawCand // role "heading"
 	tables   []rawTable
 	text     string
 }
@@ -28,6 +28,11 @@ type rawCand struct {
 	seq   int32 // document order within the frame, as in the index
 	nav   bool
 	class uint8 // priority class (OBS-2)
+	// the accessible name, once an observation computed it
+	// (Document.candName); global: it read outside the node's subtree
+	// and ancestors (nameOf)
+	named, global bool
+	name          string
 }
 
 type rawTable struct {
@@ -164,6 +169,20 @@ func (d *Document) index(f *Frame, sizeHint int, inherited uint8, inCapture map[
 		text.line, text.pending = m.line, m.pending
 		raw.cands = append(raw.cands, from.frame.raw.cands[:m.cands]...)
 		raw.headings = append(raw.headings, from.frame.raw.headings[:m.headings]...)
+		// a name computed on the previous tree stands for a node whose
+		// subtree is closed (not open at the mark) and which read nothing
+		// else
+		open := make(map[*html.Node]bool, len(m.stack))
+		for _, o := range m.stack {
+			open[o.n] = true
+		}
+		for _, list := range [][]rawCand{raw.cands, raw.headings} {
+			for i := range list {
+				if rc := &list[i]; rc.named && (rc.global || open[rc.n]) {
+					rc.named, rc.global, rc.name = false, false, ""
+				}
+			}
+		}
 		raw.tables = append(raw.tables, from.frame.raw.tables[:m.tables]...)
 		titles = m.titles
 		if f.index == 0 {
@@ -327,7 +346,7 @@ func (d *Document) observeElement(raw *frameRaw, n *html.Node, seq int32, ctx wa
 		ctx.nav = true
 	case "heading":
 		if visible {
-			raw.headings = append(raw.headings, n)
+			raw.headings = append(raw.headings, rawCand{n: n, role: "heading"})
 		}
 	case "table", "grid", "treegrid":
 		raw.tables = append(raw.tables, rawTable{node: n, role: role, parent: ctx.table})
