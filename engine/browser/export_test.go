@@ -66,3 +66,7 @@ func (p *Page) EvalWorldForTest(ctx context.Context, expr string) (string, error
 // CheckSpliceForTest turns on (or off) the comparison of every incremental
 // capture's spliced HTML with a write of every node (checkSplice).
 func CheckSpliceForTest(on bool) { checkSplice.Store(on) }
+
+// CheckDecodeForTest turns on (or off) the comparison of the fast snapshot
+// reader with the generated decoder on every snapshot (checkDecode).
+func CheckDecodeForTest(on bool) { checkDecode.Store(on) }

@@ -198,7 +198,8 @@ func TestIncrementalCaptureMatchesFull(t *testing.T) {
 	p := idlePage(t)
 	ctx := context.Background()
 	browser.CheckSpliceForTest(true)
-	t.Cleanup(func() { browser.CheckSpliceForTest(false) })
+	browser.CheckDecodeForTest(true)
+	t.Cleanup(func() { browser.CheckSpliceForTest(false); browser.CheckDecodeForTest(false) })
 	pages := map[string]string{}
 	for i, sh := range propSheets {
 		pages["/"+strconv.Itoa(i)] = strings.Replace(propPage, "SHEET", sh, 1)

@@ -2,11 +2,13 @@ package browser
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"html"
 	"strconv"
 	"strings"
 
-	"github.com/chromedp/cdproto/cdp"
+	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
 	"github.com/chromedp/cdproto/domsnapshot"
 	"github.com/chromedp/chromedp"
 
@@ -19,9 +21,25 @@ var snapshotStyles = []string{"display", "visibility"}
 // snapshot takes one DOMSnapshot.captureSnapshot and serialises every
 // document in it into a capture frame.
 func snapshot(ctx context.Context, t *chromedp.Target) (*capture.Capture, *tree, error) {
-	res, err := cdp.Call(ctx, t, domsnapshot.CaptureSnapshot, domsnapshot.CaptureSnapshotParams{ComputedStyles: snapshotStyles})
-	if err != nil {
+	var raw jsonv2.Value
+	if err := t.Call(ctx, domsnapshot.CommandCaptureSnapshot, domsnapshot.CaptureSnapshotParams{ComputedStyles: snapshotStyles}, &raw); err != nil {
 		return nil, nil, err
+	}
+	res, err := decodeSnapshot(raw)
+	if err != nil {
+		// something the fast reader does not take: the generated decoder
+		res = &domsnapshot.CaptureSnapshotResult{}
+		if err := jsonv2.Unmarshal(raw, res); err != nil {
+			return nil, nil, fmt.Errorf("browser: decode the snapshot: %w", err)
+		}
+	} else if checkDecode.Load() {
+		var want domsnapshot.CaptureSnapshotResult
+		if err := jsonv2.Unmarshal(raw, &want); err != nil {
+			return nil, nil, fmt.Errorf("browser: decode the snapshot: %w", err)
+		}
+		if !sameSnapshot(res, &want) {
+			return nil, nil, errors.New("browser: the fast snapshot reader disagrees with the generated decoder")
+		}
 	}
 	// Media readiness is not in the DOM snapshot: a second, read-only
 	// call gets it, only for pages that have media.
@@ -146,11 +164,20 @@ func buildTree(d *domsnapshot.DocumentSnapshot, str func(domsnapshot.StringIndex
 		return t
 	}
 	count := len(n.ParentIndex)
-	children := make([][]int, count)
+	// children as first-child and next-sibling links, in index order
+	first, next, last := make([]int32, count), make([]int32, count), make([]int32, count)
+	for i := range first {
+		first[i], next[i] = -1, -1
+	}
 	for i := 1; i < count; i++ {
 		p := int(n.ParentIndex[i])
 		if p >= 0 && p < count {
-			children[p] = append(children[p], i)
+			if first[p] < 0 {
+				first[p] = int32(i)
+			} else {
+				next[last[p]] = int32(i)
+			}
+			last[p] = int32(i)
 		}
 	}
 	rareStr := func(r *domsnapshot.RareStringData) map[int]string {
@@ -183,10 +210,13 @@ func buildTree(d *domsnapshot.DocumentSnapshot, str func(domsnapshot.StringIndex
 			contentDoc[int(idx)] = int(n.ContentDocumentIndex.Value[k])
 		}
 	}
-	// layout facts
+	// layout facts: whether a node has a box, and its last layout entry
+	// with computed styles and with bounds (-1: none)
 	hasBox := make([]bool, count)
-	visibility := map[int]string{}
-	size := map[int]string{}
+	styleAt, boundsAt := make([]int32, count), make([]int32, count)
+	for i := range styleAt {
+		styleAt[i], boundsAt[i] = -1, -1
+	}
 	if d.Layout != nil {
 		for li, ni := range d.Layout.NodeIndex {
 			i := int(ni)
@@ -195,13 +225,25 @@ func buildTree(d *domsnapshot.DocumentSnapshot, str func(domsnapshot.StringIndex
 			}
 			hasBox[i] = true
 			if li < len(d.Layout.Styles) && len(d.Layout.Styles[li]) >= 2 {
-				visibility[i] = str(domsnapshot.StringIndex(d.Layout.Styles[li][1]))
+				styleAt[i] = int32(li)
 			}
 			if li < len(d.Layout.Bounds) && len(d.Layout.Bounds[li]) == 4 {
-				b := d.Layout.Bounds[li]
-				size[i] = strconv.Itoa(int(b[2])) + "x" + strconv.Itoa(int(b[3]))
+				boundsAt[i] = int32(li)
 			}
 		}
+	}
+	visibility := func(i int) string {
+		if li := styleAt[i]; li >= 0 {
+			return str(domsnapshot.StringIndex(d.Layout.Styles[li][1]))
+		}
+		return ""
+	}
+	size := func(i int) string {
+		if li := boundsAt[i]; li >= 0 {
+			b := d.Layout.Bounds[li]
+			return strconv.Itoa(int(b[2])) + "x" + strconv.Itoa(int(b[3]))
+		}
+		return ""
 	}
 	// a subtree with no box anywhere is not rendered (display:none); a
 	// display:contents element has no box but its children do.
@@ -216,7 +258,16 @@ func buildTree(d *domsnapshot.DocumentSnapshot, str func(domsnapshot.StringIndex
 			}
 		}
 	}
-	name := func(i int) string { return strings.ToLower(str(n.NodeName[i])) }
+	lower := map[domsnapshot.StringIndex]string{}
+	name := func(i int) string {
+		k := n.NodeName[i]
+		v, ok := lower[k]
+		if !ok {
+			v = strings.ToLower(str(k))
+			lower[k] = v
+		}
+		return v
+	}
 	// media states come in document order; they are used only when the
 	// page's media elements match them one to one by tag, so a DOM change
 	// between the two calls never attaches a state to the wrong element.
@@ -268,8 +319,8 @@ func buildTree(d *domsnapshot.DocumentSnapshot, str func(domsnapshot.StringIndex
 			parent.kids = append(parent.kids, c)
 			return
 		case 9, 11: // document, fragment
-			for _, ch := range children[i] {
-				rec(parent, ch, inSelect, inBody)
+			for ch := first[i]; ch >= 0; ch = next[ch] {
+				rec(parent, int(ch), inSelect, inBody)
 			}
 			return
 		case 1:
@@ -302,12 +353,14 @@ func buildTree(d *domsnapshot.DocumentSnapshot, str func(domsnapshot.StringIndex
 			s.media = &m
 		} else {
 			s.curSrc, s.hasCurSrc = currentSrc[i]
-			s.layoutSize = size[i]
+			if tag == "img" || tag == "video" { // the only elements a capture writes it on (lnode.render)
+				s.layoutSize = size(i)
+			}
 		}
 		if inBody && !inSelect && !noBox[tag] {
 			if !boxBelow[i] {
 				s.hidden = "display"
-			} else if v := visibility[i]; hasBox[i] && (v == "hidden" || v == "collapse") {
+			} else if v := visibility(i); hasBox[i] && (v == "hidden" || v == "collapse") {
 				s.hidden = "visibility"
 			}
 		}
@@ -320,8 +373,8 @@ func buildTree(d *domsnapshot.DocumentSnapshot, str func(domsnapshot.StringIndex
 			return
 		}
 		sel := inSelect || tag == "select" || tag == "datalist"
-		for _, ch := range children[i] {
-			rec(e, ch, sel, inBody)
+		for ch := first[i]; ch >= 0; ch = next[ch] {
+			rec(e, int(ch), sel, inBody)
 		}
 	}
 	rec(t.root, 0, false, false)

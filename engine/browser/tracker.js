@@ -177,24 +177,6 @@
     }
     return true;
   };
-  const shape = (n, out) => {
-    for (let c = n.firstChild; c; c = c.nextSibling) {
-      const k = c.nodeType;
-      if (k === 3) out.push("#");
-      else if (k === 10) out.push("!");
-      else if (k === 1) {
-        const t = tagOf(c);
-        out.push("<" + t);
-        if (!noKids(t)) shape(c, out);
-        out.push(">");
-      }
-    }
-  };
-  const hash = (s) => {
-    let h = 0x811c9dc5;
-    for (let i = 0; i < s.length; i++) { h ^= s.charCodeAt(i) & 0xff; h = Math.imul(h, 0x01000193) >>> 0; }
-    return h >>> 0;
-  };
   // isAbove: is el inside a select or datalist (not counting itself)?
   const isAbove = (el) => {
     for (let a = el.parentNode; a && a.nodeType === 1; a = a.parentNode) {
@@ -287,22 +269,30 @@
       S.global = false; S.focus = document.activeElement;
       { const k = sheetsKey(); S.sheets = k.key; S.risky = k.risky; S.sibling = k.sibling; }
       S.watch = new Set(); S.framed = undefined;
+      // one walk numbers the nodes and hashes their shape (text "#",
+      // doctype "!", element "<tag" … ">", FNV-1a as livetree.go number)
+      let h = 0x811c9dc5;
+      const mix = (c) => { h ^= c; h = Math.imul(h, 0x01000193) >>> 0; };
       const num = (n) => {
         for (let c = n.firstChild; c; c = c.nextSibling) {
-          if (!modelKind(c.nodeType)) continue;
+          const k = c.nodeType;
+          if (!modelKind(k)) continue;
           S.ids.set(c, S.byId.length); S.byId.push(c);
-          if (c.nodeType === 1) {
+          if (k === 3) mix(35);
+          else if (k === 10) mix(33);
+          else {
             const t = tagOf(c);
+            mix(60);
+            for (let i = 0; i < t.length; i++) mix(t.charCodeAt(i) & 0xff);
             if (WATCH.has(t)) S.watch.add(c);
             if (!noKids(t)) num(c);
+            mix(62);
           }
         }
       };
       num(document);
       S.next = S.byId.length;
-      const out = [];
-      shape(document, out);
-      return JSON.stringify({ n: S.next, hash: hash(out.join("")) });
+      return JSON.stringify({ n: S.next, hash: h >>> 0 });
     },
     // commit takes the live state the full capture wrote ([id, key] for
     // every element whose state is not the default), so the state pass
