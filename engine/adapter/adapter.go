@@ -146,7 +146,6 @@ package adapter
 
 import (
 	"golang.org/x/net/html"
-	"golang.org/x/net/html/atom"
 
 	"github.com/replaylab/replaylab/engine/observe"
 )
@@ -257,29 +256,13 @@ func (r Result) Media() []Media {
 		}
 		doc = g.pending.doc
 	}
-	if doc != nil && !hasMediaElement(doc) {
+	if doc != nil && !doc.HasMedia() {
 		return out
 	}
 	for i := range r.Groups {
 		out = append(out, r.Groups[i].ReadMedia()...)
 	}
 	return out
-}
-
-func hasMediaElement(doc *observe.Document) bool {
-	found := false
-	for _, f := range doc.Frames {
-		walkEl(f.Root, func(n *html.Node) bool {
-			if n.DataAtom == atom.Img || n.DataAtom == atom.Video || n.DataAtom == atom.Audio {
-				found = true
-			}
-			return !found
-		})
-		if found {
-			return true
-		}
-	}
-	return false
 }
 
 func loaded(r Result) Result {

@@ -55,6 +55,7 @@ type Document struct {
 	// Unread lists the iframes whose document the capture does not hold.
 	Unread []UnreadFrame
 
+	media   bool // an img, video or audio element in some frame (HasMedia)
 	info    nodeTable
 	byID    []map[string]*html.Node   // frame index → id attribute → first element
 	labelOf []map[string][]*html.Node // frame index → for attribute → labels
@@ -461,6 +462,10 @@ func (d *Document) NodeID(n *html.Node) string {
 	}
 	return d.Frames[in.frame].ID + ":" + strconv.Itoa(int(in.seq))
 }
+
+// HasMedia reports whether some frame holds an img, video or audio
+// element, from the index computed by Parse.
+func (d *Document) HasMedia() bool { return d.media }
 
 // FrameOf returns the id of the frame that holds n.
 func (d *Document) FrameOf(n *html.Node) string {

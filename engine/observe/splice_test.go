@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
 
 	"github.com/replaylab/replaylab/engine/capture"
 	"github.com/replaylab/replaylab/engine/observe"
@@ -104,7 +105,7 @@ func chatEditOnce(r *rand.Rand, src string, k int) string {
 		return src[:j] + src[j+1:]
 	case 11: // a list and a pre
 		i := pick()
-		lines[i] = fmt.Sprintf("<ul><li>a %d</li><li><pre>\nb</pre></li></ul>", k) + lines[i]
+		lines[i] = fmt.Sprintf("<ul><li>a %d</li><li><pre>\nb</pre><img src=\"/i/%d\" alt=\"\"></li></ul>", k, k) + lines[i]
 	case 12, 13: // names that read elements by id: the referring control early, the element late
 		i := pick()
 		if r.IntN(2) == 0 {
@@ -464,6 +465,16 @@ func docDiff(got, want *observe.Document) string {
 				return fmt.Sprintf("element %d: frame %q, want %q", k, a, b)
 			}
 		}
+	}
+	media := false
+	for _, f := range want.Frames {
+		observe.WalkElements(f.Root, func(n *html.Node) bool {
+			media = media || n.DataAtom == atom.Img || n.DataAtom == atom.Video || n.DataAtom == atom.Audio
+			return true
+		})
+	}
+	if got.HasMedia() != media || want.HasMedia() != media {
+		return fmt.Sprintf("HasMedia %v (Parse: %v), the page has media: %v", got.HasMedia(), want.HasMedia(), media)
 	}
 	og, ow := observe.Observe(got, 3, observe.Options{}), observe.Observe(want, 3, observe.Options{})
 	big := observe.DefaultLimits

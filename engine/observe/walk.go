@@ -88,6 +88,7 @@ type walkMark struct {
 	headings int
 	tables   int
 	titles   []*html.Node
+	media    bool // an img, video or audio element before the mark
 }
 
 // walkResume is where a frame's walk resumes: a walk mark of the frame of
@@ -143,6 +144,7 @@ func (d *Document) index(f *Frame, sizeHint int, inherited uint8, inCapture map[
 	nextMark := 0
 	var titles []*html.Node
 	iframes := 0
+	media := false
 
 	stack := make([]walkOpen, 0, 64)
 	var seq int32
@@ -185,6 +187,7 @@ func (d *Document) index(f *Frame, sizeHint int, inherited uint8, inCapture map[
 		}
 		raw.tables = append(raw.tables, from.frame.raw.tables[:m.tables]...)
 		titles = m.titles
+		media = m.media
 		if f.index == 0 {
 			for _, t := range titles {
 				if d.Title == "" {
@@ -235,6 +238,8 @@ func (d *Document) index(f *Frame, sizeHint int, inherited uint8, inCapture map[
 					}
 				}
 				switch n.DataAtom {
+				case atom.Img, atom.Video, atom.Audio:
+					media = true
 				case atom.Label:
 					if forID := attr(n, "for"); forID != "" {
 						labels[forID] = append(labels[forID], n)
@@ -296,7 +301,7 @@ func (d *Document) index(f *Frame, sizeHint int, inherited uint8, inCapture map[
 					if iframes == 0 && sameOpen(stack, m.chain) && stack[len(stack)-1].ctx.table == 0 {
 						f.walk = append(f.walk, walkMark{pos: m.pos, at: n, stack: slices.Clone(stack), seq: seq,
 							text: text.b.Len(), line: text.line, pending: text.pending, cands: len(raw.cands),
-							headings: len(raw.headings), tables: len(raw.tables), titles: titles[:len(titles):len(titles)]})
+							headings: len(raw.headings), tables: len(raw.tables), titles: titles[:len(titles):len(titles)], media: media})
 					}
 				}
 			}
@@ -319,6 +324,7 @@ func (d *Document) index(f *Frame, sizeHint int, inherited uint8, inCapture map[
 	}
 	d.info.flush() // reads after Parse never write
 	raw.text = text.String()
+	d.media = d.media || media
 	return srcdocs
 }
 
