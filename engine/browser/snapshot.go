@@ -15,8 +15,9 @@ import (
 	"github.com/replaylab/replaylab/engine/capture"
 )
 
-// snapshotStyles are the computed styles a capture needs.
-var snapshotStyles = []string{"display", "visibility"}
+// snapshotStyles are the computed styles a capture needs: visibility (a
+// box's display is not needed: a node with no box has no layout entry).
+var snapshotStyles = []string{"visibility"}
 
 // snapshot takes one DOMSnapshot.captureSnapshot and serialises every
 // document in it into a capture frame.
@@ -224,7 +225,7 @@ func buildTree(d *domsnapshot.DocumentSnapshot, str func(domsnapshot.StringIndex
 				continue
 			}
 			hasBox[i] = true
-			if li < len(d.Layout.Styles) && len(d.Layout.Styles[li]) >= 2 {
+			if li < len(d.Layout.Styles) && len(d.Layout.Styles[li]) >= 1 {
 				styleAt[i] = int32(li)
 			}
 			if li < len(d.Layout.Bounds) && len(d.Layout.Bounds[li]) == 4 {
@@ -234,7 +235,7 @@ func buildTree(d *domsnapshot.DocumentSnapshot, str func(domsnapshot.StringIndex
 	}
 	visibility := func(i int) string {
 		if li := styleAt[i]; li >= 0 {
-			return str(domsnapshot.StringIndex(d.Layout.Styles[li][1]))
+			return str(domsnapshot.StringIndex(d.Layout.Styles[li][0]))
 		}
 		return ""
 	}
