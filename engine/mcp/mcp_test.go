@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"regexp"
 	"strings"
@@ -460,4 +462,57 @@ type waitFor struct{ p *mcp.Page }
 
 func (w waitFor) wait(ctx context.Context, text string) error {
 	return w.p.WaitFor(ctx, engine.Expect{TextVisible: text, Timeout: 5 * time.Second})
+}
+
+// TestSparePageIsFresh: the second task's page is the spare the
+// LazyBrowser opened in advance, and it is a browser context of its own:
+// it sees no cookie and no storage of the first task's page.
+func TestSparePageIsFresh(t *testing.T) {
+	needChromium(t)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		if r.URL.Path == "/set" {
+			http.SetCookie(w, &http.Cookie{Name: "who", Value: "first-task", Path: "/"})
+			fmt.Fprint(w, `<p>set</p><script>localStorage.setItem("who", "first-task-storage")</script>`)
+			return
+		}
+		cookie := "none"
+		if c, err := r.Cookie("who"); err == nil {
+			cookie = c.Value
+		}
+		fmt.Fprintf(w, `<p>cookie: %s</p><p id="st"></p><script>document.getElementById("st").textContent = "storage: " + (localStorage.getItem("who") || "none")</script>`, cookie)
+	}))
+	t.Cleanup(srv.Close)
+	lb := lazyBrowser(t)
+	c := inMemory(t, mcp.NewServer(mcp.Options{Driver: lb.Driver}), 30*time.Second)
+	ctx := context.Background()
+	read := func(goal, path string) string {
+		t.Helper()
+		task, err := c.Begin(ctx, goal)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := task.Page("main")
+		if err := p.Navigate(ctx, srv.URL+path); err != nil {
+			t.Fatal(err)
+		}
+		v, err := p.Snapshot(ctx, observe.ViewFull)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := task.Finish(ctx); err != nil {
+			t.Fatal(err)
+		}
+		return v.Text
+	}
+	read("first", "/set")
+	if got := read("first again", "/get"); !strings.Contains(got, "cookie: none") || !strings.Contains(got, "storage: none") {
+		t.Fatalf("the second task's page sees the first's state: %q", got)
+	}
+	if got := read("third", "/get"); !strings.Contains(got, "cookie: none") {
+		t.Fatalf("the third task's page sees the first's cookie: %q", got)
+	}
+	if lb.Pages() != 3 || lb.Spares() != 2 {
+		t.Errorf("pages %d, spares %d: want 3 pages, the last two opened in advance", lb.Pages(), lb.Spares())
+	}
 }
