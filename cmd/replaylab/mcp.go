@@ -88,7 +88,7 @@ func cmdMCP(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 		rep = &mcp.Replaying{File: *replayFile, Scenario: *scenario}
 		driver = rep.Driver
 	default:
-		lb = &mcp.LazyBrowser{Options: browser.Options{RemoteURL: *cdpURL}}
+		lb = &mcp.LazyBrowser{Options: browser.Options{RemoteURL: *cdpURL, SparePage: true}} // every task gets a new page: the next one opens ahead
 		driver = lb.Driver
 		if *recordFile != "" {
 			hooks := replay.Hooks{Scrub: replay.NewScrubber(replay.DefaultPatterns, replay.SecretsFromEnv(os.Getenv("REPLAYLAB_SECRETS"))...)}

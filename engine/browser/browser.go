@@ -49,6 +49,12 @@ type Options struct {
 	RemoteURL string
 	// Visible opens a window instead of running headless.
 	Visible bool
+	// SparePage keeps one page opened ahead: after a page's navigation
+	// (its baseline capture included) the browser opens the next page in
+	// the background, so the next NewPage takes it instead of waiting for
+	// a browser context, a tab and their set-up (the MCP server: every task
+	// gets a new page). It costs one idle tab.
+	SparePage bool
 }
 
 // Flags are the Chromium flags every started browser gets beyond
@@ -86,14 +92,26 @@ type Browser struct {
 	cancel      context.CancelFunc
 	allocCancel context.CancelFunc
 	dir         string
+	sparePage   bool
+
+	// spare is the page being opened (or opened) ahead, nil when none;
+	// closed stops new ones.
+	spareMu sync.Mutex
+	spare   chan spareResult
+	closed  bool
 
 	closeOnce sync.Once
+}
+
+type spareResult struct {
+	p   *Page
+	err error
 }
 
 // Start starts Chromium (or attaches to RemoteURL) and waits until it
 // answers.
 func Start(ctx context.Context, opt Options) (*Browser, error) {
-	b := &Browser{}
+	b := &Browser{sparePage: opt.SparePage}
 	var allocCtx context.Context
 	if opt.RemoteURL != "" {
 		allocCtx, b.allocCancel = remote.NewAllocator(context.WithoutCancel(ctx), opt.RemoteURL)
@@ -144,6 +162,16 @@ func Start(ctx context.Context, opt Options) (*Browser, error) {
 func (b *Browser) Close() error {
 	var err error
 	b.closeOnce.Do(func() {
+		b.spareMu.Lock()
+		b.closed = true
+		ch := b.spare
+		b.spare = nil
+		b.spareMu.Unlock()
+		if ch != nil {
+			if r := <-ch; r.p != nil {
+				_ = r.p.Close()
+			}
+		}
 		if b.cancel != nil {
 			err = chromedp.Cancel(b.ctx)
 			b.cancel()
@@ -219,6 +247,7 @@ type Page struct {
 	statusMu sync.Mutex
 	status   int // HTTP status of the last navigation's document, 0 unknown
 	navs     *navigations
+	owner    *Browser // opens the spare page after a navigation (Options.SparePage), or nil
 
 	// the incremental capture (incremental.go): capMu serialises captures;
 	// live is the kept capture of a tracked page, nil when the next capture
@@ -277,8 +306,58 @@ func (p *Page) Refresh() {
 // reached (the read gate of CLK-1). nil restores wall time.
 func (p *Page) SetClock(c clock.Clock) { p.clock = c }
 
-// NewPage opens a tab in a fresh browser context.
+// NewPage opens a tab in a fresh browser context (the spare one, when
+// Options.SparePage opened it ahead: it is as fresh, nothing ran in it).
 func (b *Browser) NewPage(ctx context.Context) (*Page, error) {
+	b.spareMu.Lock()
+	ch := b.spare
+	b.spare = nil
+	b.spareMu.Unlock()
+	if ch != nil {
+		select {
+		case r := <-ch:
+			if r.err == nil {
+				return r.p, nil
+			}
+		case <-ctx.Done():
+			go func() { // still being opened: close it once it is
+				if r := <-ch; r.p != nil {
+					_ = r.p.Close()
+				}
+			}()
+			return nil, fmt.Errorf("browser: new page: %w", ctx.Err())
+		}
+	}
+	p, err := b.newPage(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if b.sparePage {
+		p.owner = b
+	}
+	return p, nil
+}
+
+// warm opens the spare page in the background, unless one is open or
+// being opened.
+func (b *Browser) warm() {
+	b.spareMu.Lock()
+	defer b.spareMu.Unlock()
+	if b.closed || b.spare != nil {
+		return
+	}
+	ch := make(chan spareResult, 1)
+	b.spare = ch
+	go func() {
+		p, err := b.newPage(b.ctx)
+		if p != nil {
+			p.owner = b
+		}
+		ch <- spareResult{p, err}
+	}()
+}
+
+func (b *Browser) newPage(ctx context.Context) (*Page, error) {
 	pctx, cancel := chromedp.NewContext(b.ctx, chromedp.WithNewBrowserContext())
 	if err := chromedp.Do(pctx); err != nil {
 		cancel()
@@ -347,6 +426,9 @@ func (p *Page) Navigate(ctx context.Context, url string) error {
 	p.status = status
 	p.statusMu.Unlock()
 	p.baseline(ctx, old)
+	if p.owner != nil {
+		p.owner.warm() // after the navigation, not competing with it for the CPU
+	}
 	return nil
 }
 

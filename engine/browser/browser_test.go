@@ -280,3 +280,53 @@ func TestLeakCheckSeesARunningBrowser(t *testing.T) {
 		t.Fatalf("after Close: %v", got)
 	}
 }
+
+// TestSparePage: with Options.SparePage the next page is opened ahead after
+// a navigation; the page NewPage then returns is a fresh browser context of
+// its own (no storage of the page before it) that navigates and captures.
+func TestSparePage(t *testing.T) {
+	if _, err := browser.FindChromium(); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("CI=true and %v", err)
+		}
+		testskip.Skip(t, "SKIPPING browser tests: %v", err)
+	}
+	ctx := context.Background()
+	b, err := browser.Start(ctx, browser.Options{SparePage: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		if err := b.Close(); err != nil {
+			t.Error(err)
+		}
+	}()
+	srv := serve(t, map[string]string{"/": `<!doctype html><title>spare</title><p id=out></p><script>
+document.getElementById("out").textContent = localStorage.getItem("k") || "empty"; localStorage.setItem("k", "set by the page before");</script>`})
+	var took []time.Duration
+	for i := range 3 {
+		t0 := time.Now()
+		p, err := b.NewPage(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		took = append(took, time.Since(t0))
+		if err := p.Navigate(ctx, srv.URL+"/"); err != nil {
+			t.Fatal(err)
+		}
+		c, err := p.Capture(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(c.Frames[0].HTML, ">empty</p>") {
+			t.Fatalf("page %d is not a fresh browser context: %s", i, c.Frames[0].HTML)
+		}
+		if i < 2 {
+			time.Sleep(500 * time.Millisecond) // the spare opens meanwhile
+		}
+		if err := p.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Logf("NewPage took %v (the first without a spare)", took)
+}
