@@ -203,12 +203,16 @@ func parse(c *capture.Capture, prev *Document) (*Document, error) {
 		}
 		fr.inherited = inherited
 		from := resumeWalk(prev, reused, fr)
-		for _, slab := range slabs {
-			d.info.addDense(slab)
-			if from != nil {
-				// the nodes before the mark are indexed as prev indexed them
-				d.info.copyDense(slab, &prev.info)
+		for i, slab := range slabs {
+			// the nodes before the mark are indexed as prev indexed them:
+			// prev is dead, the entries of the slabs it shares are taken over
+			if from != nil && i < fast.shared {
+				if d.info.takeDense(slab, &prev.info) {
+					continue
+				}
+				from = nil // never: prev indexed every slab of its tree
 			}
+			d.info.addDense(slab)
 		}
 		d.Frames = append(d.Frames, fr)
 		byFrameID[fr.ID] = fr

@@ -56,8 +56,10 @@ type fastTree struct {
 	slabs [][]html.Node // every slab holding the tree's nodes, the last one partly filled
 	marks []parseMark   // in source order
 	// resumedAt is the position of the mark the tree was resumed from (its
-	// nodes before it are the previous tree's), -1 for a fresh parse
+	// nodes before it are the previous tree's), -1 for a fresh parse;
+	// shared is the number of slabs (the first ones) the trees share
 	resumedAt int
+	shared    int
 }
 
 // parseMark is the builder's whole state at a point of the source where
@@ -159,6 +161,7 @@ func resumeParse(prev *fastTree, src string) (t *fastTree, resumed bool) {
 	p.nodes = make([]html.Node, 0, strings.Count(tail, "<")+8)
 	p.attrs = make([]html.Attribute, 0, strings.Count(tail, "=")+8)
 	p.slabs = slices.Clone(prev.slabs[:m.slabs])
+	p.shared = m.slabs
 	p.marks = slices.Clone(prev.marks[:i+1])
 	p.markStep = markStep(len(src))
 	p.nextMark = m.pos + p.markStep
@@ -188,7 +191,7 @@ func (p *fastParser) run() (*fastTree, bool) {
 			return nil, false
 		}
 		if t.kind == tkEOF {
-			return &fastTree{src: p.src, doc: p.doc, slabs: append(p.slabs, p.nodes), marks: p.marks, resumedAt: p.resumedAt}, true
+			return &fastTree{src: p.src, doc: p.doc, slabs: append(p.slabs, p.nodes), marks: p.marks, resumedAt: p.resumedAt, shared: p.shared}, true
 		}
 		if p.pos >= p.nextMark {
 			p.mark()
@@ -275,6 +278,7 @@ type fastParser struct {
 
 	marks     []parseMark
 	resumedAt int
+	shared    int // slabs taken over from the previous tree
 	markStep  int
 	nextMark  int // the position after which the next mark is taken
 }

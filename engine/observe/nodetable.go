@@ -57,19 +57,22 @@ func (t *nodeTable) addDense(slab []html.Node) {
 	t.dense = append(t.dense, denseSlab{lo: lo, hi: lo + uintptr(len(slab))*nodeSize, info: make([]denseInfo, len(slab))})
 }
 
-// copyDense copies the entries prev holds for the nodes of slab (entered
-// with addDense before) into t.
-func (t *nodeTable) copyDense(slab []html.Node, prev *nodeTable) {
+// takeDense makes the nodes of slab addressable with the entries prev
+// holds for them, taking them over (prev must not be read afterwards);
+// false when prev has no entries for slab.
+func (t *nodeTable) takeDense(slab []html.Node, prev *nodeTable) bool {
 	if len(slab) == 0 {
-		return
+		return true
 	}
 	lo := uintptr(unsafe.Pointer(&slab[0]))
 	for i := range prev.dense {
-		if pd := &prev.dense[i]; pd.lo == lo {
-			copy(t.dense[len(t.dense)-1].info, pd.info)
-			return
+		if pd := &prev.dense[i]; pd.lo == lo && len(pd.info) == len(slab) {
+			t.dense = append(t.dense, *pd)
+			pd.info = nil
+			return true
 		}
 	}
+	return false
 }
 
 // denseOf returns the dense entry of n, nil when n is in no slab.

@@ -222,7 +222,10 @@ const (
 const cellCharsCap = 1000
 
 // Observe builds the observation with snapshot id id. Refs are "s<id>e<n>"
-// so a ref names the snapshot it came from (ID-1).
+// so a ref names the snapshot it came from (ID-1). The accessible names it
+// computes are kept in doc, so a later observation of doc (or of the
+// document ParseAfter makes from it) reuses them: observe one document
+// from one goroutine at a time.
 func Observe(doc *Document, id int, opts Options) *Observation {
 	o := &Observation{ID: id, URL: doc.URL, Title: doc.Title, Doc: doc}
 	total := 0

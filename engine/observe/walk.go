@@ -169,8 +169,9 @@ func (d *Document) index(f *Frame, sizeHint int, inherited uint8, inCapture map[
 		seq = m.seq
 		text.b.WriteString(from.frame.raw.text[:m.text])
 		text.line, text.pending = m.line, m.pending
-		raw.cands = append(raw.cands, from.frame.raw.cands[:m.cands]...)
-		raw.headings = append(raw.headings, from.frame.raw.headings[:m.headings]...)
+		// the previous document is dead: its lists are taken over
+		raw.cands = from.frame.raw.cands[:m.cands]
+		raw.headings = from.frame.raw.headings[:m.headings]
 		// a name computed on the previous tree stands for a node whose
 		// subtree is closed (not open at the mark) and which read nothing
 		// else
@@ -197,14 +198,20 @@ func (d *Document) index(f *Frame, sizeHint int, inherited uint8, inCapture map[
 		}
 		// the ids and labels of the nodes before the mark
 		prevIDs, prevLabels := from.prev.byID[from.frame.index], from.prev.labelOf[from.frame.index]
+		// (the entries of the nodes before the mark are d's now: taken over
+		// from prev with their slabs; nodes of prev's other slabs have none)
+		before := func(n *html.Node) bool {
+			in, ok := d.info.get(n)
+			return ok && in.seq <= m.seq && in.frame == fi
+		}
 		for id, el := range prevIDs {
-			if from.prev.info.at(el).seq <= m.seq {
+			if before(el) {
 				ids[id] = el
 			}
 		}
 		for forID, list := range prevLabels {
 			k := 0
-			for k < len(list) && from.prev.info.at(list[k]).seq <= m.seq {
+			for k < len(list) && before(list[k]) {
 				k++
 			}
 			if k > 0 {
