@@ -265,7 +265,19 @@ func Observe(doc *Document, id int, opts Options) *Observation {
 				}
 				o.All = append(o.All, Element{})
 				el := &o.All[len(o.All)-1]
-				fillElement(el, doc, f, rc, opts)
+				reused := rc.built != nil && rc.named
+				if reused {
+					// an earlier observation of this document, or of the
+					// one ParseAfter took this node over from, built it
+					*el = *rc.built
+					el.Group = ""
+					if opts.GroupOf != nil {
+						el.Group = opts.GroupOf(rc.n)
+					}
+				} else {
+					fillElement(el, doc, f, rc, opts)
+				}
+				rc.built = el
 				el.class = class
 				// the ref and (in a plain file) the node id are short
 				// strings made for every candidate: packed, they share
@@ -274,7 +286,9 @@ func Observe(doc *Document, id int, opts Options) *Observation {
 				ids.b = append(ids.b, prefix...)
 				ids.b = strconv.AppendInt(ids.b, int64(len(o.All)), 10)
 				ids.add(&el.Ref)
-				if v := attr(rc.n, capture.AttrNode); v != "" {
+				if reused {
+					// the node id came with the element
+				} else if v := attr(rc.n, capture.AttrNode); v != "" {
 					el.Node = v
 				} else {
 					// as NodeID: the frame's id and the document order

@@ -33,6 +33,11 @@ type rawCand struct {
 	// and ancestors (nameOf)
 	named, global bool
 	name          string
+	// built is the candidate's element in the last observation that built
+	// it (Observe copies it instead of building it again: every field but
+	// the ref and the group is a function of the node, its subtree and
+	// ancestors, and its name)
+	built *Element
 }
 
 type rawTable struct {
@@ -182,7 +187,7 @@ func (d *Document) index(f *Frame, sizeHint int, inherited uint8, inCapture map[
 		for _, list := range [][]rawCand{raw.cands, raw.headings} {
 			for i := range list {
 				if rc := &list[i]; rc.named && (rc.global || open[rc.n]) {
-					rc.named, rc.global, rc.name = false, false, ""
+					rc.named, rc.global, rc.name, rc.built = false, false, "", nil
 				}
 			}
 		}
