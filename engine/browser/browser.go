@@ -97,7 +97,12 @@ type Browser struct {
 	// spare is the page being opened (or opened) ahead, nil when none;
 	// closed stops new ones.
 	spareMu sync.Mutex
-	spare   chan spareResult
+	spare   *spareSlot
+	// busy counts the calls in flight on this browser's pages and lastUse
+	// is when the last one ended (unix ns): the spare opens when the
+	// browser has been idle for spareIdle
+	busy    atomic.Int32
+	lastUse atomic.Int64
 	closed  bool
 
 	closeOnce sync.Once
@@ -106,6 +111,52 @@ type Browser struct {
 type spareResult struct {
 	p   *Page
 	err error
+}
+
+// spareSlot is the spare page waiting for an idle moment, being opened,
+// or open. now makes it open at once; cancel drops it if it has not
+// started opening.
+type spareSlot struct {
+	ch          chan spareResult
+	now, cancel chan struct{}
+}
+
+// spareIdle is how long no call may have run on the browser's pages
+// before the spare page opens: opening it takes Chromium a few hundred
+// milliseconds of CPU, which should not compete with a call (on a 2-core
+// machine the first snapshot after a navigation took 3-5x longer while
+// the spare opened beside it).
+const spareIdle = 300 * time.Millisecond
+
+// errSpareDropped: the spare was dropped before it started opening.
+var errSpareDropped = errors.New("browser: spare page dropped")
+
+// idleFor returns how much longer the browser must stay idle before the
+// spare opens (0: now).
+func (b *Browser) idleFor() time.Duration {
+	if b.busy.Load() > 0 {
+		return spareIdle
+	}
+	return spareIdle - time.Since(time.Unix(0, b.lastUse.Load()))
+}
+
+// take removes the spare slot; start says whether to open it at once
+// (else it is dropped if it has not started). It returns the slot's
+// result channel, nil when there was no spare.
+func (b *Browser) take(start bool) chan spareResult {
+	b.spareMu.Lock()
+	sl := b.spare
+	b.spare = nil
+	b.spareMu.Unlock()
+	if sl == nil {
+		return nil
+	}
+	if start {
+		close(sl.now)
+	} else {
+		close(sl.cancel)
+	}
+	return sl.ch
 }
 
 // Start starts Chromium (or attaches to RemoteURL) and waits until it
@@ -164,10 +215,8 @@ func (b *Browser) Close() error {
 	b.closeOnce.Do(func() {
 		b.spareMu.Lock()
 		b.closed = true
-		ch := b.spare
-		b.spare = nil
 		b.spareMu.Unlock()
-		if ch != nil {
+		if ch := b.take(false); ch != nil {
 			if r := <-ch; r.p != nil {
 				_ = r.p.Close()
 			}
@@ -309,11 +358,7 @@ func (p *Page) SetClock(c clock.Clock) { p.clock = c }
 // NewPage opens a tab in a fresh browser context (the spare one, when
 // Options.SparePage opened it ahead: it is as fresh, nothing ran in it).
 func (b *Browser) NewPage(ctx context.Context) (*Page, error) {
-	b.spareMu.Lock()
-	ch := b.spare
-	b.spare = nil
-	b.spareMu.Unlock()
-	if ch != nil {
+	if ch := b.take(true); ch != nil {
 		select {
 		case r := <-ch:
 			if r.err == nil {
@@ -338,17 +383,36 @@ func (b *Browser) NewPage(ctx context.Context) (*Page, error) {
 	return p, nil
 }
 
-// warm opens the spare page in the background, unless one is open or
-// being opened.
+// warm opens the spare page in the background, once the browser's pages
+// have been idle for spareIdle, unless one is open or being opened.
 func (b *Browser) warm() {
 	b.spareMu.Lock()
 	defer b.spareMu.Unlock()
 	if b.closed || b.spare != nil {
 		return
 	}
-	ch := make(chan spareResult, 1)
-	b.spare = ch
+	sl := &spareSlot{ch: make(chan spareResult, 1), now: make(chan struct{}), cancel: make(chan struct{})}
+	b.spare = sl
 	go func() {
+		ch := sl.ch
+		for wait := b.idleFor(); wait > 0; wait = b.idleFor() {
+			t := time.NewTimer(wait)
+			select {
+			case <-t.C:
+				continue
+			case <-sl.now:
+			case <-sl.cancel:
+				t.Stop()
+				ch <- spareResult{nil, errSpareDropped}
+				return
+			case <-b.ctx.Done():
+				t.Stop()
+				ch <- spareResult{nil, b.ctx.Err()}
+				return
+			}
+			t.Stop()
+			break
+		}
 		p, err := b.newPage(b.ctx)
 		if p != nil {
 			p.owner = b
@@ -385,6 +449,13 @@ func (p *Page) Close() error {
 
 // run runs a chromedp action bounded by both ctx and the tab's life.
 func (p *Page) run(ctx context.Context, steps ...chromedp.Action[chromedp.Void]) error {
+	if b := p.owner; b != nil {
+		b.busy.Add(1)
+		defer func() {
+			b.lastUse.Store(time.Now().UnixNano())
+			b.busy.Add(-1)
+		}()
+	}
 	tctx, cancel := context.WithCancel(p.ctx)
 	defer cancel()
 	stop := context.AfterFunc(ctx, cancel)
