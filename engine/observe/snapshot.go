@@ -404,8 +404,10 @@ func insideSelect(n *html.Node) bool {
 }
 
 func headingLevel(n *html.Node) int {
-	if l, err := strconv.Atoi(attr(n, "aria-level")); err == nil && l > 0 {
-		return l
+	if v := attr(n, "aria-level"); v != "" {
+		if l, err := strconv.Atoi(v); err == nil && l > 0 {
+			return l
+		}
 	}
 	switch n.DataAtom {
 	case atom.H1:
