@@ -49,11 +49,13 @@ type Options struct {
 	RemoteURL string
 	// Visible opens a window instead of running headless.
 	Visible bool
-	// SparePage keeps one page opened ahead: after a page's navigation
-	// (its baseline capture included) the browser opens the next page in
-	// the background, so the next NewPage takes it instead of waiting for
-	// a browser context, a tab and their set-up (the MCP server: every task
-	// gets a new page). It costs one idle tab.
+	// SparePage keeps one page opened ahead: after the first capture that
+	// follows a page's navigation (so it competes neither with the
+	// navigation nor with that read for the CPU), or when a page closes,
+	// the browser opens the next page in the background, and the next
+	// NewPage takes it instead of waiting for a browser context, a tab and
+	// their set-up (the MCP server: every task gets a new page). It costs
+	// one idle tab.
 	SparePage bool
 }
 
@@ -296,7 +298,8 @@ type Page struct {
 	statusMu sync.Mutex
 	status   int // HTTP status of the last navigation's document, 0 unknown
 	navs     *navigations
-	owner    *Browser // opens the spare page after a navigation (Options.SparePage), or nil
+	owner    *Browser    // opens the spare page (Options.SparePage), or nil
+	warmNext atomic.Bool // the next Capture's end opens the spare page
 
 	// the incremental capture (incremental.go): capMu serialises captures;
 	// live is the kept capture of a tracked page, nil when the next capture
@@ -441,9 +444,14 @@ func (b *Browser) newPage(ctx context.Context) (*Page, error) {
 	return p, nil
 }
 
-// Close closes the tab and disposes of its browser context.
+// Close closes the tab and disposes of its browser context. With
+// Options.SparePage it starts opening the spare page if none is (a new
+// page usually follows a closed one).
 func (p *Page) Close() error {
 	p.cancel()
+	if p.owner != nil {
+		p.owner.warm()
+	}
 	return nil
 }
 
@@ -498,7 +506,7 @@ func (p *Page) Navigate(ctx context.Context, url string) error {
 	p.statusMu.Unlock()
 	p.baseline(ctx, old)
 	if p.owner != nil {
-		p.owner.warm() // after the navigation, not competing with it for the CPU
+		p.warmNext.Store(true) // at the first capture's end, competing with neither
 	}
 	return nil
 }
@@ -727,6 +735,9 @@ func (p *Page) Capture(ctx context.Context) (*capture.Capture, error) {
 	p.mu.Lock()
 	p.last, p.lastGen, p.lastEnd = c, gen, time.Now()
 	p.mu.Unlock()
+	if p.warmNext.Swap(false) {
+		p.owner.warm()
+	}
 	return c, nil
 }
 
