@@ -93,7 +93,7 @@ func BenchmarkParseAfterChange(b *testing.B) {
 }
 
 func benchParseAfter(b *testing.B, caps []*capture.Capture, base string) {
-	prev, err := Parse(caps[0])
+	prev, err := ParseAfter(caps[0], nil)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -123,7 +123,7 @@ const maxDepth = 400
 // parser repairs it the way a browser does, and nesting too deep for it is
 // flattened (Frame.Repaired says so).
 func Parse(c *capture.Capture) (*Document, error) {
-	return parse(c, nil)
+	return parse(c, nil, false)
 }
 
 // ParseAfter parses c as Parse does, reusing the parse of prev, the
@@ -135,12 +135,13 @@ func Parse(c *capture.Capture) (*Document, error) {
 // Parse(c)'s: the same tree node for node, the same index and
 // observation. prev's trees are cut back and taken over, so prev and
 // everything read from it (observations, groups) must not be read after
-// the call. A nil prev is Parse.
+// the call. With a nil prev it parses as Parse does, keeping what a later
+// ParseAfter needs to resume (Parse keeps none of it).
 func ParseAfter(c *capture.Capture, prev *Document) (*Document, error) {
-	return parse(c, prev)
+	return parse(c, prev, true)
 }
 
-func parse(c *capture.Capture, prev *Document) (*Document, error) {
+func parse(c *capture.Capture, prev *Document, marks bool) (*Document, error) {
 	if c == nil {
 		return nil, errors.New("observe: nil capture")
 	}
@@ -184,7 +185,7 @@ func parse(c *capture.Capture, prev *Document) (*Document, error) {
 				}
 			}
 		}
-		root, fast, repaired, err := parseFrame(p.src, reuse)
+		root, fast, repaired, err := parseFrame(p.src, reuse, marks)
 		if err != nil {
 			return nil, fmt.Errorf("observe: frame %s: %w", p.f.ID, err)
 		}
@@ -261,9 +262,10 @@ func ParseHTML(url, src string) (*Document, error) {
 // parseFrame parses one frame's HTML; a tree too deep for the parser is
 // parsed again with its nesting capped. The tree is always html.Parse's:
 // the fast builder builds it for well-formed markup (resuming prev's
-// tree where src starts as prev's source did) and declines the rest;
-// fast is nil when html.Parse built it.
-func parseFrame(src string, prev *fastTree) (root *html.Node, fast *fastTree, repaired string, err error) {
+// tree where src starts as prev's source did, marking its state for the
+// next parse when marks is set) and declines the rest; fast is nil when
+// html.Parse built it.
+func parseFrame(src string, prev *fastTree, marks bool) (root *html.Node, fast *fastTree, repaired string, err error) {
 	resumed := false
 	if prev != nil {
 		var t *fastTree
@@ -274,7 +276,7 @@ func parseFrame(src string, prev *fastTree) (root *html.Node, fast *fastTree, re
 	// the state at the mark a parse resumed from was a fresh parse's
 	// there: where the resumed parse declined, a fresh one declines too
 	if !resumed {
-		if t, ok := fastParseTree(src, nil); ok {
+		if t, ok := fastParseTree(src, nil, marks); ok {
 			return t.doc, t, "", nil // html.Parse's tree, built faster (fastparse.go)
 		}
 	}

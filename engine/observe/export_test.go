@@ -25,7 +25,7 @@ func (s *Splicer) Parse(src string) (root *html.Node, ok bool, from int) {
 			return t.doc, true, resumedAt(prev, src)
 		}
 	}
-	t, ok := fastParseTree(src, nil)
+	t, ok := fastParseTree(src, nil, true)
 	if !ok {
 		return nil, false, -1
 	}

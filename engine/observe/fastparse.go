@@ -40,7 +40,7 @@ func fastParse(src string) (*html.Node, bool) {
 // node of the tree, so the document's index can address its nodes by
 // position (nodeTable.addDense).
 func fastParseSlabs(src string) (*html.Node, [][]html.Node, bool) {
-	t, ok := fastParseTree(src, nil)
+	t, ok := fastParseTree(src, nil, false)
 	if !ok {
 		return nil, nil, false
 	}
@@ -91,8 +91,10 @@ type parseMark struct {
 // the mark, so prev must not be read afterwards, whatever the outcome)
 // and only the rest of src is tokenised. The tree is the same as a fresh
 // parse's node for node (fastparse_test.go: FuzzSpliceParse and the
-// differential tests); ok false means html.Parse must build it.
-func fastParseTree(src string, prev *fastTree) (*fastTree, bool) {
+// differential tests); ok false means html.Parse must build it. A fresh
+// parse takes marks only when marks is set (a parse no later one resumes
+// needs none).
+func fastParseTree(src string, prev *fastTree, marks bool) (*fastTree, bool) {
 	if prev != nil {
 		if t, resumed := resumeParse(prev, src); resumed || t != nil {
 			return t, t != nil
@@ -111,6 +113,9 @@ func fastParseTree(src string, prev *fastTree) (*fastTree, bool) {
 	p.doc.Type = html.DocumentNode
 	p.markStep = markStep(len(src))
 	p.nextMark = p.markStep
+	if !marks {
+		p.nextMark = len(src) + 1
+	}
 	return p.run()
 }
 

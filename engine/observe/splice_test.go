@@ -510,7 +510,7 @@ func TestParseAfterNames(t *testing.T) {
 			if _, ok := observe.FastParse(c2.Frames[0].HTML); !ok {
 				t.Fatalf("the fast builder declines %q", c2.Frames[0].HTML)
 			}
-			d1, err := observe.Parse(c1)
+			d1, err := observe.ParseAfter(c1, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
