@@ -16,7 +16,10 @@
 // every second, like an answer streaming in), with the bytes of each
 // result. Times are wall-clock milliseconds of the MCP call as the client
 // sees it; the machine's load moves them, so compare the two servers
-// within one run. --only replaylab (or playwright) measures one server
+// within one run. A third Chromium, navigated by plain CDP with no
+// snapshot ("bare"), runs in the same rotation: open + first snapshot
+// minus the bare navigation of the same run is what each server's first
+// snapshot costs beyond the browser's own page load. --only replaylab (or playwright) measures one server
 // alone, for profiling; it prints no ratios.
 package main
 
@@ -35,7 +38,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/chromedp/chromedp"
 	mcpsdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/replaylab/replaylab/engine/browser"
 
 	"github.com/replaylab/replaylab/internal/chatpage"
 )
@@ -47,7 +53,7 @@ type server struct {
 	name     string
 	cs       *mcpsdk.ClientSession
 	open     func(ctx context.Context, url string) error
-	snapshot func(ctx context.Context) (int, error)
+	snapshot func(ctx context.Context) (int, error) // nil: the bare navigation, no snapshot
 }
 
 type sample struct{ open, first, same, changed, bytes float64 }
@@ -125,6 +131,16 @@ func run(replaylab, playwright, chromium, turnsFlag, only string, runs int, time
 		servers = append(servers, pw)
 	}
 
+	// the bare navigation: a third Chromium navigated by plain CDP, no
+	// snapshot, in the same rotation; what each server adds to it is the
+	// cost of its first snapshot
+	bare, stopBare, err := startBare(ctx, chromium)
+	if err != nil {
+		return fmt.Errorf("bare chromium: %w", err)
+	}
+	defer stopBare()
+	servers = append(servers, bare)
+
 	fmt.Printf("%-6s %-10s %5s %10s %10s %10s %10s %10s\n", "turns", "server", "run", "open ms", "first ms", "same ms", "change ms", "bytes")
 	for _, n := range sizes {
 		url := base + "/chat/" + strconv.Itoa(n)
@@ -146,7 +162,31 @@ func run(replaylab, playwright, chromium, turnsFlag, only string, runs int, time
 		}
 		for _, s := range servers {
 			m := median(got[s.name])
+			if s.snapshot == nil {
+				fmt.Printf("%-6d median %-10s open %.0f ms (navigation to the load event and one round trip to the renderer)\n", n, s.name, m.open)
+				continue
+			}
 			fmt.Printf("%-6d median %-10s open %.0f, first %.0f, unchanged %.0f, after a change %.0f ms; bytes %.0f\n", n, s.name, m.open, m.first, m.same, m.changed, m.bytes)
+		}
+		if len(got["bare"]) > 0 {
+			// per run: open + first - the bare navigation of the same run
+			added := func(name string) float64 {
+				var v []float64
+				for i, x := range got[name] {
+					if i < len(got["bare"]) {
+						v = append(v, x.open+x.first-got["bare"][i].open)
+					}
+				}
+				if len(v) == 0 {
+					return 0
+				}
+				slices.Sort(v)
+				return v[len(v)/2]
+			}
+			a, b := added("replaylab"), added("playwright")
+			if len(got["replaylab"]) > 0 && len(got["playwright"]) > 0 {
+				fmt.Printf("%-6d median     open + first snapshot over the bare navigation of the same run: replaylab adds %.0f ms, playwright %.0f ms: %.1f×\n", n, a, b, b/a)
+			}
 		}
 		a, b := median(got["replaylab"]), median(got["playwright"])
 		if len(got["replaylab"]) > 0 && len(got["playwright"]) > 0 {
@@ -169,6 +209,9 @@ func measure(ctx context.Context, s *server, url string, timeout time.Duration) 
 	var err error
 	if sm.open, _, err = call(func(c context.Context) (int, error) { return 0, s.open(c, url) }); err != nil {
 		return sm, err
+	}
+	if s.snapshot == nil {
+		return sm, nil
 	}
 	var bytes int
 	if sm.first, bytes, err = call(s.snapshot); err != nil {
@@ -254,6 +297,44 @@ func startReplaylab(ctx context.Context, bin, chromium string) (*server, error) 
 		return n, err
 	}
 	return s, nil
+}
+
+// startBare starts a Chromium of its own with the browser driver's flags
+// and navigates one tab by plain CDP: its open is the navigation to the
+// load event plus one Runtime.evaluate round trip (the renderer is free
+// again), what both servers' navigations cost before any snapshot work.
+func startBare(ctx context.Context, chromium string) (*server, func(), error) {
+	dir, err := os.MkdirTemp("", "sidebyside-bare-")
+	if err != nil {
+		return nil, nil, err
+	}
+	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(chromium), chromedp.UserDataDir(dir))
+	for k, v := range browser.Flags {
+		opts = append(opts, chromedp.Flag(k, v))
+	}
+	actx, acancel := chromedp.NewExecAllocator(ctx, opts...)
+	tctx, tcancel := chromedp.NewContext(actx)
+	stop := func() {
+		tcancel()
+		acancel()
+		_ = os.RemoveAll(dir)
+	}
+	if err := chromedp.Do(tctx); err != nil {
+		stop()
+		return nil, nil, err
+	}
+	s := &server{name: "bare"}
+	s.open = func(ctx context.Context, url string) error {
+		cctx, cancel := context.WithCancel(tctx)
+		defer cancel()
+		defer context.AfterFunc(ctx, cancel)()
+		if err := chromedp.Do(cctx, chromedp.Navigate(url)); err != nil {
+			return err
+		}
+		_, err := chromedp.Run(cctx, chromedp.Evaluate[int]("0"))
+		return err
+	}
+	return s, stop, nil
 }
 
 func startPlaywright(ctx context.Context, bin, chromium string) (*server, error) {
