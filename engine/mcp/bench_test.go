@@ -75,15 +75,7 @@ func BenchmarkPageSnapshot(b *testing.B) {
 				if _, err := html.Parse(strings.NewReader(page)); err != nil {
 					b.Fatal(err)
 				}
-			}, func() {
-				v, err := p.Snapshot(ctx, observe.ViewPage)
-				if err != nil {
-					b.Fatal(err)
-				}
-				if _, err := json.Marshal(v); err != nil {
-					b.Fatal(err)
-				}
-			})
+			}, func() { pageViewJSON(ctx, b, p) })
 			b.StopTimer()
 			b.ReportMetric(float64(mcpSnapshotBytes(b, cfg, page, observe.ViewPage)), "mcp-B")
 			b.ReportMetric(float64(mcpSnapshotBytes(b, cfg, page, observe.ViewFull)), "full-B")
@@ -132,15 +124,7 @@ func BenchmarkPageSnapshotUnchanged(b *testing.B) {
 				if _, err := html.Parse(strings.NewReader(page)); err != nil {
 					b.Fatal(err)
 				}
-			}, func() {
-				v, err := p.Snapshot(ctx, observe.ViewPage)
-				if err != nil {
-					b.Fatal(err)
-				}
-				if _, err := json.Marshal(v); err != nil {
-					b.Fatal(err)
-				}
-			})
+			}, func() { pageViewJSON(ctx, b, p) })
 		})
 	}
 }
@@ -205,13 +189,18 @@ func benchAfterChange(b *testing.B, cfg engine.Config, n int, live bool) {
 		if _, err := html.Parse(strings.NewReader(d.caps[(d.k+1)%len(d.caps)].Frames[0].HTML)); err != nil {
 			b.Fatal(err)
 		}
-	}, func() {
-		v, err := p.Snapshot(ctx, observe.ViewPage)
-		if err != nil {
-			b.Fatal(err)
-		}
-		if _, err := json.Marshal(v); err != nil {
-			b.Fatal(err)
-		}
-	})
+	}, func() { pageViewJSON(ctx, b, p) })
+}
+
+// pageViewJSON takes the page view of p and encodes it, as the MCP
+// snapshot tool does: the work side of the snapshot benchmarks.
+func pageViewJSON(ctx context.Context, b *testing.B, p *engine.Page) {
+	b.Helper()
+	v, err := p.Snapshot(ctx, observe.ViewPage)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, err := json.Marshal(v); err != nil {
+		b.Fatal(err)
+	}
 }
