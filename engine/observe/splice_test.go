@@ -4,8 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -182,22 +180,40 @@ func TestSpliceParseChatPages(t *testing.T) {
 	}
 }
 
-// TestSpliceParseRecordings resumes every frame of every capture in
-// recordings/ from the same frame of the capture before it (consecutive
-// captures of real scenarios), with dense marks and with the default ones.
-func TestSpliceParseRecordings(t *testing.T) {
+// recordedSession is a session under recordings/sessions and its file.
+type recordedSession struct {
+	path string
+	s    *replay.Session
+}
+
+// recordedSessions loads every session under recordings/sessions.
+func recordedSessions(t *testing.T) []recordedSession {
+	t.Helper()
 	files, err := filepath.Glob(filepath.Join("..", "..", "recordings", "sessions", "*", "*.json"))
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no recorded sessions: %v", err)
 	}
+	var out []recordedSession
+	for _, path := range files {
+		s, err := replay.Load(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, recordedSession{path, s})
+	}
+	return out
+}
+
+// TestSpliceParseRecordings resumes every frame of every capture in
+// recordings/ from the same frame of the capture before it (consecutive
+// captures of real scenarios), with dense marks and with the default ones.
+func TestSpliceParseRecordings(t *testing.T) {
+	sessions := recordedSessions(t)
 	for _, step := range []int{1, 0} {
 		restore := observe.SetMarkStep(step)
 		pairs, resumed := 0, 0
-		for _, path := range files {
-			s, err := replay.Load(path)
-			if err != nil {
-				t.Fatal(err)
-			}
+		for _, rs := range sessions {
+			path, s := rs.path, rs.s
 			splicers := map[string]*observe.Splicer{}
 			for ci, c := range s.Captures {
 				for _, f := range c.Frames {
@@ -215,7 +231,7 @@ func TestSpliceParseRecordings(t *testing.T) {
 			}
 		}
 		restore()
-		t.Logf("marks every %d: %d consecutive frame pairs in %d sessions, %d parses resumed", step, pairs, len(files), resumed)
+		t.Logf("marks every %d: %d consecutive frame pairs in %d sessions, %d parses resumed", step, pairs, len(sessions), resumed)
 		if step == 1 && resumed*4 < pairs {
 			t.Errorf("only %d of %d consecutive frames resumed", resumed, pairs)
 		}
@@ -227,31 +243,11 @@ func TestSpliceParseRecordings(t *testing.T) {
 // a mark at every resumable point.
 func TestSpliceParseHTML5Lib(t *testing.T) {
 	defer observe.SetMarkStep(1)()
-	out, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", "golang.org/x/net").Output()
-	if err != nil {
-		t.Fatalf("locating golang.org/x/net: %v", err)
-	}
-	dir := filepath.Join(strings.TrimSpace(string(out)), "html", "testdata")
-	files, err := filepath.Glob(filepath.Join(dir, "html5lib-tests", "tree-construction", "*.dat"))
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no html5lib tests under %s: %v", dir, err)
-	}
+	_, all := html5libDocs(t)
 	var docs []string
-	for _, path := range files {
-		data, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, c := range strings.Split(string(data), "#data\n")[1:] {
-			end := strings.Index(c, "\n#errors")
-			if end < 0 || strings.Contains(c, "#document-fragment") {
-				continue
-			}
-			for _, doc := range []string{c[:end], "<!DOCTYPE html><html><head></head><body>" + c[:end] + "</body></html>"} {
-				if _, ok := observe.FastParse(doc); ok {
-					docs = append(docs, doc)
-				}
-			}
+	for _, d := range all {
+		if _, ok := observe.FastParse(d.src); ok {
+			docs = append(docs, d.src)
 		}
 	}
 	r := rand.New(rand.NewPCG(16, 16))
@@ -398,18 +394,12 @@ func TestParseAfterLive(t *testing.T) {
 // after the capture before it (ParseAfter) and compares the document with
 // Parse's: trees, node ids, hidden flags, frames, observations.
 func TestParseAfterRecordings(t *testing.T) {
-	files, err := filepath.Glob(filepath.Join("..", "..", "recordings", "sessions", "*", "*.json"))
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no recorded sessions: %v", err)
-	}
+	sessions := recordedSessions(t)
 	for _, step := range []int{1, 0} {
 		restore := observe.SetMarkStep(step)
 		reads, walks := 0, 0
-		for _, path := range files {
-			s, err := replay.Load(path)
-			if err != nil {
-				t.Fatal(err)
-			}
+		for _, rs := range sessions {
+			path, s := rs.path, rs.s
 			var prev *observe.Document
 			for ci, c := range s.Captures {
 				got, err := observe.ParseAfter(c, prev)
