@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/replaylab/replaylab/engine/adapter"
-	"github.com/replaylab/replaylab/engine/capture"
 	"github.com/replaylab/replaylab/engine/monitor"
 	"github.com/replaylab/replaylab/engine/observe"
 )
@@ -84,17 +83,4 @@ func (v *View) UnmarshalJSON(data []byte) error {
 // there were and whether any was left out or cut.
 func BoundGroups(all []adapter.Group, lim GroupLimits) ([]adapter.Group, observe.Count) {
 	return boundGroups(all, lim)
-}
-
-// lastRead is a page's last capture with its parse and groups: a driver
-// that returns the same capture again (nothing changed) costs no parse,
-// and a snapshot of it no observation: obs, the last observation of doc,
-// is reissued with the new snapshot id (observe.Observation.Reissue), and
-// mon is its monitor view.
-type lastRead struct {
-	c      *capture.Capture
-	doc    *observe.Document
-	groups adapter.Result
-	obs    *observe.Observation // nil until a snapshot observed doc
-	mon    monitor.Observation
 }

@@ -1,0 +1,241 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/replaylab/replaylab/engine/adapter"
+	"github.com/replaylab/replaylab/engine/answer"
+	"github.com/replaylab/replaylab/engine/locate"
+	"github.com/replaylab/replaylab/engine/monitor"
+	"github.com/replaylab/replaylab/engine/observe"
+	"github.com/replaylab/replaylab/engine/trace"
+)
+
+// Page is one tab of a task.
+//
+// A Page is not safe for concurrent use: its snapshot sequence, last
+// observation, read cache and baseline are unguarded, so one goroutine at a
+// time drives a page (an agent's calls on one tab are sequential anyway).
+// Different pages, of one task or of several, may be driven concurrently;
+// what they share (the task's block state and monitor) is guarded by the
+// task.
+type Page struct {
+	Name string
+
+	task     *Task
+	d        Driver
+	seq      int
+	obs      *observe.Observation
+	groups   adapter.Result
+	baseline *answer.Baseline
+	last     lastRead // the last capture read and its parse
+
+	prevMon, lastMon *monitor.Observation
+}
+
+func (p *Page) emit(kind string, attrs ...trace.Attr) {
+	p.task.e.emit(kind, append([]trace.Attr{trace.A("page", p.Name)}, attrs...)...)
+}
+
+// View is a bounded snapshot with the answer groups on the page.
+type View struct {
+	*observe.Snapshot
+	Adapter string `json:"adapter"`
+	// Groups are the most recent answer groups, bounded (GroupLimits);
+	// GroupCount says how many the page has and whether any was left out
+	// or cut.
+	Groups     []adapter.Group `json:"groups"`
+	GroupCount observe.Count   `json:"groupCount"`
+	// Signal is the loop monitor's advisory signal, when one is pending.
+	Signal *monitor.Signal `json:"signal,omitempty"`
+}
+
+// Navigate opens url in the page.
+func (p *Page) Navigate(ctx context.Context, u string) error {
+	if err := p.task.mutation("navigate"); err != nil {
+		return err
+	}
+	p.emit("navigate", trace.A("url", u))
+	p.noteAction("navigate", observe.Element{Role: "page", Name: u}, "", "", false)
+	if err := p.d.Navigate(ctx, u); err != nil {
+		return fmt.Errorf("engine: navigate: %w", err)
+	}
+	p.obs = nil
+	return nil
+}
+
+// Snapshot observes the page and returns a bounded view: ViewPage is the
+// shorter page view (OBS-4), ViewFull the full one.
+func (p *Page) Snapshot(ctx context.Context, view string) (*View, error) {
+	o, err := p.observe(ctx)
+	if err != nil {
+		return nil, err
+	}
+	lim, glim := p.task.e.cfg.PageLimits, p.task.e.cfg.PageGroups
+	if view == observe.ViewFull {
+		lim, glim = p.task.e.cfg.Limits, p.task.e.cfg.FullGroups
+	} else {
+		view = observe.ViewPage
+	}
+	s := o.View(view, lim)
+	p.emit("snapshot", trace.A("snapshot", s.ID), trace.A("view", view), trace.A("complete", s.Complete),
+		trace.A("elements", fmt.Sprintf("%d/%d", s.Counts.Elements.Returned, s.Counts.Elements.Total)),
+		trace.A("groups", len(p.groups.Groups)))
+	p.takeSignal()
+	groups, count := boundGroups(p.groups.Groups, glim)
+	if count.Truncated {
+		s.Complete = false
+	}
+	return &View{Snapshot: s, Adapter: p.groups.Adapter, Groups: groups, GroupCount: count, Signal: p.task.Signal()}, nil
+}
+
+// Find runs a fresh find.
+func (p *Page) Find(ctx context.Context, q observe.Query) (observe.FindResult, error) {
+	o, err := p.observe(ctx)
+	if err != nil {
+		return observe.FindResult{}, err
+	}
+	r, err := o.Find(q)
+	if err != nil {
+		return r, &Error{Code: InvalidArgument, Op: "find", Err: err}
+	}
+	p.emit("find", trace.A("query", locate.Locator{Role: q.Role, Name: q.Name, Href: q.Href}.String()),
+		trace.A("total", r.Selection.Total), trace.A("matched", r.Selection.Matched), trace.A("hasMore", r.Selection.HasMore))
+	return r, nil
+}
+
+// resolve turns a target into one element of a fresh observation.
+func (p *Page) resolve(ctx context.Context, op string, t Target) (observe.Element, error) {
+	if t.Ref != "" {
+		if p.obs == nil {
+			return observe.Element{}, &locate.Error{Code: locate.StaleRef, Locator: locate.Locator{Role: "ref:" + t.Ref}, Detail: "no snapshot taken on this page"}
+		}
+		el, err := locate.ByRef(p.obs, t.Ref)
+		if err != nil {
+			p.emit("resolve", trace.A("op", op), trace.A("target", t), trace.A("code", locate.CodeOf(err)))
+		}
+		return el, err
+	}
+	o, err := p.observe(ctx)
+	if err != nil {
+		return observe.Element{}, err
+	}
+	var el observe.Element
+	if t.Selector != "" {
+		el, err = resolveSelector(o, t.Selector)
+	} else {
+		el, err = locate.Resolve(o, t.Locator)
+	}
+	if err != nil {
+		var le *locate.Error
+		attrs := []trace.Attr{trace.A("op", op), trace.A("target", t), trace.A("code", locate.CodeOf(err))}
+		if asLocate(err, &le) && le.Count > 0 {
+			attrs = append(attrs, trace.A("count", le.Count))
+		}
+		p.emit("resolve", attrs...)
+	}
+	return el, err
+}
+
+// Fill types text into an editor once and verifies the real value
+// (ACT-1). A different value is FIELD_MISMATCH; the text is never typed a
+// second time.
+func (p *Page) Fill(ctx context.Context, t Target, text string) error {
+	if err := p.task.mutation("fill"); err != nil {
+		return err
+	}
+	el, err := p.resolve(ctx, "fill", t)
+	if err != nil {
+		return err
+	}
+	p.noteAction("fill", el, text, "", false)
+	if err := p.d.Type(ctx, el.Node, text); err != nil {
+		return fmt.Errorf("engine: fill: %w", err)
+	}
+	// The observation that comes back with the action: re-find the element
+	// by its node in a fresh snapshot and compare the real value.
+	o, err := p.observe(ctx)
+	if err != nil {
+		return err
+	}
+	got, found := "", false
+	for _, e := range o.All {
+		if e.Node == el.Node {
+			got, found = e.RealValue(), true
+			break
+		}
+	}
+	attrs := []trace.Attr{trace.A("target", t)}
+	sensitive := sensitiveControl(el) // one rule with the monitor's: never trace a secret
+	if !sensitive {
+		attrs = append(attrs, trace.A("value", text))
+	} else {
+		attrs = append(attrs, trace.A("chars", len([]rune(text))))
+	}
+	if !found || observe.Normalize(got) != observe.Normalize(text) {
+		p.emit("fill", append(attrs, trace.A("verified", false), trace.A("code", FieldMismatch))...)
+		detail := "the field is gone after typing"
+		if found && !sensitive {
+			detail = fmt.Sprintf("typed %q, field holds %q", text, got)
+		} else if found {
+			detail = "the sensitive field holds another value"
+		}
+		return &Error{Code: FieldMismatch, Op: "fill", Detail: detail}
+	}
+	p.emit("fill", append(attrs, trace.A("verified", true))...)
+	return nil
+}
+
+// Click clicks the target and waits for the expected outcome (ACT-2,
+// ACT-3).
+func (p *Page) Click(ctx context.Context, t Target, x Expect) error {
+	return p.act(ctx, "click", t, x, "", func(node string) error { return p.d.Click(ctx, node) })
+}
+
+// Press presses key on the target and waits for the expected outcome.
+func (p *Page) Press(ctx context.Context, t Target, key string, x Expect) error {
+	return p.act(ctx, "press", t, x, key, func(node string) error { return p.d.Press(ctx, node, key) })
+}
+
+func (p *Page) act(ctx context.Context, op string, t Target, x Expect, key string, do func(node string) error) error {
+	// The expectation is checked before anything is sent.
+	if err := x.validate(); err != nil {
+		p.emit(op, trace.A("target", t), trace.A("code", CodeOf(err)))
+		return err
+	}
+	if err := p.task.mutation(op); err != nil {
+		return err
+	}
+	if x.NewAnswer {
+		_, groups, err := p.read(ctx)
+		if err != nil {
+			return err
+		}
+		b := answer.NewBaseline(groups)
+		p.baseline = &b
+		p.emit("baseline", trace.A("size", len(b.IDs)), trace.A("ids", b.IDs))
+	}
+	el, err := p.resolve(ctx, op, t)
+	if err != nil {
+		return err
+	}
+	p.emit(op, trace.A("target", t), trace.A("expect", x))
+	p.noteAction(op, el, "", key, false)
+	if err := do(el.Node); err != nil {
+		return fmt.Errorf("engine: %s: %w", op, err)
+	}
+	ok, evidence, err := p.awaitOutcome(ctx, x)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		p.task.mu.Lock()
+		p.task.blocked = &blocked{page: p, op: op, expect: x}
+		p.task.mu.Unlock()
+		p.emit("outcome", trace.A("op", op), trace.A("status", OutcomeUnknown), trace.A("evidence", evidence))
+		return &Error{Code: OutcomeUnknown, Op: op, Detail: "expected " + x.String() + " did not happen in time; the task is blocked"}
+	}
+	p.emit("outcome", trace.A("op", op), trace.A("status", "met"), trace.A("evidence", evidence))
+	return nil
+}

@@ -1,0 +1,101 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+
+	"github.com/replaylab/replaylab/engine/adapter"
+	"github.com/replaylab/replaylab/engine/capture"
+	"github.com/replaylab/replaylab/engine/monitor"
+	"github.com/replaylab/replaylab/engine/observe"
+)
+
+// read captures the page and finds its groups without issuing a snapshot.
+func (p *Page) read(ctx context.Context) (*observe.Document, adapter.Result, error) {
+	c, err := p.d.Capture(ctx)
+	if err != nil {
+		return nil, adapter.Result{}, fmt.Errorf("engine: capture: %w", err)
+	}
+	if c == p.last.c {
+		// the driver saw no change: the same capture, the same parse
+		return p.last.doc, p.last.groups, nil
+	}
+	// the page changed: the new parse takes over the last one's nodes for
+	// the bytes each frame's HTML still shares with it (ParseAfter), so a
+	// streamed paragraph costs about its own parse. The last document is
+	// then dead: nothing reads it after a new read (p.obs keeps only what
+	// ByRef and the actions read: strings and attributes, which the
+	// take-over leaves as they were).
+	doc, err := observe.ParseAfter(c, p.last.doc)
+	p.last = lastRead{}
+	if err != nil {
+		return nil, adapter.Result{}, err
+	}
+	// groups are found with ids and nodes; their text, state and media
+	// are read only for those a view or a wait returns
+	groups := adapter.Lazy(p.task.e.cfg.Adapter, doc)
+	p.last = lastRead{c: c, doc: doc, groups: groups}
+	return doc, groups, nil
+}
+
+// observe takes a new snapshot: every earlier ref becomes stale.
+func (p *Page) observe(ctx context.Context) (*observe.Observation, error) {
+	doc, groups, err := p.read(ctx)
+	if err != nil {
+		return nil, err
+	}
+	p.seq++
+	var mo monitor.Observation
+	if l := &p.last; l.obs != nil && l.doc == doc {
+		// the same parse and groups: the same observation under the new
+		// snapshot id (every earlier ref stale, ID-1), the same monitor view
+		p.obs = l.obs.Reissue(p.seq)
+		mo = l.mon
+		mo.SnapshotID = strconv.Itoa(p.seq)
+	} else {
+		p.obs = observe.Observe(doc, p.seq, observe.Options{GroupOf: groups.GroupOf()})
+		mo = monitorObservation(p.Name, p.obs, groups)
+		if l.doc == doc {
+			l.obs, l.mon = p.obs, mo
+		}
+	}
+	p.groups = groups
+	p.noteObservation(mo)
+	return p.obs, nil
+}
+
+// boundGroups keeps the last GroupsMax groups and cuts each text to
+// TextCharsMax characters (marking the group TextTruncated).
+func boundGroups(all []adapter.Group, lim GroupLimits) ([]adapter.Group, observe.Count) {
+	c := observe.Count{Total: len(all)}
+	start := max(0, len(all)-lim.GroupsMax)
+	out := make([]adapter.Group, 0, len(all)-start)
+	for i := start; i < len(all); i++ {
+		all[i].Load()
+	}
+	for _, g := range all[start:] {
+		if r := []rune(g.Text); len(r) > lim.TextCharsMax {
+			g.Text = string(r[:lim.TextCharsMax])
+			g.TextTruncated = true
+			c.Truncated = true
+		}
+		out = append(out, g)
+	}
+	c.Returned = len(out)
+	c.Truncated = c.Truncated || c.Returned < c.Total
+	return out, c
+}
+
+// lastRead is a page's last capture with its parse and groups: a driver
+// that returns the same capture again (nothing changed) costs no parse,
+// and a snapshot of it no observation: obs, the last observation of doc,
+// is reissued with the new snapshot id (observe.Observation.Reissue), and
+// mon is its monitor view.
+type lastRead struct {
+	c      *capture.Capture
+	doc    *observe.Document
+	groups adapter.Result
+	obs    *observe.Observation // nil until a snapshot observed doc
+	mon    monitor.Observation
+}

@@ -1,0 +1,84 @@
+package engine
+
+import (
+	"fmt"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/replaylab/replaylab/engine/locate"
+)
+
+// Target names an element: a ref from the latest snapshot, or a locator
+// resolved by a fresh find.
+type Target struct {
+	Ref string
+	locate.Locator
+	// Selector, when set, is a CSS selector that must match exactly one
+	// candidate element (see BySelector).
+	Selector string
+}
+
+func (t Target) String() string {
+	if t.Ref != "" {
+		return "ref " + t.Ref
+	}
+	if t.Selector != "" {
+		return "selector=" + strconv.Quote(t.Selector)
+	}
+	return t.Locator.String()
+}
+
+// ByRole is getByRole(role, name).
+func ByRole(role, name string) Target { return Target{Locator: locate.Locator{Role: role, Name: name}} }
+
+// Expect is the outcome a click or press must produce (ACT-2). At least one
+// field must be set.
+type Expect struct {
+	URL         string // absolute URL the page must be at
+	TextVisible string // text that must be visible
+	NewAnswer   bool   // a new answer group must appear
+	Gone        *Target
+	Field       *FieldExpect
+	Timeout     time.Duration
+}
+
+// FieldExpect is "the field's value is".
+type FieldExpect struct {
+	Target Target
+	Value  string
+}
+
+func (x Expect) String() string {
+	var parts []string
+	if x.URL != "" {
+		parts = append(parts, "url="+x.URL)
+	}
+	if x.TextVisible != "" {
+		parts = append(parts, fmt.Sprintf("text=%q", x.TextVisible))
+	}
+	if x.NewAnswer {
+		parts = append(parts, "new_answer")
+	}
+	if x.Gone != nil {
+		parts = append(parts, "gone="+x.Gone.String())
+	}
+	if x.Field != nil {
+		parts = append(parts, "field="+x.Field.Target.String())
+	}
+	return strings.Join(parts, ",")
+}
+
+func (x Expect) validate() error {
+	if x.URL == "" && x.TextVisible == "" && !x.NewAnswer && x.Gone == nil && x.Field == nil {
+		return &Error{Code: MissingExpectation, Op: "expect", Detail: "click and press need an expected outcome"}
+	}
+	if x.URL != "" {
+		u, err := url.Parse(x.URL)
+		if err != nil || !u.IsAbs() || u.Host == "" {
+			return &Error{Code: InvalidExpectation, Op: "expect", Detail: fmt.Sprintf("expected URL %q is not absolute", x.URL)}
+		}
+	}
+	return nil
+}
