@@ -24,7 +24,8 @@ package sim
 //
 // Without job the page offers "Generate patch" with one idempotency key
 // rendered into the page per page load ("patch-0001", "patch-0002", … in
-// load order); a click POSTs /patch/api/jobs with that key and then
+// load order), taken from the ledger's store (ledger.Service.NewKey), so a
+// restart on the same store never repeats one (LED-15); a click POSTs /patch/api/jobs with that key and then
 // replaces the location with /patch?job=ID, so a double click sends the
 // same key twice and lands on the one job. With job, every control is
 // derived on this load from the ledger's state for this caller (LED-6):
@@ -43,11 +44,13 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"sync/atomic"
 	"time"
 
 	"github.com/replaylab/replaylab/engine/ledger"
 )
+
+// PatchKeyPrefix starts every idempotency key the patch page generates.
+const PatchKeyPrefix = "patch"
 
 // LedgerOpenTimeout bounds opening (and migrating) the ledger's database.
 const LedgerOpenTimeout = 30 * time.Second
@@ -60,8 +63,7 @@ type lab struct {
 	tokens    map[string]ledger.Principal
 	api       http.Handler
 	tmpDir    string
-	loads     atomic.Int64 // patch page loads, for per-load idempotency keys
-	sessions  sessions     // patch page sign-ins (patch_session.go)
+	sessions  sessions // patch page sign-ins (patch_session.go)
 	// recoveries is what the start-up recovery did (LED-13).
 	recoveries []ledger.Recovery
 }
@@ -278,7 +280,14 @@ func (s *Server) patchPage(w http.ResponseWriter, r *http.Request) {
 			v.Notice = "Review required: an attempt is starting or its outcome is unknown; only a reviewer can supersede it."
 		}
 	} else {
-		v.Key = fmt.Sprintf("patch-%04d", s.lab.loads.Add(1))
+		key, err := s.lab.svc.NewKey(r.Context(), PatchKeyPrefix)
+		if err != nil {
+			p := ledger.LogProblem(w, r, nil, err)
+			w.WriteHeader(p.Status)
+			_ = patchErrorTmpl.Execute(w, map[string]string{"Title": p.Title, "Code": string(p.Code), "Detail": p.Detail})
+			return
+		}
+		v.Key = key
 	}
 	v.Controls = patchControls(v.Job)
 	_ = patchTmpl.Execute(w, v)

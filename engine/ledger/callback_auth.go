@@ -204,7 +204,7 @@ func (s *Service) SignCallback(ctx context.Context, attemptID, status, output st
 
 func (s *Service) callbackSecret(ctx context.Context, attemptID string) (string, error) {
 	var secret string
-	err := s.run(ctx, func(tx Tx, o *op) error {
+	err := s.view(ctx, func(tx Tx) error {
 		a, err := tx.Attempt(ctx, attemptID)
 		if err != nil {
 			return err

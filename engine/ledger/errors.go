@@ -1,6 +1,7 @@
 package ledger
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -105,6 +106,9 @@ func CodeOf(err error) Code {
 	}
 	if errors.Is(err, ErrCommitUncertain) {
 		return CodeUncertain
+	}
+	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
+		return CodeBusy // the store did not answer before the request ended
 	}
 	return CodeInternal
 }

@@ -8,12 +8,18 @@ import (
 	"log"
 	"net/http"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 )
 
 // BodyBytesMax bounds every request body of the job API.
 const BodyBytesMax = 1 << 20
+
+// RetryAfterSeconds is the Retry-After of every 503 (STORE_BUSY,
+// OUTCOME_UNCERTAIN): the store was locked, stalled or away, and a retry
+// after it is the right thing to do (LED-16).
+const RetryAfterSeconds = 1
 
 // ProblemTypeBase prefixes the "type" of every problem document; the code,
 // lower-cased with dashes, follows.
@@ -397,6 +403,9 @@ func NewRequestID() string { return "req_" + randomHex(8) }
 // on l.
 func LogProblem(w http.ResponseWriter, r *http.Request, l *log.Logger, err error) Problem {
 	p := ProblemFor(err)
+	if p.Status == http.StatusServiceUnavailable {
+		w.Header().Set("Retry-After", strconv.Itoa(RetryAfterSeconds))
+	}
 	if p.Status >= 500 {
 		p.RequestID = NewRequestID()
 		w.Header().Set("X-Request-Id", p.RequestID)

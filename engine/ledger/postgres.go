@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"net"
+	"strings"
 	"sync"
 	"time"
 
@@ -13,6 +16,10 @@ import (
 
 // PostgresConnsMax bounds the connections a PostgreSQL store opens.
 const PostgresConnsMax = 8
+
+// PostgresConnectTimeout bounds one connection attempt when the URL sets
+// no connect_timeout.
+const PostgresConnectTimeout = 2 * time.Second
 
 // pgStore keeps a small bounded pool of *pgx.Conn. (pgxpool would do, but
 // it needs github.com/jackc/puddle/v2, which go.mod does not list; this
@@ -36,10 +43,12 @@ var pgDialect = &dialect{
 func classifyPG(err error) error {
 	var pe *pgconn.PgError
 	if errors.As(err, &pe) {
-		switch pe.Code {
-		case "23505": // unique_violation
+		switch {
+		case pe.Code == "23505": // unique_violation
 			return fmt.Errorf("%w: %w", ErrDuplicate, err)
-		case "40001", "40P01": // serialization_failure, deadlock_detected
+		case pe.Code == "40001", pe.Code == "40P01": // serialization_failure, deadlock_detected
+			return fmt.Errorf("%w: %w", ErrRetry, err)
+		case pgUnavailable(pe.Code):
 			return fmt.Errorf("%w: %w", ErrRetry, err)
 		}
 		return err
@@ -50,6 +59,35 @@ func classifyPG(err error) error {
 	return err
 }
 
+// pgUnavailable reports SQLSTATEs that mean the server is going away,
+// not there yet or out of room (LED-16): class 08 (connection exception),
+// 57P01 admin_shutdown, 57P02 crash_shutdown, 57P03 cannot_connect_now,
+// 53300 too_many_connections, 57014 query_canceled (a statement timeout)
+// and 55P03 lock_not_available. A statement that failed so committed
+// nothing, so the transaction may run again.
+func pgUnavailable(code string) bool {
+	switch code {
+	case "57P01", "57P02", "57P03", "53300", "57014", "55P03":
+		return true
+	}
+	return strings.HasPrefix(code, "08")
+}
+
+// connLost reports whether err, returned before COMMIT was sent, came
+// from a connection that is gone: the transaction cannot have committed,
+// so it may run again on another connection.
+func connLost(c *pgx.Conn, err error) bool {
+	if c.IsClosed() {
+		return true
+	}
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		return pgUnavailable(pe.Code)
+	}
+	var ne net.Error
+	return errors.As(err, &ne) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF)
+}
+
 // OpenPostgres connects to the PostgreSQL ledger at url (a postgres:// URL;
 // extra query parameters such as search_path become session settings) and
 // applies the embedded migrations under an advisory lock.
@@ -57,6 +95,9 @@ func OpenPostgres(ctx context.Context, url string) (Store, error) {
 	cfg, err := pgx.ParseConfig(url)
 	if err != nil {
 		return nil, fmt.Errorf("ledger: postgres config: %w", err)
+	}
+	if cfg.ConnectTimeout == 0 {
+		cfg.ConnectTimeout = PostgresConnectTimeout
 	}
 	s := &pgStore{cfg: cfg, sem: make(chan struct{}, PostgresConnsMax)}
 	err = s.Tx(ctx, func(t Tx) error {
@@ -87,9 +128,13 @@ func (s *pgStore) acquire(ctx context.Context) (*pgx.Conn, error) {
 		<-s.sem
 		return nil, errors.New("ledger: postgres store is closed")
 	}
-	if n := len(s.idle); n > 0 {
+	for len(s.idle) > 0 {
+		n := len(s.idle)
 		c := s.idle[n-1]
 		s.idle = s.idle[:n-1]
+		if c.IsClosed() {
+			continue
+		}
 		s.mu.Unlock()
 		return c, nil
 	}
@@ -114,6 +159,21 @@ func (s *pgStore) release(c *pgx.Conn) {
 	}
 	s.idle = append(s.idle, c)
 	s.mu.Unlock()
+}
+
+// dropIdle closes every idle connection: after one connection was lost
+// (a restart, an admin shutdown) the others are most likely gone too, and
+// each would cost a failed run to find out.
+func (s *pgStore) dropIdle() {
+	s.mu.Lock()
+	idle := s.idle
+	s.idle = nil
+	s.mu.Unlock()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	for _, c := range idle {
+		_ = c.Close(ctx)
+	}
 }
 
 func (s *pgStore) Close() error {
@@ -154,20 +214,57 @@ func (s *pgStore) Tx(ctx context.Context, fn func(Tx) error) error {
 	defer s.release(c)
 	tx, err := c.Begin(ctx)
 	if err != nil {
-		return fmt.Errorf("ledger: postgres begin: %w", classifyPG(err))
+		return s.lost(c, fmt.Errorf("ledger: postgres begin: %w", classifyPG(err)))
 	}
 	if err := fn(&sqlTx{q: pgQ{tx}, d: pgDialect}); err != nil {
 		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 		_ = tx.Rollback(rctx)
 		cancel()
-		return err
+		return s.lost(c, err)
 	}
 	if err := tx.Commit(ctx); err != nil {
 		var pe *pgconn.PgError
 		if pgconn.SafeToRetry(err) || (errors.As(err, &pe) && (pe.Code == "40001" || pe.Code == "40P01")) {
 			return fmt.Errorf("%w: postgres commit: %w", ErrRetry, err)
 		}
+		if c.IsClosed() {
+			s.dropIdle()
+		}
 		return fmt.Errorf("%w: postgres: %w", ErrCommitUncertain, err)
+	}
+	return nil
+}
+
+// lost marks err, returned before COMMIT was sent, as safe to run again
+// when its connection is gone, and drops the idle connections with it.
+func (s *pgStore) lost(c *pgx.Conn, err error) error {
+	if !connLost(c, err) {
+		return err
+	}
+	s.dropIdle()
+	if errors.Is(err, ErrRetry) {
+		return err
+	}
+	return fmt.Errorf("%w: connection lost: %w", ErrRetry, err)
+}
+
+func (s *pgStore) View(ctx context.Context, fn func(Tx) error) error {
+	c, err := s.acquire(ctx)
+	if err != nil {
+		return err
+	}
+	defer s.release(c)
+	tx, err := c.BeginTx(ctx, pgx.TxOptions{AccessMode: pgx.ReadOnly})
+	if err != nil {
+		return s.lost(c, fmt.Errorf("ledger: postgres begin read: %w", classifyPG(err)))
+	}
+	defer func() {
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		_ = tx.Rollback(rctx)
+		cancel()
+	}()
+	if err := fn(&sqlTx{q: pgQ{tx}, d: pgDialect}); err != nil {
+		return s.lost(c, err)
 	}
 	return nil
 }

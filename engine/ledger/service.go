@@ -21,6 +21,11 @@ type Limits struct {
 	DiagnosticOutputBytesMax int // output kept for an attempt that was not applied
 	AppliedOutputBytesMax    int // output kept for the winning attempt
 	TxAttemptsMax            int // runs of one operation on transient conflicts
+	// StoreWaitMax bounds one operation's wait for the store, every run
+	// included (LED-16): a store that is locked, stalled or gone answers
+	// STORE_BUSY (503, Retry-After) within it instead of holding the
+	// caller.
+	StoreWaitMax time.Duration
 }
 
 // DefaultLimits are the limits New uses.
@@ -32,6 +37,7 @@ var DefaultLimits = Limits{
 	DiagnosticOutputBytesMax: 4096,
 	AppliedOutputBytesMax:    1 << 20,
 	TxAttemptsMax:            20,
+	StoreWaitMax:             5 * time.Second,
 }
 
 // DefaultProvider is the provider of a job's first attempt when the caller
@@ -180,17 +186,39 @@ func (s *Service) now() time.Time {
 // through tx, so that it can run again: on ErrRetry (a definite rollback)
 // it does, and on ErrCommitUncertain the events table is asked whether this
 // run's op id committed before deciding to run again or to report success.
+// The whole operation is bounded by Limits.StoreWaitMax: a store that does
+// not answer in time is STORE_BUSY (LED-16).
 func (s *Service) run(ctx context.Context, fn func(tx Tx, o *op) error) error {
+	return s.runTx(ctx, false, fn)
+}
+
+// view is run for an operation that only reads: one read-only
+// transaction (Store.View), which a writer never blocks.
+func (s *Service) view(ctx context.Context, fn func(tx Tx) error) error {
+	return s.runTx(ctx, true, func(tx Tx, _ *op) error { return fn(tx) })
+}
+
+func (s *Service) runTx(parent context.Context, readOnly bool, fn func(tx Tx, o *op) error) error {
+	ctx := parent
+	if s.limits.StoreWaitMax > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(parent, s.limits.StoreWaitMax)
+		defer cancel()
+	}
 	var err error
 	for i := 0; i < max(1, s.limits.TxAttemptsMax); i++ {
 		o := &op{id: "op_" + randomHex(12), now: s.now()}
-		err = s.store.Tx(ctx, func(tx Tx) error { return fn(tx, o) })
+		if readOnly {
+			err = s.store.View(ctx, func(tx Tx) error { return fn(tx, o) })
+		} else {
+			err = s.store.Tx(ctx, func(tx Tx) error { return fn(tx, o) })
+		}
 		switch {
 		case err == nil:
 			return nil
 		case errors.Is(err, ErrCommitUncertain):
 			var committed bool
-			rerr := s.store.Tx(ctx, func(tx Tx) error {
+			rerr := s.store.View(ctx, func(tx Tx) error {
 				var e error
 				committed, e = tx.HasOp(ctx, o.id)
 				return e
@@ -203,6 +231,8 @@ func (s *Service) run(ctx context.Context, fn func(tx Tx, o *op) error) error {
 			if committed {
 				return nil
 			}
+		case ctx.Err() != nil && parent.Err() == nil:
+			return s.busy(err)
 		case errors.Is(err, ErrRetry):
 		case errors.Is(err, ErrDuplicate):
 			// A unique key another transaction committed first: run again
@@ -215,13 +245,24 @@ func (s *Service) run(ctx context.Context, fn func(tx Tx, o *op) error) error {
 		d := time.Duration(1+rand.IntN(4*(i+1))) * time.Millisecond
 		select {
 		case <-ctx.Done():
-			return ctx.Err()
+			if parent.Err() != nil {
+				return parent.Err()
+			}
+			return s.busy(err)
 		case <-time.After(d):
 		}
 	}
 	return &Error{Code: CodeBusy, Status: CodeBusy.Status(),
 		Detail: fmt.Sprintf("the store stayed busy for %d runs of the operation; nothing was applied by the last one, retry later", s.limits.TxAttemptsMax),
 		cause:  err}
+}
+
+// busy is the STORE_BUSY of an operation that ran out of
+// Limits.StoreWaitMax.
+func (s *Service) busy(cause error) error {
+	return &Error{Code: CodeBusy, Status: CodeBusy.Status(),
+		Detail: fmt.Sprintf("the store did not answer within %s; nothing was applied, retry later", s.limits.StoreWaitMax),
+		cause:  cause}
 }
 
 func visible(j Job, caller Principal) bool {
@@ -413,7 +454,7 @@ func (s *Service) Get(ctx context.Context, caller Principal, id string) (Job, er
 		return Job{}, err
 	}
 	var job Job
-	err := s.run(ctx, func(tx Tx, o *op) error {
+	err := s.view(ctx, func(tx Tx) error {
 		j, err := loadJob(ctx, tx, caller, id)
 		if err != nil {
 			return err
@@ -842,7 +883,7 @@ func (s *Service) Output(ctx context.Context, caller Principal, jobID string) (O
 		return Output{}, err
 	}
 	var out Output
-	err := s.run(ctx, func(tx Tx, o *op) error {
+	err := s.view(ctx, func(tx Tx) error {
 		j, err := loadJob(ctx, tx, caller, jobID)
 		if err != nil {
 			return err
@@ -868,7 +909,7 @@ func (s *Service) Output(ctx context.Context, caller Principal, jobID string) (O
 // checks no ownership; it is not served over HTTP.
 func (s *Service) Events(ctx context.Context, jobID string) ([]Event, error) {
 	var evs []Event
-	err := s.run(ctx, func(tx Tx, o *op) error {
+	err := s.view(ctx, func(tx Tx) error {
 		var err error
 		evs, err = tx.Events(ctx, jobID)
 		return err
@@ -904,7 +945,7 @@ func (s *Service) SetFallbackEnabled(ctx context.Context, enabled bool) error {
 // FallbackEnabled reports the global switch.
 func (s *Service) FallbackEnabled(ctx context.Context) (bool, error) {
 	var on bool
-	err := s.run(ctx, func(tx Tx, o *op) error {
+	err := s.view(ctx, func(tx Tx) error {
 		var err error
 		on, err = globalFallback(ctx, tx)
 		return err

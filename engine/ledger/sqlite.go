@@ -17,10 +17,18 @@ import (
 const (
 	SQLiteBusyTimeoutMillis = 5000
 	SQLiteConnsMax          = 4
+	// SQLiteReadConnsMax bounds the connections of the read pool (View).
+	SQLiteReadConnsMax = 4
 )
 
+// sqliteStore has two pools on one file: db for writing transactions
+// (BEGIN IMMEDIATE: they take the write lock first, so two never deadlock
+// upgrading), and read for View (plain deferred BEGIN on query-only
+// connections: in WAL mode they read a consistent snapshot while any
+// writer, of this process or another, holds the write lock).
 type sqliteStore struct {
-	db *sql.DB
+	db   *sql.DB
+	read *sql.DB
 }
 
 var sqliteDialect = &dialect{
@@ -63,6 +71,16 @@ func SQLiteDSN(path string) string {
 	return "file:" + path + "?" + q.Encode()
 }
 
+// sqliteReadDSN is the DSN of the read pool: deferred transactions on
+// query-only connections.
+func sqliteReadDSN(path string) string {
+	q := url.Values{}
+	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", SQLiteBusyTimeoutMillis))
+	q.Add("_pragma", "foreign_keys(1)")
+	q.Add("_pragma", "query_only(1)")
+	return "file:" + path + "?" + q.Encode()
+}
+
 // OpenSQLite opens (creating if needed) the SQLite ledger at path with the
 // pure-Go driver and applies the embedded migrations.
 func OpenSQLite(ctx context.Context, path string) (Store, error) {
@@ -83,12 +101,29 @@ func OpenSQLite(ctx context.Context, path string) (Store, error) {
 		_ = db.Close()
 		return nil, fmt.Errorf("ledger: sqlite %s: %w", path, err)
 	}
+	read, err := sql.Open("sqlite", sqliteReadDSN(path))
+	if err != nil {
+		_ = db.Close()
+		return nil, fmt.Errorf("ledger: sqlite open %s for reading: %w", path, err)
+	}
+	read.SetMaxOpenConns(SQLiteReadConnsMax)
+	read.SetMaxIdleConns(SQLiteReadConnsMax)
+	s.read = read
 	return s, nil
 }
 
 func (s *sqliteStore) Backend() string { return "sqlite" }
 
-func (s *sqliteStore) Close() error { return s.db.Close() }
+func (s *sqliteStore) Close() error { return errors.Join(s.read.Close(), s.db.Close()) }
+
+func (s *sqliteStore) View(ctx context.Context, fn func(Tx) error) error {
+	tx, err := s.read.BeginTx(ctx, &sql.TxOptions{ReadOnly: true}) // plain BEGIN: deferred
+	if err != nil {
+		return fmt.Errorf("ledger: sqlite begin read: %w", classifySQLite(err))
+	}
+	defer func() { _ = tx.Rollback() }()
+	return fn(&sqlTx{q: sqliteQ{tx}, d: sqliteDialect})
+}
 
 func (s *sqliteStore) Exec(ctx context.Context, query string) (int64, error) {
 	res, err := s.db.ExecContext(ctx, query)

@@ -224,6 +224,12 @@ func (t *sqlTx) UncertainAttempts(ctx context.Context, afterID string, limit int
 		ORDER BY id LIMIT ?`, afterID, limit)
 }
 
+func (t *sqlTx) OpenAttempts(ctx context.Context, afterID string, limit int) ([]Attempt, error) {
+	return t.attempts(ctx, `state IN ('starting', 'unknown') AND id > ?
+		AND job_id IN (SELECT id FROM jobs WHERE state NOT IN ('completed', 'cancelled'))
+		ORDER BY id LIMIT ?`, afterID, limit)
+}
+
 func (t *sqlTx) UpdateAttempt(ctx context.Context, a Attempt, fromState AttemptState, fromCallback string) (bool, error) {
 	n, err := t.exec(ctx, `UPDATE attempts SET state = ?, supersede_reason = ?, reviewer = ?, callback_status = ?,
 		output = ?, output_bytes = ?, output_truncated = ?, output_sha256 = ?, applied = ?, updated_at = ?
@@ -290,6 +296,49 @@ func (t *sqlTx) PutSetting(ctx context.Context, key, value string, at time.Time)
 		ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`,
 		key, value, t.d.timeArg(at))
 	return err
+}
+
+func (t *sqlTx) NextSequence(ctx context.Context, name string, at time.Time) (int64, error) {
+	r, err := t.query(ctx, `INSERT INTO settings (key, value, updated_at) VALUES (?, '1', ?)
+		ON CONFLICT (key) DO UPDATE SET value = CAST(CAST(settings.value AS BIGINT) + 1 AS TEXT), updated_at = excluded.updated_at
+		RETURNING value`, "seq:"+name, t.d.timeArg(at))
+	if err != nil {
+		return 0, err
+	}
+	defer r.Close()
+	if !r.Next() {
+		if err := r.Err(); err != nil {
+			return 0, t.d.classify(err)
+		}
+		return 0, fmt.Errorf("ledger: sequence %s: no row returned", name)
+	}
+	var v string
+	if err := r.Scan(&v); err != nil {
+		return 0, t.d.classify(err)
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("ledger: sequence %s holds %q: %w", name, v, err)
+	}
+	return n, nil
+}
+
+func (t *sqlTx) KeyUsed(ctx context.Context, key string) (bool, error) {
+	r, err := t.query(ctx, `SELECT 1 FROM jobs WHERE idem_key = ? LIMIT 1`, key)
+	if err != nil {
+		return false, err
+	}
+	defer r.Close()
+	found := r.Next()
+	return found, t.d.classifyNil(r.Err())
+}
+
+func (t *sqlTx) TakeLease(ctx context.Context, name, holder string, now, until time.Time) (bool, error) {
+	n, err := t.exec(ctx, `INSERT INTO leases (name, holder, expires_ns) VALUES (?, ?, ?)
+		ON CONFLICT (name) DO UPDATE SET holder = excluded.holder, expires_ns = excluded.expires_ns
+		WHERE leases.holder = excluded.holder OR leases.expires_ns < ?`,
+		name, holder, until.UnixNano(), now.UnixNano())
+	return n == 1, err
 }
 
 func (d *dialect) classifyNil(err error) error {

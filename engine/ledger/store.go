@@ -16,6 +16,12 @@ type Store interface {
 	// commit and may be run again, and ErrCommitUncertain when COMMIT failed
 	// in a way that does not prove nothing was committed.
 	Tx(ctx context.Context, fn func(Tx) error) error
+	// View runs fn in one read-only transaction. It never waits for the
+	// write lock (SQLite: a deferred transaction on a pool of its own, so
+	// a writer — this process's or another's — does not block reads; WAL
+	// keeps the snapshot consistent). fn must not write. It returns
+	// (wrapping) ErrRetry like Tx.
+	View(ctx context.Context, fn func(Tx) error) error
 	// Exec runs one raw SQL statement outside the ledger's rules and returns
 	// the rows affected. For maintenance and for tests that check the schema
 	// refuses what the Service never does (DELETE).
@@ -67,6 +73,21 @@ type Tx interface {
 
 	Setting(ctx context.Context, key string) (string, bool, error)
 	PutSetting(ctx context.Context, key, value string, at time.Time) error
+	// NextSequence adds one to the named counter (kept in settings,
+	// created at 1) and returns its new value (LED-15).
+	NextSequence(ctx context.Context, name string, at time.Time) (int64, error)
+	// KeyUsed reports whether any job of any owner has the idempotency key.
+	KeyUsed(ctx context.Context, key string) (bool, error)
+
+	// OpenAttempts lists attempts in state starting or unknown of jobs
+	// that are not terminal, with ids after afterID, in id order, at most
+	// limit (LED-14, Service.Sweep).
+	OpenAttempts(ctx context.Context, afterID string, limit int) ([]Attempt, error)
+	// TakeLease takes or renews the named lease for holder until until,
+	// when it is free, expired at now, or already the holder's; it
+	// reports whether holder has it (LED-14: one sweeper at a time
+	// across processes).
+	TakeLease(ctx context.Context, name, holder string, now, until time.Time) (bool, error)
 }
 
 // Open picks the backend from dsn: "postgres://" or "postgresql://" opens
