@@ -29,5 +29,5 @@ func siteOptions(t *testing.T, driver string, opt *Options) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = srv.Close() })
-	opt.BaseURLs = map[string]string{"testsite": srv.URL}
+	opt.BaseURLs = map[string]string{"testsite": srv.URL, "chatapp": srv.URL}
 }

@@ -18,6 +18,32 @@
 // testsite.json beside this file is its site profile and
 // testsite.adapter.json its adapter file. Error pages: /missing answers
 // 404, /broken 500.
+//
+// # The chat app
+//
+// /app/ is a second page shaped like a real chat product, a single-page
+// app with its own script (app.js): the page loads with a skeleton, and
+// the thread arrives as JSON from /app/api/thread AppLoadMS later
+// (?load=MS; ?load=never: it never comes, the skeleton stays); then
+// #thread gets data-ready="true". Turns are <article class="turn"> with
+// data-speaker ("human", or the persona: "nova" or "orion", Models),
+// data-msg (the message id) and data-status (pending while "Thinking…"
+// shows, streaming, done, stopped, error, limit). Each answer streams from
+// the server token by token, server-paced over AppStreamMS (?stream=MS),
+// over fetch + ReadableStream (NDJSON, the default), EventSource
+// (?transport=sse) or WebSocket (?transport=ws); the events are AppEvent
+// and their content AppAnswer. While an answer streams, Send turns into
+// "Stop generating"; a stopped answer keeps its text and says "You stopped
+// this response.". A finished answer has a toolbar (div.msg-actions: the
+// model badge, Copy, Good/Bad response, and on the last answer
+// Regenerate, which replaces the answer in place under a new id). A
+// failed answer shows an alert with Retry (role=alert) or a usage-limit
+// note with Try again; either replaces it in place. Pictures load late
+// (a JS timer) or never ("broken picture"). The composer is a
+// contenteditable "Ask Nova"; the model picker (or ?model=orion) chooses
+// the persona. The sidebar lists 24 recent chats as <article> cards.
+// chatapp.json is its site profile, chatapp.adapter.json its adapter, and
+// chatapp-broken/ holds planted mistakes for validate.
 package testsite
 
 import (
@@ -46,6 +72,10 @@ type Server struct {
 	srv *http.Server
 	ln  net.Listener
 	wg  sync.WaitGroup
+	// base is every request's parent context; Close cancels it, so the
+	// app's streams and a thread that never loads end with the server.
+	base   context.Context
+	cancel context.CancelFunc
 }
 
 // Options configure a server.
@@ -87,7 +117,9 @@ func Start(opt Options) (*Server, error) {
 		return nil, fmt.Errorf("testsite: %w", err)
 	}
 	s := &Server{URL: "http://" + ln.Addr().String(), ln: ln}
+	s.base, s.cancel = context.WithCancel(context.Background())
 	mux := http.NewServeMux()
+	s.appRoutes(mux, opt)
 	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) { s.chat(w, r, opt) })
 	mux.HandleFunc("GET /api/reply", reply)
 	mux.HandleFunc("GET /img/avatar/{who}", func(w http.ResponseWriter, r *http.Request) {
@@ -104,7 +136,7 @@ func Start(opt Options) (*Server, error) {
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "testsite: no page at "+r.URL.Path, http.StatusNotFound)
 	})
-	s.srv = &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+	s.srv = &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second, BaseContext: func(net.Listener) context.Context { return s.base }}
 	s.wg.Add(1)
 	go func() {
 		defer s.wg.Done()
@@ -117,6 +149,7 @@ func Start(opt Options) (*Server, error) {
 func (s *Server) Close() error {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
+	s.cancel()
 	err := s.srv.Shutdown(ctx)
 	s.wg.Wait()
 	return err

@@ -45,19 +45,26 @@ func parseBaseURLs(vals []string, siteFile string) (string, map[string]string, e
 }
 
 // serveBuiltinSites starts the repo's test site for live runs whose
-// features choose it (testsite/testsite.json), unless --base-url names
-// where it already runs. It returns the function that stops it.
+// features choose it (testsite/testsite.json, or its chat app:
+// testsite/chatapp.json), unless --base-url names where it already runs.
+// It returns the function that stops it.
 func serveBuiltinSites(driver string, mode steps.Mode, byName map[string]string) (func(), error) {
 	if driver != steps.DriverBrowser && mode == steps.ModeReplayOnly {
 		return func() {}, nil
 	}
-	if _, ok := byName["testsite"]; ok {
+	_, site := byName["testsite"]
+	_, app := byName["chatapp"]
+	if site && app {
 		return func() {}, nil
 	}
 	srv, err := testsite.Start(testsite.Options{})
 	if err != nil {
 		return nil, fmt.Errorf("run: start the test site: %w", err)
 	}
-	byName["testsite"] = srv.URL
+	for _, name := range []string{"testsite", "chatapp"} {
+		if _, ok := byName[name]; !ok {
+			byName[name] = srv.URL
+		}
+	}
 	return func() { _ = srv.Close() }, nil
 }

@@ -2,7 +2,8 @@
 //
 //	go run ./testsite/serve --addr 127.0.0.1:8700
 //
-// testsite/testsite.json is its site profile.
+// testsite/testsite.json is its site profile; the chat app at /app/ has
+// testsite/chatapp.json.
 package main
 
 import (
