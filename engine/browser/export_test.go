@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/runtime"
@@ -11,6 +12,14 @@ import (
 
 	"github.com/replaylab/replaylab/engine/capture"
 )
+
+// SetPageClockSettleForTest bounds a page clock's settle by d until the
+// test ends.
+func SetPageClockSettleForTest(t interface{ Cleanup(func()) }, d time.Duration) {
+	old := pageClockSettle
+	pageClockSettle = d
+	t.Cleanup(func() { pageClockSettle = old })
+}
 
 // EvalForTest runs expr in the page's own world (as the page's scripts
 // would), awaits its promise, and counts it as an action: the next

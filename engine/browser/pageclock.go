@@ -2,9 +2,11 @@ package browser
 
 import (
 	"context"
+	_ "embed"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -45,10 +47,34 @@ import (
 // under any load the engine sees exactly the states the page's script
 // goes through.
 //
-// Out of reach, documented: timers of iframes and workers (they keep wall
-// time), CSS animations, and long-lived connections (EventSource,
-// WebSocket: not counted as in flight). The fake Date starts at the lab's
-// instant, so Date.now() in the page reads lab time (clock.Epoch onward).
+// Streams reach the page on lab time too (SPEC APP-2; the design is
+// docs/decisions/2026-12-01-streams-on-the-lab-clock.md). The script holds
+// what arrives on a fetch body the page reads as a stream
+// (Response.body), on a text XMLHttpRequest whose progress the page
+// listens to, and on an EventSource, a WebSocket or a Worker (their
+// messages, and a WebSocket's close), and releases it one part per slot:
+// a body's parts are its lines (cut after each newline, or every
+// PageClockStreamPartMax bytes), a message stream's parts its messages.
+// A stream's first slot is PageClockStreamInterval of lab time after the
+// page started reading it (or opened it, or sent on it), and each part
+// released makes the next slot one interval later: the schedule depends
+// on the bytes and the lab only, never on when they arrived in wall time.
+// A slot is one of the page's timers, so Due reports it and a wait wakes
+// at each part. A slot that falls due before its part arrived holds the
+// settle (and so the read and the lab) in wall time: a body until its
+// next part or its end arrives, bounded by PageClockSettleTimeout (then
+// the step fails naming the stream and the part); a message stream, whose
+// end nobody knows, for PageClockStreamFirst after it opened or the page
+// sent on it and PageClockStreamIdle after a message, after which it is
+// quiet (no slot) until it delivers again.
+//
+// Out of reach: timers of workers (their messages to the page are
+// paced, their own time is wall time), CSS animations, frames in another
+// process. A frame in the page's process keeps wall time, and a stream
+// it reads (a fetch body, an EventSource, a WebSocket) makes the next
+// settle fail with ErrStreamUnpaced naming it, never a silent
+// ANSWER_INCOMPLETE. The fake Date starts at the lab's instant, so
+// Date.now() in the page reads lab time (clock.Epoch onward).
 const (
 	// PageClockSettleTimeout bounds, in wall time, one wait for the page
 	// to be quiet after its due timers ran.
@@ -56,85 +82,51 @@ const (
 	// PageClockTimersMax bounds the timers one settle runs (a setInterval
 	// of 0 ms over a long sleep would otherwise run without end).
 	PageClockTimersMax = 10_000
+	// PageClockStreamInterval is the lab time between two parts of a
+	// stream released to the page.
+	PageClockStreamInterval = 20 * time.Millisecond
+	// PageClockStreamFirst bounds, in wall time, how long a message
+	// stream's slot waits for its first message after the stream opened
+	// or the page sent on it.
+	PageClockStreamFirst = 5 * time.Second
+	// PageClockStreamIdle bounds, in wall time, how long a message
+	// stream's slot waits for the next message after one.
+	PageClockStreamIdle = 2 * time.Second
+	// PageClockStreamPartMax is the longest part of a body released at
+	// once (bytes; characters for an XMLHttpRequest).
+	PageClockStreamPartMax = 64 << 10
 )
+
+// pageClockSettle is PageClockSettleTimeout (tests shorten it).
+var pageClockSettle = PageClockSettleTimeout
 
 // ErrPageClock is wrapped by a page clock that could not settle: the
 // page stayed busy past PageClockSettleTimeout, or ran more than
 // PageClockTimersMax timers at one instant.
 var ErrPageClock = errors.New("browser: the page clock did not settle")
 
-// pageClockScript is the fake clock, %d the lab's instant in Unix ms.
-const pageClockScript = `(() => {
-  if (window !== window.top || window.__replaylabClock) return;
-  const W = window, RealDate = W.Date, realSetTimeout = W.setTimeout.bind(W), realNow = W.performance.now.bind(W.performance);
-  let now = %d, seq = 0, ids = 0, inflight = 0;
-  const origin = now, timers = new Map();
-  const add = (fn, delay, args, every) => {
-    const id = ++ids, d = Math.max(0, Number(delay) || 0);
-    timers.set(id, {at: now + d, seq: ++seq, fn, args, every: every ? Math.max(1, d) : 0});
-    return id;
-  };
-  const clear = (id) => { timers.delete(id); };
-  W.setTimeout = function (fn, delay, ...args) { return add(fn, delay, args, false); };
-  W.setInterval = function (fn, delay, ...args) { return add(fn, delay, args, true); };
-  W.clearTimeout = clear; W.clearInterval = clear;
-  W.requestAnimationFrame = function (fn) { return add(() => fn(now - origin), 16, [], false); };
-  W.cancelAnimationFrame = clear;
-  W.requestIdleCallback = function (fn) { return add(() => fn({didTimeout: false, timeRemaining: () => 50}), 1, [], false); };
-  W.cancelIdleCallback = clear;
-  function FakeDate(...a) {
-    if (!new.target) return new RealDate(now).toString();
-    return a.length ? new RealDate(...a) : new RealDate(now);
-  }
-  FakeDate.prototype = RealDate.prototype;
-  FakeDate.now = () => now; FakeDate.parse = RealDate.parse; FakeDate.UTC = RealDate.UTC;
-  W.Date = FakeDate;
-  Object.defineProperty(W.performance, "now", {value: () => now - origin, configurable: true});
-  const track = (p) => { inflight++; let done = false; const end = () => { if (!done) { done = true; inflight--; } }; p.then(end, end); return p; };
-  if (W.fetch) { const f = W.fetch; W.fetch = function (...a) { return track(f.apply(this, a)); }; }
-  if (W.Response) for (const m of ["json", "text", "arrayBuffer", "blob", "formData"]) {
-    const f = W.Response.prototype[m];
-    if (f) W.Response.prototype[m] = function (...a) { return track(f.apply(this, a)); };
-  }
-  const send = W.XMLHttpRequest.prototype.send;
-  W.XMLHttpRequest.prototype.send = function (...a) {
-    inflight++;
-    let done = false;
-    const end = () => { if (!done) { done = true; inflight--; } };
-    this.addEventListener("loadend", end);
-    try { return send.apply(this, a); } catch (e) { end(); throw e; }
-  };
-  const due = (t) => {
-    let best = null;
-    for (const [id, x] of timers) if (x.at <= t && (!best || x.at < best[1].at || (x.at === best[1].at && x.seq < best[1].seq))) best = [id, x];
-    return best;
-  };
-  const next = () => { let m = -1; for (const x of timers.values()) if (m < 0 || x.at < m) m = x.at; return m; };
-  const loading = () => Array.from(document.images).filter(i => i.getAttribute("src") && !i.complete && i.loading !== "lazy").length;
-  const tick = () => new Promise(r => realSetTimeout(r, 5));
-  W.__replaylabClock = {
-    now: () => now,
-    advance: async (t, wallMS, budget) => {
-      const stop = realNow() + wallMS;
-      let ran = 0;
-      for (;;) {
-        for (let b = due(t); b; b = due(t)) {
-          if (ran >= budget) return {next: next(), ran, quiet: false, waiting: "more than " + budget + " timers due at one instant"};
-          const [id, x] = b;
-          if (x.at > now) now = x.at;
-          if (x.every) { x.at += x.every; x.seq = ++seq; } else timers.delete(id);
-          ran++;
-          try { if (typeof x.fn === "function") x.fn.apply(W, x.args); else (0, eval)(String(x.fn)); } catch (e) { console.error(e); }
-        }
-        if (t > now) now = t;
-        await tick();
-        const busy = inflight, imgs = loading();
-        if (busy === 0 && imgs === 0 && !due(t)) return {next: next(), ran, quiet: true};
-        if (realNow() > stop) return {next: next(), ran, quiet: false, waiting: busy + " request(s) in flight, " + imgs + " image(s) loading"};
-      }
-    },
-  };
-})();`
+// ErrStreamUnpaced is wrapped by a settle of a page that reads a stream
+// the page clock cannot pace (in a frame, which keeps wall time); the
+// error names each one.
+var ErrStreamUnpaced = errors.New("browser: the page clock cannot pace a stream")
+
+// pageClockJS is the fake clock and the stream pacing (pageclock.js);
+// pageClockSource fills in its placeholders.
+//
+//go:embed pageclock.js
+var pageClockJS string
+
+// pageClockSource is the script new documents start with, their fake
+// clock at `at`.
+func pageClockSource(at time.Time) string {
+	return strings.NewReplacer(
+		"__NOW__", strconv.FormatInt(at.UnixMilli(), 10),
+		"__INTERVAL__", strconv.FormatInt(PageClockStreamInterval.Milliseconds(), 10),
+		"__FIRST__", strconv.FormatInt(PageClockStreamFirst.Milliseconds(), 10),
+		"__IDLE__", strconv.FormatInt(PageClockStreamIdle.Milliseconds(), 10),
+		"__PART__", strconv.Itoa(PageClockStreamPartMax),
+	).Replace(pageClockJS)
+}
 
 // pageClock is one page's clock gate.
 type pageClock struct {
@@ -172,7 +164,7 @@ func (pc *pageClock) register(ctx context.Context, t *chromedp.Target, at time.T
 		}
 		pc.script = ""
 	}
-	res, err := cdp.Call(ctx, t, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: fmt.Sprintf(pageClockScript, at.UnixMilli())})
+	res, err := cdp.Call(ctx, t, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: pageClockSource(at)})
 	if err != nil {
 		return err
 	}
@@ -182,10 +174,11 @@ func (pc *pageClock) register(ctx context.Context, t *chromedp.Target, at time.T
 
 // advanceResult is what the page's advance answers.
 type advanceResult struct {
-	Next    int64  `json:"next"`
-	Ran     int    `json:"ran"`
-	Quiet   bool   `json:"quiet"`
-	Waiting string `json:"waiting"`
+	Next    int64    `json:"next"`
+	Ran     int      `json:"ran"`
+	Quiet   bool     `json:"quiet"`
+	Waiting string   `json:"waiting"`
+	Unpaced []string `json:"unpaced"`
 }
 
 // Settle runs the page's timers due up to the lab's instant and waits for
@@ -198,7 +191,7 @@ func (pc *pageClock) Settle(ctx context.Context) error {
 		return nil
 	}
 	at := pc.lab.Now()
-	expr := fmt.Sprintf(`window.__replaylabClock ? window.__replaylabClock.advance(%d, %d, %d) : null`, at.UnixMilli(), PageClockSettleTimeout.Milliseconds(), PageClockTimersMax)
+	expr := fmt.Sprintf(`window.__replaylabClock ? window.__replaylabClock.advance(%d, %d, %d) : null`, at.UnixMilli(), pageClockSettle.Milliseconds(), PageClockTimersMax)
 	var res *advanceResult
 	// a document replaced while we evaluate (a navigation the timers
 	// started) loses its context: evaluate again in the new one, bounded
@@ -238,8 +231,11 @@ func (pc *pageClock) Settle(ctx context.Context) error {
 	if res == nil { // no page clock in this document (not loaded yet, an error page)
 		return nil
 	}
+	if len(res.Unpaced) > 0 {
+		return fmt.Errorf("%w: %s (frames keep wall time; a site that streams there needs \"clock\": \"wall\")", ErrStreamUnpaced, strings.Join(res.Unpaced, "; "))
+	}
 	if !res.Quiet {
-		return fmt.Errorf("%w at %v of lab time within %v of wall time: %s", ErrPageClock, at.Sub(clock.Epoch), PageClockSettleTimeout, res.Waiting)
+		return fmt.Errorf("%w at %v of lab time within %v of wall time: %s", ErrPageClock, at.Sub(clock.Epoch), pageClockSettle, res.Waiting)
 	}
 	if res.Next >= 0 {
 		pc.due, pc.hasDue = time.UnixMilli(res.Next).UTC(), true

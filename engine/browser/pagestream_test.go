@@ -1,0 +1,357 @@
+package browser_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"net/http/httptest"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"golang.org/x/net/websocket"
+
+	"github.com/replaylab/replaylab/engine/browser"
+	"github.com/replaylab/replaylab/engine/clock"
+)
+
+// streamPage reads one stream of five parts ("1" … "5") over the
+// transport its ?t= names and writes what it received so far into #out,
+// then "done" when the stream ended: fetch + ReadableStream (NDJSON),
+// XMLHttpRequest progress, EventSource (a "done" event ends it) and
+// WebSocket (the server closes it; ?keep=1 keeps it open). start()
+// begins; #state says "stopped" once stop() aborted a fetch.
+const streamPage = `<!doctype html><html><body><p id="out">idle</p><p id="state"></p>
+<script>
+const out = document.getElementById("out"), got = [];
+const show = (x) => { got.push(x); out.textContent = got.join(" "); };
+const end = (why) => { out.textContent = got.join(" ") + " " + why; };
+const t = new URLSearchParams(location.search).get("t");
+let ctl;
+window.start = () => {
+  if (t === "fetch") (async () => {
+    ctl = new AbortController();
+    try {
+      const r = await fetch("/ndjson", {signal: ctl.signal});
+      const reader = r.body.getReader(), dec = new TextDecoder();
+      let buf = "";
+      for (;;) {
+        const {value, done} = await reader.read();
+        if (done) break;
+        buf += dec.decode(value, {stream: true});
+        let i;
+        while ((i = buf.indexOf("\n")) >= 0) { show(JSON.parse(buf.slice(0, i)).n); buf = buf.slice(i + 1); }
+      }
+      end("done");
+    } catch (e) { document.getElementById("state").textContent = e.name === "AbortError" ? "stopped" : String(e); }
+  })();
+  if (t === "xhr") {
+    const x = new XMLHttpRequest();
+    x.open("GET", "/ndjson");
+    x.onprogress = () => { const ls = x.responseText.split("\n").filter(Boolean); while (got.length < ls.length) show(JSON.parse(ls[got.length]).n); };
+    x.onload = () => end("done " + x.readyState);
+    x.send();
+  }
+  if (t === "sse") {
+    const es = new EventSource("/sse");
+    es.onmessage = (m) => show(m.data);
+    es.addEventListener("done", () => { es.close(); end("done"); });
+  }
+  if (t === "ws") {
+    const ws = new WebSocket(location.origin.replace(/^http/, "ws") + "/ws" + location.search);
+    ws.onopen = () => ws.send("go");
+    ws.onmessage = (m) => show(m.data);
+    ws.onclose = () => end("done");
+  }
+};
+window.stop = () => ctl.abort();
+</script></body></html>`
+
+// streamServer serves streamPage and the four streams, each part after
+// a random wall-time gap of up to 250 ms (so the network cuts and times
+// them differently on every run).
+func streamServer(t *testing.T) *httptest.Server {
+	t.Helper()
+	gap := func() { time.Sleep(time.Duration(rand.IntN(250)) * time.Millisecond) }
+	mux := http.NewServeMux()
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		_, _ = w.Write([]byte(streamPage))
+	})
+	mux.HandleFunc("/ndjson", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/x-ndjson")
+		for i := 1; i <= 5; i++ {
+			gap()
+			if _, err := fmt.Fprintf(w, "{\"n\":\"%d\"}\n", i); err != nil {
+				return
+			}
+			w.(http.Flusher).Flush()
+		}
+	})
+	mux.HandleFunc("/sse", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.(http.Flusher).Flush()
+		for i := 1; i <= 5; i++ {
+			gap()
+			_, _ = fmt.Fprintf(w, "data: %d\n\n", i)
+			w.(http.Flusher).Flush()
+		}
+		_, _ = fmt.Fprint(w, "event: done\ndata: end\n\n")
+		w.(http.Flusher).Flush()
+		<-r.Context().Done() // an EventSource's stream stays open: the page closes it
+	})
+	mux.Handle("/ws", websocket.Handler(func(c *websocket.Conn) {
+		defer c.Close()
+		var hello string
+		if err := websocket.Message.Receive(c, &hello); err != nil || hello != "go" {
+			return
+		}
+		n := 5
+		if c.Request().URL.Query().Get("keep") != "" {
+			n = 3
+		}
+		for i := 1; i <= n; i++ {
+			gap()
+			if err := websocket.Message.Send(c, fmt.Sprint(i)); err != nil {
+				return
+			}
+		}
+		if n == 3 {
+			_ = websocket.Message.Receive(c, &hello) // held open until the page goes
+		}
+	}))
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// streamLab opens streamPage for transport on a page clock.
+func streamLab(t *testing.T, query string) (*browser.Page, *clock.Lab, func() string) {
+	t.Helper()
+	ctx := context.Background()
+	srv := streamServer(t)
+	p := newPage(t)
+	lab := clock.NewLab(clock.Epoch)
+	if err := p.InstallPageClock(ctx, lab); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Navigate(ctx, srv.URL+"/?"+query); err != nil {
+		t.Fatal(err)
+	}
+	out := regexp.MustCompile(`id="out"[^>]*>([^<]*)<`)
+	read := func() string {
+		t.Helper()
+		c, err := p.Capture(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := out.FindStringSubmatch(c.Frames[0].HTML)
+		if m == nil {
+			t.Fatalf("no #out in %s", c.Frames[0].HTML)
+		}
+		return m[1]
+	}
+	return p, lab, read
+}
+
+// TestPageClockPacesStreams: each transport's five parts reach the page
+// one per 20 ms of lab time, whatever the wall-time gaps the server put
+// between them, and every state is read; then its end. Without the pacing
+// the lab finds no timer of the page's, sleeps to the deadline at once and
+// reads a stream still arriving (or an empty one).
+func TestPageClockPacesStreams(t *testing.T) {
+	ctx := context.Background()
+	iv := browser.PageClockStreamInterval
+	want := []string{"1", "1 2", "1 2 3", "1 2 3 4", "1 2 3 4 5"}
+	for _, tc := range []struct{ name, transport, end string }{
+		{"fetch body read as a stream", "fetch", "done"},
+		{"XMLHttpRequest progress", "xhr", "done 4"},
+		{"EventSource messages and a named event", "sse", "done"},
+		{"WebSocket messages and the close", "ws", "done"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p, lab, read := streamLab(t, "t="+tc.transport)
+			if _, err := p.EvalForTest(ctx, "start()"); err != nil {
+				t.Fatal(err)
+			}
+			if got := read(); got != "idle" {
+				t.Fatalf("before the lab moved the page shows %q, want idle (nothing released yet)", got)
+			}
+			start := lab.Now()
+			for i, w := range append(want, "1 2 3 4 5 "+tc.end) {
+				if err := p.Sleep(ctx, 10*time.Second); err != nil {
+					t.Fatalf("part %d: %v", i+1, err)
+				}
+				if got, at := read(), lab.Now().Sub(start); got != w || at != time.Duration(i+1)*iv {
+					t.Fatalf("after sleep %d the page shows %q at %v of lab time, want %q at %v", i+1, got, at, w, time.Duration(i+1)*iv)
+				}
+			}
+			if err := p.Sleep(ctx, 10*time.Second); err != nil {
+				t.Fatal(err)
+			}
+			if at := lab.Now().Sub(start); at != 6*iv+10*time.Second {
+				t.Fatalf("after the end the lab slept to %v, want the deadline %v (no slot left)", at, 6*iv+10*time.Second)
+			}
+		})
+	}
+}
+
+// TestPageClockStopsAFetchAtOnce: an abort reaches the page's reader at
+// the lab instant of the abort, not after the parts still held.
+func TestPageClockStopsAFetchAtOnce(t *testing.T) {
+	ctx := context.Background()
+	p, lab, read := streamLab(t, "t=fetch")
+	if _, err := p.EvalForTest(ctx, "start()"); err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		if err := p.Sleep(ctx, 10*time.Second); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := read(); got != "1 2" {
+		t.Fatalf("page shows %q, want two parts", got)
+	}
+	at := lab.Now()
+	if _, err := p.EvalForTest(ctx, "stop()"); err != nil {
+		t.Fatal(err)
+	}
+	c, err := p.Capture(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(c.Frames[0].HTML, ">stopped<") || !lab.Now().Equal(at) {
+		t.Fatalf("after stop() at %v the lab is at %v and the page shows %s", at, lab.Now(), c.Frames[0].HTML)
+	}
+	if got := read(); got != "1 2" {
+		t.Fatalf("after the abort the page shows %q, want still two parts", got)
+	}
+}
+
+// TestPageClockLetsAnOpenSocketGoQuiet: a WebSocket that stays open after
+// its last message holds the lab for PageClockStreamIdle of wall time at
+// most, and then the lab sleeps on.
+func TestPageClockLetsAnOpenSocketGoQuiet(t *testing.T) {
+	ctx := context.Background()
+	p, lab, read := streamLab(t, "t=ws&keep=1")
+	if _, err := p.EvalForTest(ctx, "start()"); err != nil {
+		t.Fatal(err)
+	}
+	start := lab.Now()
+	for range 3 {
+		if err := p.Sleep(ctx, 10*time.Second); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := read(); got != "1 2 3" {
+		t.Fatalf("page shows %q, want three messages", got)
+	}
+	wall := time.Now()
+	if err := p.Sleep(ctx, 10*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if at := lab.Now().Sub(start); at != 4*browser.PageClockStreamInterval {
+		t.Fatalf("the lab woke at %v, want the socket's next slot", at)
+	}
+	if err := p.Sleep(ctx, 10*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	took := time.Since(wall)
+	if at := lab.Now().Sub(start); at != 4*browser.PageClockStreamInterval+10*time.Second {
+		t.Fatalf("the lab is at %v, want the deadline after the socket went quiet", at)
+	}
+	if took < browser.PageClockStreamIdle || took > browser.PageClockStreamIdle+browser.PageClockSettleTimeout {
+		t.Fatalf("the quiet socket held the lab %v of wall time, want about %v", took, browser.PageClockStreamIdle)
+	}
+}
+
+// TestPageClockNamesAStreamInAFrame: a frame keeps wall time, so a
+// WebSocket or a body read as a stream in it fails the next read, naming
+// it.
+func TestPageClockNamesAStreamInAFrame(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct{ name, frame, want string }{
+		{"a WebSocket", `new WebSocket(location.origin.replace(/^http/, "ws") + "/ws")`, "WebSocket ws://"},
+		{"a fetch body", `fetch("/ndjson").then(r => r.body.getReader().read())`, "the body of fetch http://"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := streamServer(t)
+			mux := http.NewServeMux()
+			mux.HandleFunc("/frame", func(w http.ResponseWriter, r *http.Request) {
+				_, _ = fmt.Fprintf(w, "<!doctype html><script>%s</script>", strings.ReplaceAll(tc.frame, `location.origin`, `"`+srv.URL+`"`))
+			})
+			mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+				_, _ = fmt.Fprint(w, `<!doctype html><p>top</p><iframe src="/frame"></iframe>`)
+			})
+			top := httptest.NewServer(mux)
+			t.Cleanup(top.Close)
+			p := newPage(t)
+			lab := clock.NewLab(clock.Epoch)
+			if err := p.InstallPageClock(ctx, lab); err != nil {
+				t.Fatal(err)
+			}
+			if err := p.Navigate(ctx, top.URL+"/"); err != nil && !errors.Is(err, browser.ErrStreamUnpaced) {
+				t.Fatal(err)
+			}
+			var err error
+			for range 50 { // the frame's script runs after the top page loaded
+				if _, err = p.Capture(ctx); err != nil {
+					break
+				}
+				time.Sleep(20 * time.Millisecond)
+			}
+			if !errors.Is(err, browser.ErrStreamUnpaced) || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "in the frame "+top.URL+"/frame") {
+				t.Fatalf("read: %v, want %v naming %q in the frame", err, browser.ErrStreamUnpaced, tc.want)
+			}
+		})
+	}
+}
+
+// TestPageClockNamesABodyThatStalls: a body whose next part does not come
+// holds the read for the settle's bound and then fails it, naming the
+// request and the part.
+func TestPageClockNamesABodyThatStalls(t *testing.T) {
+	ctx := context.Background()
+	browser.SetPageClockSettleForTest(t, 1500*time.Millisecond)
+	release := make(chan struct{})
+	mux := http.NewServeMux()
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		_, _ = w.Write([]byte(streamPage))
+	})
+	mux.HandleFunc("/ndjson", func(w http.ResponseWriter, r *http.Request) {
+		_, _ = fmt.Fprint(w, "{\"n\":\"1\"}\n")
+		w.(http.Flusher).Flush()
+		select { // the second part never comes while the test reads
+		case <-release:
+		case <-r.Context().Done():
+		}
+	})
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	t.Cleanup(func() { close(release) })
+	p := newPage(t)
+	lab := clock.NewLab(clock.Epoch)
+	if err := p.InstallPageClock(ctx, lab); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Navigate(ctx, srv.URL+"/?t=fetch"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.EvalForTest(ctx, "start()"); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Sleep(ctx, 10*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	err := p.Sleep(ctx, 10*time.Second)
+	want := "fetch GET " + srv.URL + "/ndjson (part 2 of its body not arrived)"
+	if !errors.Is(err, browser.ErrPageClock) || !strings.Contains(err.Error(), want) {
+		t.Fatalf("sleep over a stalled body: %v, want %v naming %q", err, browser.ErrPageClock, want)
+	}
+	if at := lab.Now().Sub(clock.Epoch); at != 2*browser.PageClockStreamInterval {
+		t.Fatalf("the lab moved to %v past the stalled part, want it held at its slot %v", at, 2*browser.PageClockStreamInterval)
+	}
+}
