@@ -9,6 +9,7 @@
 //	replaylab record --url URL --out DIR [--adapter A]
 //	replaylab validate --adapter A [--json FILE] DIR
 //	replaylab mcp [--adapter A] [--http ADDR]
+//	replaylab lsp [--root DIR]
 //	replaylab steps [WORD…] [--format markdown|json]
 //	replaylab explore [--seed S] [--seeds N] [--steps N] [--store sqlite|postgres] [--budget D] [--fault-… P] [--print]
 //	replaylab merge-reports [--out DIR] DIR…
@@ -64,6 +65,7 @@ func init() {
 		{"steps", "print the step catalogue (filter by words; --format markdown|json)", cmdSteps},
 		{"merge-reports", "merge the HTML reports (report.json) of shards into one HTML report, JUnit and Cucumber JSON", cmdMergeReports},
 		{"mcp", "serve the engine's typed page operations as MCP tools on stdio", cmdMCP},
+		{"lsp", "serve a language server for .feature files on stdio (completion, hover, diagnostics, definition)", cmdLSP},
 		{"explore", "run the real ledger under seeded random schedules, check SPEC §3/§6 invariants, shrink a failure", cmdExplore},
 	}
 }

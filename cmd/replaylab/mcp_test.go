@@ -24,9 +24,10 @@ import (
 // `replaylab mcp` for features/mcp.feature, or `replaylab run` for the
 // hints features/harness.feature runs: run passes os.Executable, which
 // under go test is this binary, with "mcp" or "run" as its first argument
-// (no test flag looks like that).
+// (no test flag looks like that). The LSP tests start it as `replaylab
+// lsp` the same way.
 func TestMain(m *testing.M) {
-	if len(os.Args) > 1 && (os.Args[1] == "mcp" || os.Args[1] == "run") {
+	if len(os.Args) > 1 && (os.Args[1] == "mcp" || os.Args[1] == "run" || os.Args[1] == "lsp") {
 		main()
 	}
 	os.Exit(testskip.Main(m))

@@ -1,0 +1,50 @@
+package lsp
+
+import "strings"
+
+// Recordings tells, for each scenario of a feature file, what `run`
+// would find of its recordings: the session recorded for it (missing, or
+// made from other steps) and its golden trace (missing). The harness
+// implements it from the same selection, names and fingerprints `run`
+// uses.
+type Recordings interface {
+	// Check reads the recording state of the scenarios of content (the
+	// file at path, named rel from root, as the editor holds it).
+	Check(root, rel, path string, content []byte) ([]RecordingState, error)
+}
+
+// RecordingState is one scenario's (or outline row's) recording state.
+type RecordingState struct {
+	// Line is the scenario's line, or an outline row's (1-based).
+	Line int
+	// Problem is CodeNoRecording, CodeStaleRecording or CodeNoGolden; ""
+	// when everything is there.
+	Problem string
+	// Message says what is missing or stale.
+	Message string
+	// Command is the command line that fixes it, run from the root.
+	Command []string
+}
+
+// shellJoin joins words into a command line a POSIX shell reads back as
+// the same words (single quotes where needed), as the harness's hints
+// are spelled.
+func shellJoin(words []string) string {
+	out := make([]string, len(words))
+	for i, w := range words {
+		out[i] = shellQuote(w)
+	}
+	return strings.Join(out, " ")
+}
+
+func shellQuote(w string) string {
+	if w == "" {
+		return "''"
+	}
+	for _, r := range w {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:=@,+%^", r)) {
+			return "'" + strings.ReplaceAll(w, "'", `'\''`) + "'"
+		}
+	}
+	return w
+}
