@@ -47,6 +47,7 @@ func cmdMCP(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 	rewrite := fs.String("base-rewrite", "", "with --record: LIVE=CANONICAL, store the live base URL as the canonical one")
 	scenario := fs.String("scenario", "", "a fingerprint stored in recorded sessions; with --replay, sessions with another are refused")
 	traceFile := fs.String("trace", "", "write the engine's trace to FILE on shutdown (one event per line)")
+	allowFiles := fs.Bool("allow-file-urls", false, "let navigate open file: (and other non-http) URLs; by default only http and https open (URL_NOT_ALLOWED)")
 	httpAddr := fs.String("http", "", "serve streamable HTTP at http://ADDR/mcp (loopback only) instead of stdio, until interrupted; tasks outlive client sessions")
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
@@ -104,7 +105,7 @@ func cmdMCP(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 	if *traceFile != "" {
 		cfg.Tracer = log
 	}
-	srv := mcp.NewServer(mcp.Options{Engine: cfg, Driver: driver})
+	srv := mcp.NewServer(mcp.Options{Engine: cfg, Driver: driver, AllowFileURLs: *allowFiles})
 	var runErr error
 	if *httpAddr != "" {
 		runErr = serveMCPHTTP(ctx, *httpAddr, srv, stderr)
@@ -127,7 +128,12 @@ func cmdMCP(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 		}
 	}
 	if lb != nil {
-		errs = append(errs, lb.Close())
+		if ctx.Err() != nil {
+			// a signal: end Chromium at once (AGT-1: exit within a second)
+			errs = append(errs, lb.Kill())
+		} else {
+			errs = append(errs, lb.Close())
+		}
 	}
 	if err := errors.Join(errs...); err != nil {
 		return exitFailed, fmt.Errorf("%w", err)

@@ -7,12 +7,16 @@ import (
 	"io"
 	"net"
 	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
 	mcpsdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/replaylab/replaylab/engine"
 	"github.com/replaylab/replaylab/engine/browser"
 	"github.com/replaylab/replaylab/engine/mcp"
 	"github.com/replaylab/replaylab/sim"
@@ -201,5 +205,86 @@ func TestMCPHTTPTasksOutliveSessions(t *testing.T) {
 		}
 	case <-time.After(15 * time.Second):
 		t.Fatal("replaylab mcp --http did not stop after the interrupt")
+	}
+}
+
+// exited reports whether pid has ended (gone, or a zombie its parent has
+// not waited for yet).
+func exited(pid int) bool {
+	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	return err != nil || strings.Contains(string(data), ") Z ")
+}
+
+// TestMCPSigtermEndsInFlightCalls: SIGTERM while a long wait runs ends
+// the call and the process within a second, and leaves no browser and no
+// profile directory behind (AGT-1).
+func TestMCPSigtermEndsInFlightCalls(t *testing.T) {
+	if _, err := browser.FindChromium(); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("CI=true and %v", err)
+		}
+		testskip.Skip(t, "SKIPPING browser tests: %v", err)
+	}
+	s, err := sim.NewServer(sim.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = s.Close() })
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmp := t.TempDir()
+	ctx := context.Background()
+	c, err := mcp.Connect(ctx, mcp.ConnectOptions{Command: []string{exe, "mcp"}, Env: []string{"TMPDIR=" + tmp}, CallTimeout: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	task, err := c.Begin(ctx, "wait for text that never shows")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := task.Page("main")
+	if err := p.Navigate(ctx, s.URL+"/act/links"); err != nil {
+		t.Fatal(err)
+	}
+	dirs, _ := filepath.Glob(filepath.Join(tmp, browser.TempDirPrefix+"*"))
+	if len(dirs) == 0 {
+		t.Fatal("no profile directory under the process's TMPDIR; the check below would prove nothing")
+	}
+	waited := make(chan error, 1)
+	go func() {
+		waited <- p.WaitFor(ctx, engine.Expect{TextVisible: "never shown", Timeout: 30 * time.Second})
+	}()
+	time.Sleep(500 * time.Millisecond)
+	pid := c.Process().Pid
+	start := time.Now()
+	if err := c.Process().Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	for !exited(pid) && time.Since(start) < 10*time.Second {
+		time.Sleep(10 * time.Millisecond)
+	}
+	took := time.Since(start)
+	t.Logf("exited %s after SIGTERM", took.Round(time.Millisecond))
+	if !exited(pid) {
+		t.Fatal("the process did not exit within 10 s of SIGTERM")
+	}
+	// a second on a quiet machine; the bound leaves room for a loaded one
+	// and still fails a graceful Chromium shutdown or a wait run out
+	if took > 2*time.Second {
+		t.Errorf("the process exited %s after SIGTERM, want within a second", took.Round(time.Millisecond))
+	}
+	select {
+	case err := <-waited:
+		if err == nil {
+			t.Error("the wait in flight succeeded; it should have ended with the process")
+		}
+	case <-time.After(5 * time.Second):
+		t.Error("the wait in flight did not return after the process exited")
+	}
+	_ = c.Close()
+	if left, _ := filepath.Glob(filepath.Join(tmp, browser.TempDirPrefix+"*")); len(left) > 0 {
+		t.Errorf("the profile directory is left behind: %v", left)
 	}
 }

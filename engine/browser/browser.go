@@ -212,19 +212,23 @@ func Start(ctx context.Context, opt Options) (*Browser, error) {
 
 // Close ends the browser (or detaches from a remote one) and removes its
 // temp dir. It waits for the process to exit.
-func (b *Browser) Close() error {
+func (b *Browser) Close() error { return b.close(true) }
+
+func (b *Browser) close(graceful bool) error {
 	var err error
 	b.closeOnce.Do(func() {
 		b.spareMu.Lock()
 		b.closed = true
 		b.spareMu.Unlock()
-		if ch := b.take(false); ch != nil {
+		if ch := b.take(false); ch != nil && graceful {
 			if r := <-ch; r.p != nil {
 				_ = r.p.Close()
 			}
 		}
 		if b.cancel != nil {
-			err = chromedp.Cancel(b.ctx)
+			if graceful {
+				err = chromedp.Cancel(b.ctx)
+			}
 			b.cancel()
 		}
 		if b.allocCancel != nil {
@@ -245,6 +249,24 @@ func (b *Browser) Close() error {
 		err = nil
 	}
 	return err
+}
+
+// Kill ends a browser this package started at once (SIGKILL, no
+// graceful close), waits for it to exit and removes its temp dir: for a
+// shutdown that must not wait for Chromium's own (a signal). A remote
+// browser is detached from, as by Close.
+func (b *Browser) Kill() error {
+	if b.dir == "" {
+		return b.Close()
+	}
+	if b.ctx != nil {
+		if c := chromedp.FromContext(b.ctx); c != nil && c.Browser != nil {
+			if p := c.Browser.Process(); p != nil {
+				_ = p.Kill()
+			}
+		}
+	}
+	return b.close(false)
 }
 
 // started remembers what this process started, so Leaks reports only its

@@ -232,17 +232,17 @@ func (c *Client) call(ctx context.Context, t *Task, tool string, wait time.Durat
 	if t != nil {
 		t.note(tool, res.Meta)
 	}
+	if res.IsError {
+		// the error's JSON is its text (no structured content)
+		e := &Error{Tool: tool}
+		if json.Unmarshal([]byte(textOf(res)), &e.ToolError) != nil || e.Code == "" {
+			e.ToolError = ToolError{Code: BadResult, Message: "a tool error without a code: " + textOf(res)}
+		}
+		return e
+	}
 	body, err := json.Marshal(res.StructuredContent)
 	if err != nil {
 		return &Error{Tool: tool, ToolError: ToolError{Code: BadResult, Message: err.Error()}, Err: err}
-	}
-	if res.IsError {
-		e := &Error{Tool: tool}
-		if res.StructuredContent == nil || json.Unmarshal(body, &e.ToolError) != nil || e.Code == "" {
-			// e.g. the SDK's own argument validation: text only
-			e.ToolError = ToolError{Code: string(engine.InvalidArgument), Message: textOf(res)}
-		}
-		return e
 	}
 	if out == nil {
 		return nil
@@ -252,6 +252,10 @@ func (c *Client) call(ctx context.Context, t *Task, tool string, wait time.Durat
 	}
 	return nil
 }
+
+// TextOf returns a result's first text block: for a tool error, the JSON
+// of its ToolError.
+func TextOf(res *mcpsdk.CallToolResult) string { return textOf(res) }
 
 func textOf(res *mcpsdk.CallToolResult) string {
 	for _, c := range res.Content {

@@ -71,3 +71,18 @@ func (l *LazyBrowser) Close() error {
 	l.b = nil
 	return err
 }
+
+// Kill ends the browser at once, without Chromium's graceful close (see
+// browser.Browser.Kill), and removes its profile directory: the shutdown
+// after a signal.
+func (l *LazyBrowser) Kill() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.closed = true
+	if l.b == nil {
+		return nil
+	}
+	err := l.b.Kill()
+	l.b = nil
+	return err
+}

@@ -26,7 +26,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/url"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -43,6 +45,15 @@ import (
 const (
 	// TaskNotFound: no task with that id was begun on this server.
 	TaskNotFound = "TASK_NOT_FOUND"
+	// UnknownArgument: the arguments hold a field the tool does not take.
+	UnknownArgument = "UNKNOWN_ARGUMENT"
+	// MissingArgument: a required field is missing.
+	MissingArgument = "MISSING_ARGUMENT"
+	// WrongArgumentType: a field has the wrong JSON type.
+	WrongArgumentType = "WRONG_ARGUMENT_TYPE"
+	// URLNotAllowed: navigate was given a URL other than http(s) and the
+	// server was not started to allow others (--allow-file-urls).
+	URLNotAllowed = "URL_NOT_ALLOWED"
 	// TaskFinished: the task finished; its pages are closed.
 	TaskFinished = string(engine.TaskFinished)
 	// DriverFailed: the page's driver could not be opened (no browser).
@@ -72,13 +83,27 @@ type Options struct {
 	Driver DriverFunc
 	// Name and Version are reported to clients; defaults "replaylab", "dev".
 	Name, Version string
+	// ProgressInterval is how often a running call reports progress to a
+	// client that asked for it; default DefaultProgressInterval.
+	ProgressInterval time.Duration
+	// AllowFileURLs lets navigate open file: URLs (and any other scheme);
+	// by default only http and https open (URL_NOT_ALLOWED).
+	AllowFileURLs bool
 }
+
+// DefaultProgressInterval is how often a running call reports progress.
+const DefaultProgressInterval = time.Second
 
 // Server is the MCP server over one engine.
 type Server struct {
 	opts Options
 	eng  *engine.Engine
 	sdk  *mcpsdk.Server
+
+	// life ends when the server stops its calls (Run's context ended):
+	// every call's context ends with it
+	life      context.Context
+	stopCalls context.CancelFunc
 
 	mu     sync.Mutex
 	tasks  map[string]*taskState
@@ -108,6 +133,7 @@ func NewServer(opts Options) *Server {
 		opts.Version = "dev"
 	}
 	s := &Server{opts: opts, eng: engine.New(opts.Engine), tasks: map[string]*taskState{}}
+	s.life, s.stopCalls = context.WithCancel(context.Background())
 	s.sdk = mcpsdk.NewServer(&mcpsdk.Implementation{Name: opts.Name, Version: opts.Version}, &mcpsdk.ServerOptions{
 		Instructions: "Drive web pages through typed operations only: begin a task, snapshot or find, then fill/click/press with an expected outcome. " +
 			"Errors carry a stable code. OUTCOME_UNKNOWN blocks the task: reads still work, mutations and finish are refused; recheck once, never resend.",
@@ -122,9 +148,22 @@ func (s *Server) SDK() *mcpsdk.Server { return s.sdk }
 
 // Run serves one client over t until the client disconnects (for stdio:
 // stdin closes) or ctx ends, then closes every page.
+//
+// When ctx ends (a signal), every call in flight is cancelled at once, so
+// the server does not wait out a long waitAnswer before it exits. A call
+// the client cancelled (notifications/cancelled) gets no response.
 func (s *Server) Run(ctx context.Context, t mcpsdk.Transport) error {
-	err := s.sdk.Run(ctx, t)
-	cerr := s.Close()
+	stop := context.AfterFunc(ctx, s.stopCalls)
+	defer stop()
+	err := s.sdk.Run(ctx, DropCancelled(t))
+	var cerr error
+	if ctx.Err() != nil {
+		// a signal: the pages end with their browser, which the driver's
+		// owner kills; closing each first costs seconds on a busy machine
+		s.abandon()
+	} else {
+		cerr = s.Close()
+	}
 	// the client going away — stdin closed, or a pipe closed while a reply
 	// was still being written — is the normal end of a session
 	if errors.Is(err, context.Canceled) || errors.Is(err, mcpsdk.ErrConnectionClosed) ||
@@ -136,6 +175,7 @@ func (s *Server) Run(ctx context.Context, t mcpsdk.Transport) error {
 
 // Close closes every open page. Later calls fail with SERVER_CLOSED.
 func (s *Server) Close() error {
+	s.stopCalls()
 	s.mu.Lock()
 	s.closed = true
 	tasks := make([]*taskState, 0, len(s.tasks))
@@ -155,6 +195,15 @@ func (s *Server) Close() error {
 		ts.mu.Unlock()
 	}
 	return errors.Join(errs...)
+}
+
+// abandon stops every call and refuses later ones (SERVER_CLOSED) without
+// closing the pages.
+func (s *Server) abandon() {
+	s.stopCalls()
+	s.mu.Lock()
+	s.closed = true
+	s.mu.Unlock()
 }
 
 func (ts *taskState) closePages() error {
@@ -221,50 +270,113 @@ func (s *Server) pageOf(ctx context.Context, op string, ts *taskState, name stri
 // counted against ("" for none).
 type handler[In any] func(ctx context.Context, in In) (out any, task string, err error)
 
-// addTool registers a tool whose input schema comes from In. Results and
-// errors are built here, so both carry their sizes in _meta and errors
-// carry their code as structured content. No output schema is declared:
-// a tool's result is either its value or a ToolError.
 // addTool registers a tool whose arguments are In and whose successful
 // result is Out: both schemas derive from the Go types (the output schema
-// as Out's JSON, so a client can validate structuredContent; a tool error
-// carries a ToolError instead, with isError set).
+// as Out's JSON, so a client can validate structuredContent).
+//
+// The server decodes and checks the arguments itself, so an argument error
+// carries a code like any other (UNKNOWN_ARGUMENT, MISSING_ARGUMENT,
+// WRONG_ARGUMENT_TYPE). A tool error (isError) carries no structured
+// content: its one text block is the JSON of a ToolError ({"ok":false,
+// "code":…,"message":…}). Clients that check structured content against
+// the output schema — the TypeScript SDK's Client.callTool does, whenever
+// structuredContent is present, isError or not — so never reject an
+// error, and every client reads the code from the text.
+//
+// While a call runs longer than Options.ProgressInterval the server sends
+// progress notifications to a client that asked for them (a progressToken
+// in the request's _meta), so a client that resets its request timeout on
+// progress survives a long wait.
 func addTool[In, Out any](s *Server, name, desc string, readOnly bool, h handler[In]) {
 	t := &mcpsdk.Tool{Name: name, Description: desc, Annotations: &mcpsdk.ToolAnnotations{ReadOnlyHint: readOnly}}
-	if schema, err := jsonschema.For[In](nil); err == nil {
-		t.InputSchema = portable(schema)
-	} // else AddTool infers it, and panics with the reason
+	inSchema, err := jsonschema.For[In](nil)
+	if err != nil {
+		panic(fmt.Sprintf("mcp: %s: input schema: %v", name, err))
+	}
+	inSchema = portable(inSchema)
+	t.InputSchema = inSchema
 	schema, err := jsonschema.For[Out](nil)
 	if err != nil {
 		panic(fmt.Sprintf("mcp: %s: output schema: %v", name, err))
 	}
+	tuneOutput(name, schema)
 	t.OutputSchema = schema
-	mcpsdk.AddTool(s.sdk, t, func(ctx context.Context, req *mcpsdk.CallToolRequest, in In) (*mcpsdk.CallToolResult, any, error) {
+	s.sdk.AddTool(t, func(ctx context.Context, req *mcpsdk.CallToolRequest) (*mcpsdk.CallToolResult, error) {
+		ctx, done := s.callContext(ctx)
+		defer done()
 		reqBytes := int64(len(req.Params.Arguments))
-		out, task, err := h(ctx, in)
+		var (
+			out  any
+			task string
+		)
+		in, err := decodeArgs[In](name, req.Params.Arguments, inSchema)
+		if err == nil {
+			stop := s.progress(ctx, req, name)
+			out, task, err = h(ctx, in)
+			stop()
+		}
 		res := &mcpsdk.CallToolResult{}
-		var payload any = out
+		var body []byte
+		var merr error
 		if err != nil {
-			payload = toolError(err)
 			res.IsError = true
+			body, merr = json.Marshal(toolError(err))
+		} else {
+			body, merr = json.Marshal(out)
+			res.StructuredContent = json.RawMessage(body)
 		}
-		body, merr := json.Marshal(payload)
 		if merr != nil {
-			return nil, nil, fmt.Errorf("mcp: %s: encode the result: %w", name, merr)
+			return nil, fmt.Errorf("mcp: %s: encode the result: %w", name, merr)
 		}
-		res.StructuredContent = json.RawMessage(body)
-		text := string(body)
-		if err != nil {
-			text = err.Error()
-		}
-		res.Content = []mcpsdk.Content{&mcpsdk.TextContent{Text: text}}
+		res.Content = []mcpsdk.Content{&mcpsdk.TextContent{Text: string(body)}}
 		respBytes := int64(len(body))
 		res.Meta = mcpsdk.Meta{MetaRequestBytes: reqBytes, MetaResponseBytes: respBytes}
 		if task != "" {
 			s.count(task, engine.CallMetrics{Tool: name, RequestBytes: reqBytes, ResponseBytes: respBytes})
 		}
-		return res, nil, nil
+		return res, nil
 	})
+}
+
+// callContext is the context of one tool call: the request's, ended also
+// when the server stops its calls (Run's context ends: a signal).
+func (s *Server) callContext(ctx context.Context) (context.Context, func()) {
+	ctx, cancel := context.WithCancel(ctx)
+	stop := context.AfterFunc(s.life, cancel)
+	return ctx, func() { stop(); cancel() }
+}
+
+// progress sends a progress notification every ProgressInterval while the
+// call runs, when the client gave a progress token; the returned func
+// stops it and returns once no notification is being sent.
+func (s *Server) progress(ctx context.Context, req *mcpsdk.CallToolRequest, tool string) func() {
+	tok := req.Params.GetProgressToken()
+	if tok == nil || req.Session == nil {
+		return func() {}
+	}
+	every := s.opts.ProgressInterval
+	if every <= 0 {
+		every = DefaultProgressInterval
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		start := time.Now()
+		tick := time.NewTicker(every)
+		defer tick.Stop()
+		for n := 1; ; n++ {
+			select {
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+			}
+			elapsed := time.Since(start).Round(time.Millisecond)
+			_ = req.Session.NotifyProgress(ctx, &mcpsdk.ProgressNotificationParams{ProgressToken: tok, Progress: float64(n),
+				Message: fmt.Sprintf("%s: still running after %s", tool, elapsed)})
+		}
+	}()
+	return func() { cancel(); <-done }
 }
 
 // portable rewrites the inferred schema so that clients that read one
@@ -310,6 +422,10 @@ func (s *Server) count(task string, c engine.CallMetrics) {
 // toolError turns an error into its structured form with a stable code.
 func toolError(err error) ToolError {
 	te := ToolError{Code: engine.CodeOf(err), Message: err.Error()}
+	var ae *argError
+	if errors.As(err, &ae) {
+		te.Field = ae.field
+	}
 	if te.Code == "" {
 		te.Code = "INTERNAL"
 		if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
@@ -390,6 +506,9 @@ func (s *Server) register() {
 		})
 	addTool[NavigateIn, Done](s, "navigate", "Open an absolute URL in the page (a mutation: refused while the task is blocked).", false,
 		func(ctx context.Context, in NavigateIn) (any, string, error) {
+			if err := s.allowedURL(in.URL); err != nil {
+				return nil, in.Task, err
+			}
 			return s.onPage(ctx, "navigate", in.Task, in.Page, func(_ *taskState, p *engine.Page) (any, error) {
 				return Done{OK: true}, p.Navigate(ctx, in.URL)
 			})
@@ -491,4 +610,25 @@ func (s *Server) register() {
 			s.mu.Unlock()
 			return m, "", nil
 		})
+}
+
+// allowedURL refuses URLs other than absolute http(s) ones unless the
+// server allows file: URLs (and so any scheme): an agent must not read
+// the server's own files by default.
+func (s *Server) allowedURL(raw string) error {
+	u, err := url.Parse(raw)
+	if err != nil || !u.IsAbs() {
+		return &codeError{string(engine.InvalidArgument), "navigate", fmt.Sprintf("%q is not an absolute URL", raw)}
+	}
+	switch strings.ToLower(u.Scheme) {
+	case "http", "https":
+		if u.Host == "" {
+			return &codeError{string(engine.InvalidArgument), "navigate", fmt.Sprintf("%q has no host", raw)}
+		}
+		return nil
+	}
+	if s.opts.AllowFileURLs {
+		return nil
+	}
+	return &codeError{URLNotAllowed, "navigate", fmt.Sprintf("only http and https URLs open (got %s:); start the server with --allow-file-urls to open others", u.Scheme)}
 }

@@ -157,13 +157,17 @@ type AnswerOut struct {
 	Media        []adapter.Media `json:"media,omitempty"`
 }
 
-// ToolError is the structured content of a tool error: the stable code
-// (TARGET_AMBIGUOUS, OUTCOME_UNKNOWN, TASK_BLOCKED, …) and the message;
-// locate refusals add the match count and short descriptions.
+// ToolError is a tool error as its text content carries it (JSON; a tool
+// error has no structured content, so no client's output-schema check
+// can reject it): ok false, the stable code (TARGET_AMBIGUOUS,
+// OUTCOME_UNKNOWN, TASK_BLOCKED, …) and the message; argument errors name
+// the field; locate refusals add the match count and short descriptions.
 type ToolError struct {
+	OK         bool     `json:"ok"`
 	Code       string   `json:"code"`
 	Op         string   `json:"op,omitempty"`
 	Message    string   `json:"message"`
+	Field      string   `json:"field,omitempty"`
 	Count      int      `json:"count,omitempty"`
 	Candidates []string `json:"candidates,omitempty"`
 }

@@ -54,7 +54,7 @@ func (s *Session) Call(tool string, args any) *mcpsdk.CallToolResult {
 		s.tb.Fatal(err)
 	}
 	if res.IsError {
-		s.tb.Fatalf("%s: %s", tool, res.StructuredContent)
+		s.tb.Fatalf("%s: %s", tool, mcp.TextOf(res))
 	}
 	return res
 }
