@@ -225,10 +225,10 @@ func (b *Browser) close(graceful bool) error {
 				_ = r.p.Close()
 			}
 		}
-		if b.cancel != nil {
-			if graceful {
-				err = chromedp.Cancel(b.ctx)
-			}
+		// chromedp's cancel closes the browser gracefully; a kill goes
+		// straight to the allocator, which waits for the killed process
+		if b.cancel != nil && graceful {
+			err = chromedp.Cancel(b.ctx)
 			b.cancel()
 		}
 		if b.allocCancel != nil {
