@@ -44,6 +44,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/replaylab/replaylab/engine/ledger"
@@ -66,7 +67,15 @@ type lab struct {
 	sessions  sessions // patch page sign-ins (patch_session.go)
 	// recoveries is what the start-up recovery did (LED-13).
 	recoveries []ledger.Recovery
+	sweep      ledger.SweepOptions // Options.Sweep, or the defaults
+	stopSweep  context.CancelFunc  // nil without a background sweeper
+	swept      chan struct{}       // closed when the background sweeper ends
+	sweptMu    sync.Mutex
+	sweptRecs  []ledger.Recovery // what background sweeps did, at most SweptMax
 }
+
+// SweptMax bounds the background sweeps' recoveries a server keeps.
+const SweptMax = 4096
 
 func openLab(opts Options) (*lab, error) {
 	l := &lab{tokens: opts.Tokens}
@@ -105,10 +114,30 @@ func openLab(opts Options) (*lab, error) {
 	l.svc = ledger.New(store, ledger.WithIDs(ids), ledger.WithDispatcher(l.providers))
 	l.providers.Bind(l.svc)
 	l.api = ledger.NewHandler(l.svc, l.tokens)
-	// LED-13: attempts whose send is uncertain after a crash are resolved
-	// before the server serves.
-	if l.recoveries, err = l.svc.Recover(ctx, ledger.RecoverOptions{}); err != nil {
+	if opts.Sweep != nil {
+		l.sweep = *opts.Sweep
+	}
+	// LED-13, LED-14: attempts in flight that nobody waits on after a
+	// crash are resolved before the server serves.
+	start := l.sweep.Recover
+	start.MinAge = 0
+	if l.recoveries, err = l.svc.Recover(ctx, start); err != nil {
 		return nil, errors.Join(fmt.Errorf("sim: recover the ledger: %w", err), l.close())
+	}
+	if opts.Sweep != nil {
+		sctx, cancel := context.WithCancel(context.Background())
+		l.stopSweep, l.swept = cancel, make(chan struct{})
+		go func() {
+			defer close(l.swept)
+			l.svc.RunSweeper(sctx, l.sweep, func(recs []ledger.Recovery, _ error) {
+				l.sweptMu.Lock()
+				defer l.sweptMu.Unlock()
+				l.sweptRecs = append(l.sweptRecs, recs...)
+				if n := len(l.sweptRecs) - SweptMax; n > 0 {
+					l.sweptRecs = slices.Delete(l.sweptRecs, 0, n)
+				}
+			})
+		}()
 	}
 	return l, nil
 }
@@ -120,6 +149,11 @@ func (l *lab) close() error {
 		return nil
 	}
 	var errs []error
+	if l.stopSweep != nil {
+		l.stopSweep()
+		<-l.swept
+		l.stopSweep = nil
+	}
 	if l.providers != nil {
 		l.providers.close()
 	}
@@ -152,12 +186,36 @@ func (s *Server) Ledger() *ledger.Service {
 }
 
 // Recoveries lists what the ledger's start-up recovery did (LED-13):
-// attempts whose send was uncertain, re-sent or made unknown.
+// attempts in flight that nobody waited on, re-sent, reconciled or made unknown (LED-14).
 func (s *Server) Recoveries() []ledger.Recovery {
 	if s.lab == nil {
 		return nil
 	}
 	return slices.Clone(s.lab.recoveries)
+}
+
+// Sweep runs one sweep of the ledger now (LED-14) with the server's
+// Options.Sweep (MinAge aside: every attempt is looked at) and returns
+// what it did; held is false when another process holds the sweeper's
+// lease.
+func (s *Server) Sweep(ctx context.Context) (recs []ledger.Recovery, held bool, err error) {
+	if s.lab == nil {
+		return nil, false, ErrNoLedger
+	}
+	o := s.lab.sweep
+	o.Recover.MinAge = -1
+	return s.lab.svc.Sweep(ctx, o)
+}
+
+// Swept lists what the background sweeper did, oldest first (at most
+// SweptMax).
+func (s *Server) Swept() []ledger.Recovery {
+	if s.lab == nil {
+		return nil
+	}
+	s.lab.sweptMu.Lock()
+	defer s.lab.sweptMu.Unlock()
+	return slices.Clone(s.lab.sweptRecs)
 }
 
 // Providers returns the simulated providers, nil when Options.API was set.

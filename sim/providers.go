@@ -163,13 +163,18 @@ type Providers struct {
 	// SubmittedMax (oldest forgotten first).
 	submitted      map[string]bool
 	submittedOrder []string
+	// records is what the provider knows of each attempt it took, for
+	// AttemptStatus (LED-14): pending until it has a result, then the
+	// result. Bounded with submitted.
+	records map[string]ledger.ProviderStatus
 }
 
 // NewProviders returns providers following f for unscripted attempts. They
 // report to the ledger service bound with Bind.
 func NewProviders(f Faults) *Providers {
 	return &Providers{faults: f, stop: make(chan struct{}), names: slices.Clone(DefaultProviders), clk: clock.Wall,
-		scripts: map[string][]Script{}, held: map[string]*held{}, submitted: map[string]bool{}, changed: make(chan struct{})}
+		scripts: map[string][]Script{}, held: map[string]*held{}, submitted: map[string]bool{}, changed: make(chan struct{}),
+		records: map[string]ledger.ProviderStatus{}}
 }
 
 // SetClock makes the providers wait on c (nil: wall time); call it before
@@ -288,6 +293,7 @@ func (p *Providers) Dispatch(_ context.Context, _ ledger.Job, a ledger.Attempt) 
 	}
 	if len(p.submittedOrder) >= SubmittedMax {
 		delete(p.submitted, p.submittedOrder[0])
+		delete(p.records, p.submittedOrder[0])
 		p.submittedOrder = p.submittedOrder[1:]
 	}
 	p.submitted[a.ID] = true
@@ -344,10 +350,90 @@ func (p *Providers) Dispatch(_ context.Context, _ ledger.Job, a ledger.Attempt) 
 		d.Note = "late callback after " + late.String()
 	}
 	p.note(d)
+	p.records[a.ID] = ledger.ProviderStatus{State: ledger.ProviderPending}
 	p.inflight++
 	p.running++
 	p.wg.Add(1)
 	go p.work(p.svc, a, s, h, dup, late)
+}
+
+// AttemptStatus implements ledger.StatusChecker: what this provider knows
+// of the attempt, asked by its id, as a real provider's "retrieve by id"
+// answers it (LED-14). An attempt it never took, lost (Lost), or took in
+// an earlier process (the sim's providers live in its process, so their
+// work ends with it) is ProviderNoRecord; one whose result is held, or
+// still on its way, is ProviderPending; one it answered is its result,
+// whether or not the callback reached the ledger.
+func (p *Providers) AttemptStatus(ctx context.Context, _ ledger.Job, a ledger.Attempt) (ledger.ProviderStatus, error) {
+	if err := ctx.Err(); err != nil {
+		return ledger.ProviderStatus{}, err
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed {
+		return ledger.ProviderStatus{}, ErrClosed
+	}
+	st, ok := p.records[a.ID]
+	if !ok {
+		return ledger.ProviderStatus{State: ledger.ProviderNoRecord}, nil
+	}
+	return st, nil
+}
+
+// record sets what the provider knows of an attempt it took.
+func (p *Providers) record(id string, st ledger.ProviderStatus) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.submitted[id] {
+		p.records[id] = st
+	}
+}
+
+// forget drops an attempt the provider could not send, so that its
+// recovery's re-send is sent.
+func (p *Providers) forget(id string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	delete(p.records, id)
+	delete(p.submitted, id)
+}
+
+// Provider retries of ledger calls refused while the store is busy or
+// away (STORE_BUSY, OUTCOME_UNCERTAIN): a few, spaced; what still fails
+// is left to the ledger's recovery, which asks AttemptStatus.
+const (
+	providerRetriesMax = 3
+	providerRetryWait  = 250 * time.Millisecond
+)
+
+// retry runs f until it succeeds, fails for another reason than a busy
+// store, or providerRetriesMax runs have failed.
+func (p *Providers) retry(f func() error) error {
+	var err error
+	for i := range providerRetriesMax {
+		if err = f(); err == nil {
+			return nil
+		}
+		if c := ledger.CodeOf(err); c != ledger.CodeBusy && c != ledger.CodeUncertain {
+			return err
+		}
+		if i+1 < providerRetriesMax && !p.sleepWall(providerRetryWait) {
+			return err
+		}
+	}
+	return err
+}
+
+// sleepWall waits d of wall time or until the providers stop.
+func (p *Providers) sleepWall(d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-p.stop:
+		return false
+	}
 }
 
 // sleep waits d on the providers' clock or until the providers stop;
@@ -418,7 +504,8 @@ func (p *Providers) work(svc *ledger.Service, a ledger.Attempt, s Script, h *hel
 		}
 		p.mu.Unlock()
 	}()
-	if _, err = svc.MarkSent(ctx, a.ID); err != nil {
+	if err = p.retry(func() error { _, e := svc.MarkSent(ctx, a.ID); return e }); err != nil {
+		p.forget(a.ID)
 		err = fmt.Errorf("sim: provider %s did not send %s: %w", a.Provider, a.ID, err)
 		return
 	}
@@ -426,19 +513,27 @@ func (p *Providers) work(svc *ledger.Service, a ledger.Attempt, s Script, h *hel
 		err = ErrClosed
 		return
 	}
+	answer := func(status, output string) error {
+		st := ledger.ProviderStatus{State: ledger.ProviderSucceeded, Output: output}
+		if status == ledger.StatusFailed {
+			st.State = ledger.ProviderFailed
+		}
+		p.record(a.ID, st) // the provider has its result, whether or not the callback gets through
+		return p.retry(func() error { _, e := signedCallback(ctx, svc, a.ID, a.CallbackSecret, status, output); return e })
+	}
 	switch s.Behaviour {
 	case Succeed:
-		if _, err = signedCallback(ctx, svc, a.ID, a.CallbackSecret, ledger.StatusSucceeded, s.Output); err == nil && dup {
-			_, err = signedCallback(ctx, svc, a.ID, a.CallbackSecret, ledger.StatusSucceeded, s.Output)
+		if err = answer(ledger.StatusSucceeded, s.Output); err == nil && dup {
+			err = answer(ledger.StatusSucceeded, s.Output)
 		}
 	case Fail:
-		_, err = signedCallback(ctx, svc, a.ID, a.CallbackSecret, ledger.StatusFailed, s.Output)
+		err = answer(ledger.StatusFailed, s.Output)
 	case TimeOut:
-		if _, err = svc.Timeout(ctx, a.ID); err == nil && late >= 0 && p.sleep(late) {
+		if err = p.retry(func() error { _, e := svc.Timeout(ctx, a.ID); return e }); err == nil && late >= 0 && p.sleep(late) {
 			p.mu.Lock()
 			delete(p.held, a.ID)
 			p.mu.Unlock()
-			_, err = signedCallback(ctx, svc, a.ID, h.secret, h.status, h.output)
+			err = answer(h.status, h.output)
 		}
 	case Hold:
 	}
@@ -537,6 +632,11 @@ func (p *Providers) Release(ctx context.Context, attemptID string) (ledger.Recon
 	if h.err != nil {
 		return ledger.Reconciliation{}, fmt.Errorf("sim: release %s: %w", attemptID, h.err)
 	}
+	st := ledger.ProviderStatus{State: ledger.ProviderSucceeded, Output: h.output}
+	if h.status == ledger.StatusFailed {
+		st.State = ledger.ProviderFailed
+	}
+	p.record(attemptID, st)
 	return signedCallback(ctx, svc, attemptID, h.secret, h.status, h.output)
 }
 

@@ -69,6 +69,13 @@ type Options struct {
 	// Timeouts bound the server's waits on clients; zero fields take
 	// DefaultTimeouts (server.go).
 	Timeouts Timeouts
+	// Sweep, when set, runs the ledger's sweeper (LED-14) in the
+	// background until Close: every Sweep.Interval it takes the sweeper's
+	// lease and resolves attempts nobody waits on any more, asking the
+	// simulated providers by attempt id. Sweep.Recover also configures the
+	// start-up recovery (its MinAge aside). Nil runs no sweeper; Server.Sweep
+	// runs one sweep on demand either way.
+	Sweep *ledger.SweepOptions
 	// Scripts are queued on the providers (provider name → behaviours)
 	// before the ledger's start-up recovery re-sends anything (LED-13).
 	Scripts map[string][]Script

@@ -68,6 +68,9 @@ func cmdSim(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 	fs.DurationVar(&to.ReadBody, "read-body-timeout", to.ReadBody, "bound on reading a job API or patch page request body (408 BODY_TIMEOUT)")
 	fs.DurationVar(&to.Write, "write-timeout", to.Write, "bound on writing a job API or patch page response")
 	fs.DurationVar(&to.Idle, "idle-timeout", to.Idle, "bound on a keep-alive connection waiting for its next request")
+	sweep := ledger.SweepOptions{}
+	fs.DurationVar(&sweep.Interval, "sweep-interval", ledger.DefaultSweepInterval, "how often the ledger's sweeper resolves attempts nobody waits on any more (LED-14)")
+	fs.DurationVar(&sweep.Recover.AttemptDeadline, "attempt-deadline", ledger.DefaultAttemptDeadline, "how long a sent attempt may go unanswered before recovery makes it unknown")
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		return exitBadInput, err
@@ -88,13 +91,13 @@ func cmdSim(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 		return exitBadInput, badInput("--fault-latency must not be negative")
 	}
 	for name, d := range map[string]time.Duration{"read-header-timeout": to.ReadHeader, "read-body-timeout": to.ReadBody,
-		"write-timeout": to.Write, "idle-timeout": to.Idle} {
+		"write-timeout": to.Write, "idle-timeout": to.Idle, "sweep-interval": sweep.Interval, "attempt-deadline": sweep.Recover.AttemptDeadline} {
 		if d <= 0 {
 			return exitBadInput, badInput("--%s must be positive, got %v", name, d)
 		}
 	}
 	faults.Seed = uint64(*seed) // one seed drives every fault: a run is reproduced by its seed
-	opts := sim.Options{Addr: *addr, Seed: *seed, DB: *db, Faults: faults, Timeouts: to}
+	opts := sim.Options{Addr: *addr, Seed: *seed, DB: *db, Faults: faults, Timeouts: to, Sweep: &sweep}
 	if len(tokens) > 0 {
 		opts.Tokens = tokens
 	}
@@ -124,7 +127,7 @@ func cmdSim(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 				resent++
 			}
 		}
-		fmt.Fprintf(stdout, "replaylab sim: recovered %d attempts whose send was uncertain after a crash: %d re-sent, %d made unknown (each recorded as an attempt_recovered event)\n",
+		fmt.Fprintf(stdout, "replaylab sim: recovered %d attempts in flight after a crash: %d re-sent, %d resolved otherwise (each recorded as an attempt_recovered event)\n",
 			len(recs), resent, len(recs)-resent)
 	}
 	if faults.Enabled() {

@@ -85,6 +85,8 @@ type Service struct {
 	clock      Clock
 	ids        IDGenerator
 	dispatcher Dispatcher
+	checker    StatusChecker // nil: the dispatcher, if it is one (recover.go)
+	holder     string        // this service's name as a lease holder (sweep.go)
 	limits     Limits
 	planted    PlantedBug
 	// decoySecret is what VerifiedCallback checks a signature against
@@ -94,7 +96,7 @@ type Service struct {
 
 // New returns a Service over store.
 func New(store Store, opts ...Option) *Service {
-	s := &Service{store: store, clock: SystemClock, ids: RandomIDs, limits: DefaultLimits, decoySecret: newCallbackSecret()}
+	s := &Service{store: store, clock: SystemClock, ids: RandomIDs, limits: DefaultLimits, decoySecret: newCallbackSecret(), holder: "svc_" + randomHex(8)}
 	for _, o := range opts {
 		o(s)
 	}
