@@ -110,6 +110,20 @@ func TestDiagnostics(t *testing.T) {
 
 func itoa(n int) string { return strconv.Itoa(n) }
 
+// TestOnlyFeatureFiles: a client configured for every text file gets
+// nothing for the others.
+func TestOnlyFeatureFiles(t *testing.T) {
+	root := project(t, nil)
+	s := server(t, root)
+	uri := lsp.PathURI(filepath.Join(root, "notes.txt"))
+	if d := s.Open(uri, 1, "When I opne the page\n"); len(d) != 0 {
+		t.Fatalf("diagnostics for a text file: %+v", d)
+	}
+	if l := s.Completion(lsptest.At(uri, 0, 7)); len(l.Items) != 0 {
+		t.Fatalf("completion in a text file: %+v", l.Items)
+	}
+}
+
 func TestUndefinedStepMessageAndFix(t *testing.T) {
 	root := project(t, nil)
 	s := server(t, root)

@@ -400,7 +400,14 @@ func (s *Server) relPath(p string) string {
 
 // Open is textDocument/didOpen: the document is parsed and its
 // diagnostics published.
+//
+// Only .feature files are read: a client that sends other documents
+// (an editor configured for every plain text file) gets no diagnostics
+// for them.
 func (s *Server) Open(uri string, version int, text string) []Diagnostic {
+	if !isFeature(uri) {
+		return nil
+	}
 	p := URIPath(uri)
 	d := parseDocument(uri, p, s.relPath(p), version, text)
 	s.docs[uri] = d
@@ -459,6 +466,9 @@ func (s *Server) publish(d *document) []Diagnostic {
 
 // document returns the open document of uri, else the file on disk.
 func (s *Server) document(uri string) *document {
+	if !isFeature(uri) {
+		return nil
+	}
 	if d, ok := s.docs[uri]; ok {
 		return d
 	}
@@ -508,6 +518,15 @@ func (s *Server) logf(format string, args ...any) {
 	if s.opt.Log != nil {
 		fmt.Fprintf(s.opt.Log, "replaylab lsp: "+format+"\n", args...)
 	}
+}
+
+// isFeature reports whether uri names a .feature file.
+func isFeature(uri string) bool {
+	u, err := url.Parse(uri)
+	if err != nil {
+		return false
+	}
+	return strings.HasSuffix(u.Path, ".feature")
 }
 
 // URIPath is the file path of a file: URI, "" for another scheme.
