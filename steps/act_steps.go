@@ -67,88 +67,88 @@ const (
 	actTimeout = clickWait
 )
 
-func init() {
+func actSteps(r *table) {
 	const g = "Actions (each keeps its result)"
-	step(g, `^the agent drives the engine over MCP$`,
+	r.step(g, `^the agent drives the engine over MCP$`,
 		"the following steps go through the Go MCP client to an in-process replaylab MCP server (in-memory transport) whose pages use the scenario's driver; without this step they call the engine in process",
 		"Given the agent drives the engine over MCP", overMCP)
-	step(g, `^I begin a task "([^"]*)"$`, "start a new task (in process or over MCP) whose main page is the scenario's tab; later steps act in it",
+	r.step(g, `^I begin a task "([^"]*)"$`, "start a new task (in process or over MCP) whose main page is the scenario's tab; later steps act in it",
 		`When I begin a task "save settings"`, beginTask)
-	step(g, `^I switch to the (\w+) tab$`, `the following action steps act in that tab of the scenario's task ("main" is the tab every scenario starts with; another name opens a new tab on first use, with its own recorded session)`,
+	r.step(g, `^I switch to the (\w+) tab$`, `the following action steps act in that tab of the scenario's task ("main" is the tab every scenario starts with; another name opens a new tab on first use, with its own recorded session)`,
 		"When I switch to the second tab", switchTab)
-	alias(`^I open the sim page "([^"]*)"$`, `^I navigate to the sim page "([^"]*)"$`, `When I navigate to the sim page "/act/links"`, openSimPage)
-	step(g, `^I fill the (\w+) "([^"]*)" with "([^"]*)"$`, "fill by role and name: resolve by a fresh find, type once, verify the real value (ACT-1; FIELD_MISMATCH when the page rewrote it, never typed again)",
+	r.alias(`^I open the sim page "([^"]*)"$`, `^I navigate to the sim page "([^"]*)"$`, `When I navigate to the sim page "/act/links"`, openSimPage)
+	r.step(g, `^I fill the (\w+) "([^"]*)" with "([^"]*)"$`, "fill by role and name: resolve by a fresh find, type once, verify the real value (ACT-1; FIELD_MISMATCH when the page rewrote it, never typed again)",
 		`When I fill the textbox "Phone" with "555 0100"`, actFill, isAction)
-	alias(`^I fill the (\w+) "([^"]*)" with "([^"]*)"$`, `^I type "([^"]*)" into the (\w+) "([^"]*)"$`,
+	r.alias(`^I fill the (\w+) "([^"]*)" with "([^"]*)"$`, `^I type "([^"]*)" into the (\w+) "([^"]*)"$`,
 		`When I type "a secret remark" into the textbox "Comment"`, typeInto)
-	step(g, `^I click the (\w+) "([^"]*)" with no expected outcome$`, "a click with no expectation (refused: MISSING_EXPECTATION, ACT-2)",
+	r.step(g, `^I click the (\w+) "([^"]*)" with no expected outcome$`, "a click with no expectation (refused: MISSING_EXPECTATION, ACT-2)",
 		`When I click the link "Next page" with no expected outcome`, actClickNoExpect, isAction)
-	step(g, `^I click the (\w+) "([^"]*)" expecting the URL "([^"]*)"$`, "a click expecting exactly this URL, as written (a relative one is INVALID_EXPECTATION before anything is sent)",
+	r.step(g, `^I click the (\w+) "([^"]*)" expecting the URL "([^"]*)"$`, "a click expecting exactly this URL, as written (a relative one is INVALID_EXPECTATION before anything is sent)",
 		`When I click the link "Next page" expecting the URL "/act/links/next"`, actClickURL, isAction, defaults("waits up to 5 s for the URL"))
-	step(g, `^I click the (\w+) "([^"]*)" expecting the sim URL "([^"]*)"$`, "a click expecting the absolute URL of that sim path (and a loaded document there)",
+	r.step(g, `^I click the (\w+) "([^"]*)" expecting the sim URL "([^"]*)"$`, "a click expecting the absolute URL of that sim path (and a loaded document there)",
 		`When I click the link "Next page" expecting the sim URL "/act/links/next"`, actClickSimURL, isAction, needsSim, defaults("waits up to 5 s for the URL"))
-	step(g, `^I click the (\w+) "([^"]*)" expecting the text "([^"]*)"$`, "getByRole(role, name) resolved by a fresh find, clicked, expecting that text to be visible (OUTCOME_UNKNOWN and a blocked task when it does not show, ACT-3)",
+	r.step(g, `^I click the (\w+) "([^"]*)" expecting the text "([^"]*)"$`, "getByRole(role, name) resolved by a fresh find, clicked, expecting that text to be visible (OUTCOME_UNKNOWN and a blocked task when it does not show, ACT-3)",
 		`When I click the button "Archive" expecting the text "Archived"`, actClickTextDefault, isAction, defaults("waits up to 5 s for the text"))
-	alias(`^I click the (\w+) "([^"]*)" expecting the text "([^"]*)"$`, `^I click the (\w+) "([^"]*)" expecting the status "([^"]*)"$`,
+	r.alias(`^I click the (\w+) "([^"]*)" expecting the text "([^"]*)"$`, `^I click the (\w+) "([^"]*)" expecting the status "([^"]*)"$`,
 		`When I click the button "Delete" expecting the status "Deleted"`, actClickTextDefault)
-	alias(`^I click the (\w+) "([^"]*)" expecting the text "([^"]*)"$`, `^I click the (\w+) "([^"]*)" expecting "([^"]*)"$`,
+	r.alias(`^I click the (\w+) "([^"]*)" expecting the text "([^"]*)"$`, `^I click the (\w+) "([^"]*)" expecting "([^"]*)"$`,
 		`When I click the button "Build report" expecting "Working on the report"`, actClickTextDefault)
-	step(g, `^I click the (\w+) "([^"]*)" expecting the text "([^"]*)" within (\d+) ms$`, "the same click, waiting that long for the text",
+	r.step(g, `^I click the (\w+) "([^"]*)" expecting the text "([^"]*)" within (\d+) ms$`, "the same click, waiting that long for the text",
 		`When I click the button "Save" expecting the text "Saved" within 300 ms`, actClickText, isAction)
-	step(g, `^I click the link "([^"]*)" at "([^"]*)" expecting the text "([^"]*)"$`,
+	r.step(g, `^I click the link "([^"]*)" at "([^"]*)" expecting the text "([^"]*)"$`,
 		"getByRole(link, name) narrowed by its href, then clicked",
 		`When I click the link "Docs" at "#docs-07" expecting the text "Opened docs 07"`, clickLinkHref, isAction, defaults("waits up to 5 s for the text"))
-	alias(`^I click the link "([^"]*)" at "([^"]*)" expecting the text "([^"]*)"$`, `^I click the link "([^"]*)" at "([^"]*)" expecting the status "([^"]*)"$`,
+	r.alias(`^I click the link "([^"]*)" at "([^"]*)" expecting the text "([^"]*)"$`, `^I click the link "([^"]*)" at "([^"]*)" expecting the status "([^"]*)"$`,
 		`When I click the link "Docs" at "#docs-03" expecting the status "Opened docs 03"`, clickLinkHref)
-	step(g, `^I click the (\w+) "([^"]*)" (\d+) times? expecting the text "([^"]*)"$`,
+	r.step(g, `^I click the (\w+) "([^"]*)" (\d+) times? expecting the text "([^"]*)"$`,
 		"the same click N times in a row, each resolved by a fresh find and expecting the text; stops at the first that does not end ok",
 		`When I click the button "Check for updates" 6 times expecting the text "No updates"`, clickTimes, isAction, defaults("each click waits up to 5 s for the text"))
-	alias(`^I click the (\w+) "([^"]*)" (\d+) times? expecting the text "([^"]*)"$`, `^I click the (\w+) "([^"]*)" (\d+) times? expecting "([^"]*)"$`,
+	r.alias(`^I click the (\w+) "([^"]*)" (\d+) times? expecting the text "([^"]*)"$`, `^I click the (\w+) "([^"]*)" (\d+) times? expecting "([^"]*)"$`,
 		`When I click the button "Check for updates" 1 time expecting "No updates"`, clickTimes)
-	step(g, `^I press "([^"]*)" in the (\w+) "([^"]*)" expecting the text "([^"]*)"$`,
+	r.step(g, `^I press "([^"]*)" in the (\w+) "([^"]*)" expecting the text "([^"]*)"$`,
 		"press a key (Enter, Escape, Tab, …) in the element of that role and name, expecting that text (ACT-2: a press needs an expectation like a click)",
 		`When I press "Enter" in the searchbox "Search" expecting the text "Results for"`, actPress, isAction, defaults("waits up to 5 s for the text"))
-	step(g, `^I wait up to (\d+) ms for the text "([^"]*)"$`, "a passive wait (waitFor) until the text is visible; allowed on a blocked task and never unblocking it; fails when the text does not come",
+	r.step(g, `^I wait up to (\d+) ms for the text "([^"]*)"$`, "a passive wait (waitFor) until the text is visible; allowed on a blocked task and never unblocking it; fails when the text does not come",
 		`When I wait up to 3000 ms for the text "Saved"`, actWaitText)
-	step(g, `^I re-check the outcome$`, "the one re-check of the expectation that blocked the task (a read; nothing is sent again, ACT-4); its result is kept like an action's",
+	r.step(g, `^I re-check the outcome$`, "the one re-check of the expectation that blocked the task (a read; nothing is sent again, ACT-4); its result is kept like an action's",
 		"When I re-check the outcome", actRecheck, isAction)
-	step(g, `^I finish the task$`, "finish the current task; its result is kept like an action's (TASK_BLOCKED while blocked)",
+	r.step(g, `^I finish the task$`, "finish the current task; its result is kept like an action's (TASK_BLOCKED while blocked)",
 		"When I finish the task", actFinish, isAction)
-	step(g, `^I read the page with snapshot, find and extract$`, "three reads in a row — the page snapshot, a find of every candidate, the text extract; fails if any is refused (reads work on a blocked task)",
+	r.step(g, `^I read the page with snapshot, find and extract$`, "three reads in a row — the page snapshot, a find of every candidate, the text extract; fails if any is refused (reads work on a blocked task)",
 		"When I read the page with snapshot, find and extract", actReads)
 
 	const c = "Action results"
-	step(c, `^the action ends with "([^"]*)"$`, `the code the last action step ended with, "ok" when it succeeded: any engine code (TARGET_AMBIGUOUS, FIELD_MISMATCH, OUTCOME_UNKNOWN, TASK_BLOCKED, …)`,
+	r.step(c, `^the action ends with "([^"]*)"$`, `the code the last action step ended with, "ok" when it succeeded: any engine code (TARGET_AMBIGUOUS, FIELD_MISMATCH, OUTCOME_UNKNOWN, TASK_BLOCKED, …)`,
 		`Then the action ends with "FIELD_MISMATCH"`, actEndsWith, isResult)
-	step(c, `^the action is refused with "([^"]*)"$`, "the last action step was refused before anything reached the page, with that code (TARGET_AMBIGUOUS, TARGET_QUERY_TRUNCATED, TARGET_NOT_FOUND, STALE_REF, MISSING_EXPECTATION, INVALID_EXPECTATION, TASK_BLOCKED, TASK_FINISHED); an outcome after delivery (FIELD_MISMATCH, OUTCOME_UNKNOWN) is not a refusal: check it with \"the action ends with\"",
+	r.step(c, `^the action is refused with "([^"]*)"$`, "the last action step was refused before anything reached the page, with that code (TARGET_AMBIGUOUS, TARGET_QUERY_TRUNCATED, TARGET_NOT_FOUND, STALE_REF, MISSING_EXPECTATION, INVALID_EXPECTATION, TASK_BLOCKED, TASK_FINISHED); an outcome after delivery (FIELD_MISMATCH, OUTCOME_UNKNOWN) is not a refusal: check it with \"the action ends with\"",
 		`Then the action is refused with "TARGET_AMBIGUOUS"`, refusedWith, isResult)
-	step(c, `^the refusal counts (\d+) match(?:es)?$`, "the number of matching elements the last action's refusal carries (TARGET_AMBIGUOUS and TARGET_QUERY_TRUNCATED count them)",
+	r.step(c, `^the refusal counts (\d+) match(?:es)?$`, "the number of matching elements the last action's refusal carries (TARGET_AMBIGUOUS and TARGET_QUERY_TRUNCATED count them)",
 		"And the refusal counts 2 matches", refusalCount, isResult)
-	alias(`^the refusal counts (\d+) match(?:es)?$`, `^the refused action names (\d+) match(?:es)?$`,
+	r.alias(`^the refusal counts (\d+) match(?:es)?$`, `^the refused action names (\d+) match(?:es)?$`,
 		"And the refused action names 1 match", refusalCount)
-	step(c, `^the refusal describes each match by role, name, frame and ref$`,
+	r.step(c, `^the refusal describes each match by role, name, frame and ref$`,
 		"each candidate of the last action's refusal is described (up to 5), and no typed value appears in the message",
 		"And the refusal describes each match by role, name, frame and ref", refusalDescribes, isResult)
-	step(c, `^the task is (blocked|not blocked)$`, "whether the current in-process task is blocked by an unknown outcome (over MCP: a read of the blocked state is not a tool; use the refusals instead)",
+	r.step(c, `^the task is (blocked|not blocked)$`, "whether the current in-process task is blocked by an unknown outcome (over MCP: a read of the blocked state is not a tool; use the refusals instead)",
 		"And the task is blocked", actBlocked)
-	step(c, `^the re-check (records a late success|finds the outcome still unknown)$`, "what the last re-check found",
+	r.step(c, `^the re-check (records a late success|finds the outcome still unknown)$`, "what the last re-check found",
 		"Then the re-check records a late success", actRecheckWas, isResult)
-	step(c, `^the field "([^"]*)" holds "([^"]*)"$`, "verifyField on the textbox of that name: its real value equals this (a read)",
+	r.step(c, `^the field "([^"]*)" holds "([^"]*)"$`, "verifyField on the textbox of that name: its real value equals this (a read)",
 		`And the field "Phone" holds "555-0100"`, actFieldHolds)
-	step(c, `^the page is at the sim URL "([^"]*)"$`, "verifyOutcome: the page's URL is that sim path (a read)",
+	r.step(c, `^the page is at the sim URL "([^"]*)"$`, "verifyOutcome: the page's URL is that sim path (a read)",
 		`And the page is at the sim URL "/act/links"`, actAtURL, needsSim)
-	step(c, `^the sim received (\d+) saves? from "([^"]*)"$`,
+	r.step(c, `^the sim received (\d+) saves? from "([^"]*)"$`,
 		"live runs only (the browser driver, where the sim runs): the sim counted that many calls of the page's Save button. A replay has no server; there the recording proves it instead — it holds each click once, and a second click would fail with REPLAY_DIVERGED, an unsent one as never replayed",
 		`And the sim received 1 save from "late"`, actSaves, needsSim)
-	step(c, `^the tasks have different ids$`, "every task begun in the scenario got its own id (ACT-6)",
+	r.step(c, `^the tasks have different ids$`, "every task begun in the scenario got its own id (ACT-6)",
 		"And the tasks have different ids", actDistinctIDs)
-	step(c, `^I list the MCP tools$`, "list the server's tools over MCP", "When I list the MCP tools", actListTools)
-	step(c, `^no MCP tool takes a script or code$`,
+	r.step(c, `^I list the MCP tools$`, "list the server's tools over MCP", "When I list the MCP tools", actListTools)
+	r.step(c, `^no MCP tool takes a script or code$`,
 		"no tool is named for, or has an argument named for, script, code, eval, expression, function or command; every input schema is an object (ACT-5)",
 		"Then no MCP tool takes a script or code", actNoScript)
-	step(c, `^calling the MCP tool "([^"]*)" is refused$`, "a call of a tool the server does not have fails (e.g. evaluate)",
+	r.step(c, `^calling the MCP tool "([^"]*)" is refused$`, "a call of a tool the server does not have fails (e.g. evaluate)",
 		`And calling the MCP tool "evaluate" is refused`, actCallRefused)
-	step(c, `^the task's metrics count (\d+) calls? in bytes that add up$`,
+	r.step(c, `^the task's metrics count (\d+) calls? in bytes that add up$`,
 		"over MCP: the task's metrics are {calls, requestBytes, responseBytes}, named as bytes, never tokens; they count that many calls and equal the sums of the per-call sizes (ACT-7). The byte values are not traced: URLs differ between the live sim and the recording",
 		"Then the task's metrics count 5 calls in bytes that add up", actMetrics)
 }

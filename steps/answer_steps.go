@@ -16,49 +16,49 @@ import (
 // stuck generating or whose media is not ready, a second Send button, and
 // checks of the baseline, the partial text and where the answer sits.
 
-func init() {
+func answerSteps(r *table) {
 	const g = "Chat site (sim)"
-	step(g, `^the next answer streams "([^"]*)" for (\d+) ms and fails$`,
+	r.step(g, `^the next answer streams "([^"]*)" for (\d+) ms and fails$`,
 		"the next send gets a partial answer with a generating indicator for that long, then an error (role=alert) and a Retry control in the same group",
 		`And the next answer streams "Let me check" for 600 ms and fails`, givenStreamFails, needsSim)
-	step(g, `^the next answer streams "([^"]*)" for (\d+) ms and asks for confirmation with "([^"]*)"$`,
+	r.step(g, `^the next answer streams "([^"]*)" for (\d+) ms and asks for confirmation with "([^"]*)"$`,
 		"the next send gets a partial answer for that long, then that question with Confirm and Cancel controls in the same group",
 		`And the next answer streams "Looking" for 600 ms and asks for confirmation with "Delete 3 files?"`, givenStreamConfirms, needsSim)
-	step(g, `^confirming it completes the answer as "([^"]*)"$`,
+	r.step(g, `^confirming it completes the answer as "([^"]*)"$`,
 		`what the last scripted confirmation request becomes when the user clicks its "Confirm" (default "`+sim.DefaultConfirmed+`")`,
 		`And confirming it completes the answer as "Deleted 3 files."`, givenConfirmed, needsSim)
-	step(g, `^cancelling it ends the answer as "([^"]*)"$`,
+	r.step(g, `^cancelling it ends the answer as "([^"]*)"$`,
 		`what the last scripted confirmation request becomes when the user clicks its "Cancel" (default "`+sim.DefaultCancelled+`")`,
 		`And cancelling it ends the answer as "Kept every file."`, givenCancelled, needsSim)
-	step(g, `^the last earlier answer is still generating$`,
+	r.step(g, `^the last earlier answer is still generating$`,
 		"the last earlier assistant turn is stuck generating (a typing indicator and Stop generating) for ever",
 		"And the last earlier answer is still generating", givenOlderGenerating, needsSim)
-	step(g, `^the last earlier answer has an? (video|image) that never loads$`,
+	r.step(g, `^the last earlier answer has an? (video|image) that never loads$`,
 		"the last earlier assistant turn holds media that never gets a source (the mirror image of the stale media case)",
 		"And the last earlier answer has a video that never loads", givenOlderMediaPending, needsSim)
-	alias(`^the last earlier answer has a ready (video|image)$`, `^the last earlier answer has a ready (video|image) at the same URL as the next answer's$`,
+	r.alias(`^the last earlier answer has a ready (video|image)$`, `^the last earlier answer has a ready (video|image) at the same URL as the next answer's$`,
 		"And the last earlier answer has a ready image at the same URL as the next answer's", givenLastAnswerMedia)
-	step(g, `^the chat page has two "Send" buttons$`,
+	r.step(g, `^the chat page has two "Send" buttons$`,
 		`a second button named "Send" (a quick reply beside the composer), so "Send" no longer resolves to one control`,
 		`And the chat page has two "Send" buttons`, givenDuplicateSend, needsSim)
 
 	const c = "Answer checks"
-	step(c, `^the answer group is the last group on the page$`,
+	r.step(c, `^the answer group is the last group on the page$`,
 		"a fresh page snapshot: the group the wait chose is the last answer group on the page",
 		"Then the answer group is the last group on the page", answerIsLast)
-	step(c, `^the baseline holds (\d+) groups?$`,
+	r.step(c, `^the baseline holds (\d+) groups?$`,
 		"the baseline the last send stored (the answer groups on the page before its click) has that many groups",
 		"And the baseline holds 2 groups", baselineSize)
-	step(c, `^the baseline holds the groups "([^"]*)"$`,
+	r.step(c, `^the baseline holds the groups "([^"]*)"$`,
 		"the baseline's group ids, comma-separated, in page order",
 		`And the baseline holds the groups "msg-0002, msg-0004"`, baselineIDs)
-	step(c, `^the partial text seen was "([^"]*)"$`,
+	r.step(c, `^the partial text seen was "([^"]*)"$`,
 		"the last text the wait read while the new group was still generating (whitespace-normalised); fails when the wait never saw it generating",
 		`And the partial text seen was "Paris is"`, partialSeen)
-	step(c, `^the answer equals the last earlier answer$`,
+	r.step(c, `^the answer equals the last earlier answer$`,
 		"the new group's text is exactly the last earlier answer's text, and the group is not one of the earlier groups (ANS-4)",
 		"And the answer equals the last earlier answer", answerEqualsLast)
-	step(c, `^the sim received (\d+) messages?$`,
+	r.step(c, `^the sim received (\d+) messages?$`,
 		"live runs only: the chat messages that reached the sim (a replay has no server: its recording holds each click once, and a click it does not hold fails with REPLAY_DIVERGED)",
 		"And the sim received 0 messages", simReceived, needsSim)
 }
@@ -227,12 +227,12 @@ func simReceived(ctx context.Context, n int) error {
 	return nil
 }
 
-func init() {
+func patchSteps(r *table) {
 	const g = "Ledger and job API (sim)"
-	step(g, `^([a-z]+) opens a new patch page and triple-clicks "Generate patch"$`,
+	r.step(g, `^([a-z]+) opens a new patch page and triple-clicks "Generate patch"$`,
 		`the same as the double click, with the three POST /patch/api/jobs a triple click sends at once`,
 		`When alice opens a new patch page and triple-clicks "Generate patch"`, ledTripleClickGenerate)
-	step(g, `^([a-z]+) opens a new patch page and clicks "Generate patch" (\d+) times? at once$`,
+	r.step(g, `^([a-z]+) opens a new patch page and clicks "Generate patch" (\d+) times? at once$`,
 		`the N POST /patch/api/jobs that N clicks on one page load's Generate patch send, all at once (the same idempotency key)`,
 		`When bob opens a new patch page and clicks "Generate patch" 8 times at once`, ledClickGenerateTimes)
 }

@@ -21,89 +21,89 @@ const (
 	answerWait = 10 * time.Second
 )
 
-func init() {
+func chatSteps(r *table) {
 	const g = "Chat site (sim)"
-	step(g, `^an? (marker|heading|list)-style chat with (\d+) earlier turns?$`,
+	r.step(g, `^an? (marker|heading|list)-style chat with (\d+) earlier turns?$`,
 		"the sim shows a chat in that markup style (marker: data attributes; heading: speaker headings; list: list items, read by an adapter file) with N earlier turns; the engine reads marker and heading with the built-in adapter of the same name. Turns count user and assistant turns together, alternating and starting with the user: 4 turns are 2 questions and 2 answers (2 answer groups), 5 turns end with an unanswered question (still 2 groups)",
 		"Given a marker-style chat with 4 earlier turns", givenChat, needsSim)
-	step(g, `^an? (marker|heading|list)-style chat with (\d+) earlier answers?$`,
+	r.step(g, `^an? (marker|heading|list)-style chat with (\d+) earlier answers?$`,
 		"the same chat counted in answers: N earlier questions, each answered (2N turns, N answer groups)",
 		"Given a heading-style chat with 1 earlier answer", givenChatAnswers, needsSim)
-	step(g, `^the engine reads the chat with the (marker|heading|auto) adapter$`,
+	r.step(g, `^the engine reads the chat with the (marker|heading|auto) adapter$`,
 		"override the adapter the engine uses (e.g. a deliberately wrong one)",
 		"And the engine reads the chat with the marker adapter", givenAdapter)
-	step(g, `^the earlier answers include images$`, "every third earlier answer holds a loaded image",
+	r.step(g, `^the earlier answers include images$`, "every third earlier answer holds a loaded image",
 		"And the earlier answers include images", givenHistoryImages, needsSim)
-	step(g, `^the last earlier answer has a ready (video|image)$`, "the last earlier assistant turn holds media that is ready (the stale media case). The sim serves one URL per media kind, so it is the same URL as the next answer's media",
+	r.step(g, `^the last earlier answer has a ready (video|image)$`, "the last earlier assistant turn holds media that is ready (the stale media case). The sim serves one URL per media kind, so it is the same URL as the next answer's media",
 		"And the last earlier answer has a ready video", givenLastAnswerMedia, needsSim)
-	step(g, `^the next answer asks for confirmation after (\d+) ms$`, "the next answer ends with Confirm and Cancel controls inside the turn",
+	r.step(g, `^the next answer asks for confirmation after (\d+) ms$`, "the next answer ends with Confirm and Cancel controls inside the turn",
 		"And the next answer asks for confirmation after 300 ms", givenConfirm, needsSim)
-	step(g, `^the next answer fails after (\d+) ms$`, "the next answer ends with an error (role=alert) and a Retry control inside the turn",
+	r.step(g, `^the next answer fails after (\d+) ms$`, "the next answer ends with an error (role=alert) and a Retry control inside the turn",
 		"And the next answer fails after 300 ms", givenError, needsSim)
-	step(g, `^the next answer repeats the last earlier answer after (\d+) ms$`, "the next answer has exactly the text of the last earlier answer, under a new id",
+	r.step(g, `^the next answer repeats the last earlier answer after (\d+) ms$`, "the next answer has exactly the text of the last earlier answer, under a new id",
 		"And the next answer repeats the last earlier answer after 300 ms", givenRepeat, needsSim)
-	step(g, `^the next answer never comes$`, "the message reaches the sim but no answer turn appears",
+	r.step(g, `^the next answer never comes$`, "the message reaches the sim but no answer turn appears",
 		"And the next answer never comes", givenNoAnswer, needsSim)
-	step(g, `^the next answer completes as "([^"]*)" after (\d+) ms with an? (video|image) that is ready (\d+) ms later$`,
+	r.step(g, `^the next answer completes as "([^"]*)" after (\d+) ms with an? (video|image) that is ready (\d+) ms later$`,
 		"the answer holds media whose source is attached that long after completion",
 		`And the next answer completes as "Here it is." after 300 ms with an image that is ready 400 ms later`, givenMediaAnswer, needsSim)
-	step(g, `^the next answer completes as "([^"]*)" after (\d+) ms with an? (video|image) that never loads$`,
+	r.step(g, `^the next answer completes as "([^"]*)" after (\d+) ms with an? (video|image) that never loads$`,
 		"the answer holds media that never gets a source",
 		`And the next answer completes as "Here it is." after 300 ms with a video that never loads`, givenMediaNeverLoads, needsSim)
-	step(g, `^the last earlier answer is a long answer of (\d+) characters$`,
+	r.step(g, `^the last earlier answer is a long answer of (\d+) characters$`,
 		"the last earlier assistant turn is a complete answer of that many characters",
 		"And the last earlier answer is a long answer of 3000 characters", givenLongLastAnswer, needsSim)
-	step(g, `^the next answer streams "([^"]*)" for (\d+) ms and completes as "([^"]*)"$`,
+	r.step(g, `^the next answer streams "([^"]*)" for (\d+) ms and completes as "([^"]*)"$`,
 		"the next send gets a partial answer with a generating indicator for that long, then the complete answer in the same group",
 		`And the next answer streams "Paris is" for 600 ms and completes as "Paris is the capital of France."`, givenStreamingAnswer, needsSim)
-	step(g, `^the next answer completes as "([^"]*)" after (\d+) ms$`,
+	r.step(g, `^the next answer completes as "([^"]*)" after (\d+) ms$`,
 		"the next send gets an answer that is generating for that long, then complete",
 		`And the next answer completes as "Short and new." after 300 ms`, givenAnswer, needsSim)
 
 	const a = "Chat actions"
-	step(a, `^I open the chat$`, "the engine navigates the page to the sim's chat",
+	r.step(a, `^I open the chat$`, "the engine navigates the page to the sim's chat",
 		"When I open the chat", openChat, isAction)
-	step(a, `^I send "([^"]*)"$`,
+	r.step(a, `^I send "([^"]*)"$`,
 		`the engine fills the site's composer (the sim's textbox "Message"), verifies it, and sends by the site profile's send control or Enter (the sim's button "Send") expecting a new answer group; the baseline (the groups on the page before the click) is stored for the answer steps`,
 		`And I send "What is the capital of France?"`, send, isAction, defaults("waits up to 10 s for the new answer group to appear (OUTCOME_UNKNOWN after that)"))
-	alias(`^I send "([^"]*)"$`, `^I try to send "([^"]*)"$`, `When I try to send "Anyone there?"`, send)
-	step(a, `^I send "([^"]*)" within (\d+) ms$`,
+	r.alias(`^I send "([^"]*)"$`, `^I try to send "([^"]*)"$`, `When I try to send "Anyone there?"`, send)
+	r.step(a, `^I send "([^"]*)" within (\d+) ms$`,
 		`the same send, waiting that long for the new answer group to appear`,
 		`When I send "Anyone there?" within 500 ms`, sendWithin, isAction)
-	alias(`^I send "([^"]*)" within (\d+) ms$`, `^I try to send "([^"]*)" within (\d+) ms$`, `When I try to send "Hello?" within 800 ms`, sendWithin)
-	step(a, `^I wait for the answer$`, "the engine waits for the newest group outside the baseline to reach a final state (complete, needs confirmation, failed)",
+	r.alias(`^I send "([^"]*)" within (\d+) ms$`, `^I try to send "([^"]*)" within (\d+) ms$`, `When I try to send "Hello?" within 800 ms`, sendWithin)
+	r.step(a, `^I wait for the answer$`, "the engine waits for the newest group outside the baseline to reach a final state (complete, needs confirmation, failed)",
 		"And I wait for the answer", waitAnswer, defaults("waits up to 10 s; the status at the deadline says why it ended (NO_NEW_ANSWER, ANSWER_INCOMPLETE, …)"))
-	step(a, `^I wait up to (\d+) ms for the answer$`, "the same wait with another deadline",
+	r.step(a, `^I wait up to (\d+) ms for the answer$`, "the same wait with another deadline",
 		"And I wait up to 1500 ms for the answer", waitAnswerUpTo)
-	step(a, `^I wait up to (\d+) ms for the answer with an? (video|image)$`,
+	r.step(a, `^I wait up to (\d+) ms for the answer with an? (video|image)$`,
 		"the wait also needs ready media of that kind inside the new group (ANS-6)",
 		"And I wait up to 3000 ms for the answer with an image", waitAnswerMedia)
-	step(a, `^I take a page snapshot$`, "the engine takes the page API's shorter snapshot",
+	r.step(a, `^I take a page snapshot$`, "the engine takes the page API's shorter snapshot",
 		"When I take a page snapshot", takeSnapshot)
 
 	const c = "Answer checks"
-	step(c, `^the answer status is "([^"]*)"$`,
+	r.step(c, `^the answer status is "([^"]*)"$`,
 		"the wait ended with that status (complete, NEEDS_CONFIRMATION, ANSWER_FAILED, NO_NEW_ANSWER, MEDIA_NOT_READY, STRUCTURE_UNKNOWN, ANSWER_INCOMPLETE)",
 		`Then the answer status is "complete"`, answerStatus)
-	step(c, `^the states seen are "([^"]*)"$`, "the group's states in the order the wait saw them, comma-separated",
+	r.step(c, `^the states seen are "([^"]*)"$`, "the group's states in the order the wait saw them, comma-separated",
 		`And the states seen are "generating, complete"`, statesSeen)
-	step(c, `^the answer text is "([^"]*)"$`, "the new group's text equals this exactly (whitespace-normalised)",
+	r.step(c, `^the answer text is "([^"]*)"$`, "the new group's text equals this exactly (whitespace-normalised)",
 		`And the answer text is "Paris is the capital of France."`, answerText)
-	step(c, `^the answer contains "([^"]*)"$`, "a content check, separate from detection (ANS-7): the answer's text contains this",
+	r.step(c, `^the answer contains "([^"]*)"$`, "a content check, separate from detection (ANS-7): the answer's text contains this",
 		`And the answer contains "capital"`, answerContains)
-	step(c, `^the answer group is not one of the earlier groups$`,
+	r.step(c, `^the answer group is not one of the earlier groups$`,
 		"the group the wait chose was not on the page before sending",
 		"And the answer group is not one of the earlier groups", answerIsNew)
-	step(c, `^the snapshot shows (\d+) answer groups?$`, "the last snapshot counts that many assistant groups on the page (user turns are not groups)",
+	r.step(c, `^the snapshot shows (\d+) answer groups?$`, "the last snapshot counts that many assistant groups on the page (user turns are not groups)",
 		"Then the snapshot shows 2 answer groups", snapshotGroups)
-	alias(`^the action ends with "([^"]*)"$`, `^the send ends with "([^"]*)"$`, `Then the send ends with "OUTCOME_UNKNOWN"`, actEndsWith)
-	step(c, `^the last two snapshots show the same answer groups with new refs$`,
+	r.alias(`^the action ends with "([^"]*)"$`, `^the send ends with "([^"]*)"$`, `Then the send ends with "OUTCOME_UNKNOWN"`, actEndsWith)
+	r.step(c, `^the last two snapshots show the same answer groups with new refs$`,
 		"two snapshots of the same page: same group ids, but every ref changed (a fresh ref is not a new answer, ID-2)",
 		"Then the last two snapshots show the same answer groups with new refs", sameGroupsNewRefs)
-	step(c, `^the answer result names its group, rule, baseline, states and evidence$`,
+	r.step(c, `^the answer result names its group, rule, baseline, states and evidence$`,
 		"the wait's record says what was read (ANS-8): all five are present",
 		"And the answer result names its group, rule, baseline, states and evidence", resultIsExplained)
-	step(c, `^every answer group names the adapter rule that found it$`, "each group of the last snapshot carries its rule (ID-3)",
+	r.step(c, `^every answer group names the adapter rule that found it$`, "each group of the last snapshot carries its rule (ID-3)",
 		"And every answer group names the adapter rule that found it", groupsHaveRules)
 }
 

@@ -26,38 +26,38 @@ type exploreState struct {
 	rep   *explore.Report // the last multi-seed run
 }
 
-func init() {
+func exploreSteps(r *table) {
 	const g = "Seeded explorer"
-	step(g, `^the ledger is built with the planted bug "([a-z-]+)"$`,
+	r.step(g, `^the ledger is built with the planted bug "([a-z-]+)"$`,
 		"the explorer's next runs use a ledger built with that deliberate defect (the explorer's self-test; claim-without-check: a success claims the winner without checking the job's version)",
 		`Given the ledger is built with the planted bug "claim-without-check"`, expGivenPlant)
-	step(g, `^the explorer runs seed (\d+) with (\d+) steps on "(sqlite|postgres)"(?: again)?$`,
+	r.step(g, `^the explorer runs seed (\d+) with (\d+) steps on "(sqlite|postgres)"(?: again)?$`,
 		"draws that seed's schedule and runs it on the real ledger in a fresh store, checking the invariants after every step; the trace gets every step and what it did",
 		`When the explorer runs seed 3 with 30 steps on "sqlite"`, expRunSeed)
-	step(g, `^the explorer runs seeds (\d+) to (\d+) with (\d+) steps on "(sqlite|postgres)"$`,
+	r.step(g, `^the explorer runs seeds (\d+) to (\d+) with (\d+) steps on "(sqlite|postgres)"$`,
 		"runs those seeds in order and stops at the first violation, which it shrinks",
 		`When the explorer runs seeds 1 to 20 with 40 steps on "sqlite"`, expRunSeeds)
-	step(g, `^the explorer runs answer case (\d+) of seed (\d+)(?: again)?$`,
+	r.step(g, `^the explorer runs answer case (\d+) of seed (\d+)(?: again)?$`,
 		"draws that seed's answer case (a scripted chat page and its transitions after the send), waits for the answer with the real engine on the lab clock while recording, replays the recording with the replay driver, and checks both against the script",
 		"When the explorer runs answer case 1 of seed 7", expRunAnswer)
-	step(g, `^the answer runs printed the same line$`,
+	r.step(g, `^the answer runs printed the same line$`,
 		"every answer-case run of the scenario printed the same case and result",
 		"Then the answer runs printed the same line", expSameWaits)
-	step(g, `^the answer wait kept every invariant$`,
+	r.step(g, `^the answer wait kept every invariant$`,
 		"the last answer-case run took the new group, with media only from it, ended as the script implies, and its replay read the same",
 		"Then the answer wait kept every invariant", expWaitKept)
-	step(g, `^the runs printed the same schedule and outcome$`,
+	r.step(g, `^the runs printed the same schedule and outcome$`,
 		"every single-seed run of the scenario printed the same lines, step by step",
 		"Then the runs printed the same schedule and outcome", expSameRuns)
-	step(g, `^the run found no violation$`, "the last single-seed run kept every invariant",
+	r.step(g, `^the run found no violation$`, "the last single-seed run kept every invariant",
 		"Then the run found no violation", expNoViolation)
-	step(g, `^the explorer reports a violation of "([^"]+)" within (\d+) seeds$`,
+	r.step(g, `^the explorer reports a violation of "([^"]+)" within (\d+) seeds$`,
 		"the multi-seed run stopped at a violation of that invariant no later than that many seeds from its first",
 		`Then the explorer reports a violation of "at most one winner" within 12 seeds`, expViolationWithin)
-	step(g, `^the shrunk schedule has at most (\d+) steps and still fails$`,
+	r.step(g, `^the shrunk schedule has at most (\d+) steps and still fails$`,
 		"the violation was shrunk to a schedule of at most N steps that breaks the same invariant when run again",
 		"Then the shrunk schedule has at most 3 steps and still fails", expShrunkAtMost)
-	step(g, `^the shrunk schedule passes on the real ledger$`,
+	r.step(g, `^the shrunk schedule passes on the real ledger$`,
 		"the shrunk schedule keeps every invariant on a ledger without the planted bug: the explorer found the bug, not itself",
 		"Then the shrunk schedule passes on the real ledger", expShrunkPassesClean)
 }

@@ -9,6 +9,8 @@ import (
 	"github.com/cucumber/godog"
 
 	"github.com/replaylab/replaylab/engine/browser"
+	"github.com/replaylab/replaylab/engine/replay"
+	"github.com/replaylab/replaylab/harness"
 
 	"github.com/replaylab/replaylab/internal/testskip"
 )
@@ -36,19 +38,23 @@ func TestFeatures(t *testing.T) {
 			if driver == DriverReplay && update {
 				update = false // goldens come from the browser run
 			}
-			opt := Options{Root: "..", Paths: godogOpts.Paths, Driver: driver, Tags: godogOpts.Tags, Format: "progress", TestingT: t, Update: update, Concurrency: 1,
+			mode, err := replay.ModeOf(driver, replay.ModeReplayOnly, update)
+			if err != nil {
+				t.Fatal(err)
+			}
+			opt := harness.Options{Root: "..", Paths: godogOpts.Paths, Mode: mode, Tags: godogOpts.Tags, Format: "progress", TestingT: t, Update: update, Concurrency: 1,
 				// hints name the command a developer of this repository runs
 				// from its root
 				Command: []string{"go", "run", "./cmd/replaylab", "run"}, HintDir: ".."}
-			siteOptions(t, driver, &opt)
-			s, err := NewSuite(opt)
+			vocab := siteOptions(t, driver)
+			s, err := NewRunner(opt, vocab)
 			if err != nil {
 				t.Fatal(err)
 			}
 			if st := s.Run(); st != 0 {
 				t.Fatalf("%s driver: exit status %d", driver, st)
 			}
-			if IsFullSelection(s.Selection()) {
+			if harness.IsFullSelection(s.Selection()) {
 				if obs := append(s.Obsolete(), s.ObsoleteSessions()...); len(obs) > 0 {
 					t.Errorf("obsolete golden traces and sessions (no scenario names them): %s; remove them with: %s", strings.Join(obs, ", "), s.PruneHint())
 				}

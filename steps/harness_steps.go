@@ -17,6 +17,7 @@ import (
 
 	"github.com/replaylab/replaylab/engine/browser"
 	"github.com/replaylab/replaylab/engine/trace"
+	"github.com/replaylab/replaylab/harness"
 )
 
 // The harness tests itself the way godog does: a scenario writes feature
@@ -32,45 +33,45 @@ type harnessState struct {
 	raw    string // as written
 }
 
-func init() {
+func harnessSteps(r *table) {
 	const g = "The harness itself"
-	step(g, `^a feature file "([^"]*)" with:$`, "write a feature file into a scratch project (its features/ folder)",
+	r.step(g, `^a feature file "([^"]*)" with:$`, "write a feature file into a scratch project (its features/ folder)",
 		`Given a feature file "qa.feature" with:`, harnessFeature)
-	step(g, `^I run the harness on "([^"]*)"$`, "run the suite (replay driver) on that feature of the scratch project, writing JUnit and Cucumber JSON reports",
+	r.step(g, `^I run the harness on "([^"]*)"$`, "run the suite (replay driver) on that feature of the scratch project, writing JUnit and Cucumber JSON reports",
 		`When I run the harness on "qa.feature"`, harnessRun)
-	step(g, `^I run the harness on "([^"]*)" with --update$`, "the same run, rewriting the scratch project's golden traces",
+	r.step(g, `^I run the harness on "([^"]*)" with --update$`, "the same run, rewriting the scratch project's golden traces",
 		`When I run the harness on "qa.feature" with --update`, harnessRunUpdate)
-	step(g, `^I run the harness on "([^"]*)" with the tags "([^"]*)"$`, "the same run, selecting scenarios with a tag expression (--tags)",
+	r.step(g, `^I run the harness on "([^"]*)" with the tags "([^"]*)"$`, "the same run, selecting scenarios with a tag expression (--tags)",
 		`When I run the harness on "qa.feature" with the tags "@fast and not @wip"`, harnessRunTags)
-	step(g, `^I run replaylab with "([^"]*)"$`, "run the replaylab binary in the scratch project (as an installed `replaylab`, from the project's directory) with these arguments",
+	r.step(g, `^I run replaylab with "([^"]*)"$`, "run the replaylab binary in the scratch project (as an installed `replaylab`, from the project's directory) with these arguments",
 		`When I run replaylab with "run --format progress"`, harnessExec)
-	step(g, `^I run the command the run printed after "([^"]*)"$`, "take the command the last run printed after that text (to the end of its line) and run it in the scratch project, as a user would paste it",
+	r.step(g, `^I run the command the run printed after "([^"]*)"$`, "take the command the last run printed after that text (to the end of its line) and run it in the scratch project, as a user would paste it",
 		`When I run the command the run printed after "re-record it with: "`, harnessExecHint)
-	step(g, `^in the feature file "([^"]*)" "([^"]*)" becomes "([^"]*)"$`, "edit a feature file of the scratch project (the first occurrence of the text)",
+	r.step(g, `^in the feature file "([^"]*)" "([^"]*)" becomes "([^"]*)"$`, "edit a feature file of the scratch project (the first occurrence of the text)",
 		`When in the feature file "chat.feature" "Fine." becomes "Great."`, harnessEditFeature)
-	step(g, `^the run output has no colour codes$`, "the run's output, written to a file or pipe (not a terminal), holds no ANSI colour codes",
+	r.step(g, `^the run output has no colour codes$`, "the run's output, written to a file or pipe (not a terminal), holds no ANSI colour codes",
 		`And the run output has no colour codes`, harnessNoColour)
-	step(g, `^the run drives Chromium$`, "the scenario records live: it runs under the browser driver (CI=true: Chromium required) and is skipped, with a SKIPPING message, under the replay driver",
+	r.step(g, `^the run drives Chromium$`, "the scenario records live: it runs under the browser driver (CI=true: Chromium required) and is skipped, with a SKIPPING message, under the replay driver",
 		`Given the run drives Chromium`, harnessDrivesChromium)
-	step(g, `^the run exits (\d+)$`, "the suite's exit status (0 only when every scenario passed with no undefined step and no golden drift)",
+	r.step(g, `^the run exits (\d+)$`, "the suite's exit status (0 only when every scenario passed with no undefined step and no golden drift)",
 		"Then the run exits 1", harnessExit)
-	step(g, `^the run output mentions "([^"]*)"$`, "the run's output contains the text",
+	r.step(g, `^the run output mentions "([^"]*)"$`, "the run's output contains the text",
 		`And the run output mentions "func InitializeScenario"`, harnessOutput)
-	step(g, `^the run output does not mention "([^"]*)"$`, "the run's output does not contain the text",
+	r.step(g, `^the run output does not mention "([^"]*)"$`, "the run's output does not contain the text",
 		`And the run output does not mention "func InitializeScenario"`, harnessNoOutput)
-	step(g, `^the first suggestion for line (\d+) of "([^"]*)" is "(.*)"$`, "the closest catalogue step the run suggested for the undefined step at that line of that feature file",
+	r.step(g, `^the first suggestion for line (\d+) of "([^"]*)" is "(.*)"$`, "the closest catalogue step the run suggested for the undefined step at that line of that feature file",
 		`And the first suggestion for line 3 of "typo.feature" is "Given a marker-style chat with 4 earlier turns"`, harnessSuggestion)
-	step(g, `^the JUnit report counts (\d+) tests? and (\d+) failures?$`, "the JUnit XML the run wrote",
+	r.step(g, `^the JUnit report counts (\d+) tests? and (\d+) failures?$`, "the JUnit XML the run wrote",
 		"And the JUnit report counts 1 test and 0 failures", harnessJUnit)
-	step(g, `^the Cucumber report lists (\d+) scenarios?$`, "the Cucumber JSON the run wrote",
+	r.step(g, `^the Cucumber report lists (\d+) scenarios?$`, "the Cucumber JSON the run wrote",
 		"And the Cucumber report lists 1 scenario", harnessCucumber)
-	step(g, `^the golden trace of "([^"]*)" gains the line "([^"]*)"$`, "edit a golden trace of the scratch project (simulated drift)",
+	r.step(g, `^the golden trace of "([^"]*)" gains the line "([^"]*)"$`, "edit a golden trace of the scratch project (simulated drift)",
 		`When the golden trace of "qa/only-scripting" gains the line "navigate url=elsewhere"`, harnessEditGolden)
-	step(g, `^the scratch project has the golden trace "([^"]*)"$`, "the golden file exists",
+	r.step(g, `^the scratch project has the golden trace "([^"]*)"$`, "the golden file exists",
 		`Then the scratch project has the golden trace "qa/only-scripting"`, harnessHasGolden)
 }
 
-func harness(ctx context.Context) (*harnessState, error) {
+func scratchProject(ctx context.Context) (*harnessState, error) {
 	w := worldOf(ctx)
 	h := stateOf[harnessState](w)
 	if h.root == "" {
@@ -85,7 +86,7 @@ func harness(ctx context.Context) (*harnessState, error) {
 }
 
 func harnessFeature(ctx context.Context, name string, doc *godog.DocString) error {
-	h, err := harness(ctx)
+	h, err := scratchProject(ctx)
 	if err != nil {
 		return err
 	}
@@ -110,7 +111,7 @@ var ansi = regexp.MustCompile("\x1b\\[[0-9;]*m")
 // runHarness runs the suite on features/<name> of the scratch project
 // (name may carry :LINE…), with tags when not empty.
 func runHarness(ctx context.Context, name, tags string, update bool) error {
-	h, err := harness(ctx)
+	h, err := scratchProject(ctx)
 	if err != nil {
 		return err
 	}
@@ -120,7 +121,7 @@ func runHarness(ctx context.Context, name, tags string, update bool) error {
 	_ = os.Remove(filepath.Join(h.root, "cucumber.json"))
 	format := "progress,junit:" + filepath.Join(h.root, "junit.xml") + ",cucumber:" + filepath.Join(h.root, "cucumber.json")
 	// relative paths are looked up in the project (as from a shell there)
-	s, err := NewSuite(Options{Root: h.root, Dir: h.root, Paths: []string{filepath.Join("features", name)}, Tags: tags, Driver: DriverReplay, Format: format, Output: &out, Stderr: &out, Update: update})
+	s, err := NewRunner(harness.Options{Root: h.root, Dir: h.root, Paths: []string{filepath.Join("features", name)}, Tags: tags, Format: format, Output: &out, Stderr: &out, Update: update}, Options{})
 	if err != nil {
 		return err
 	}
@@ -136,7 +137,7 @@ func runHarness(ctx context.Context, name, tags string, update bool) error {
 }
 
 func harnessExit(ctx context.Context, want int) error {
-	h, _ := harness(ctx)
+	h, _ := scratchProject(ctx)
 	if h.exit != want {
 		return fmt.Errorf("the run exited %d, want %d; output:\n%s", h.exit, want, h.output)
 	}
@@ -144,7 +145,7 @@ func harnessExit(ctx context.Context, want int) error {
 }
 
 func harnessOutput(ctx context.Context, text string) error {
-	h, _ := harness(ctx)
+	h, _ := scratchProject(ctx)
 	if !strings.Contains(h.output, text) {
 		return fmt.Errorf("the run output does not mention %q:\n%s", text, h.output)
 	}
@@ -152,7 +153,7 @@ func harnessOutput(ctx context.Context, text string) error {
 }
 
 func harnessNoColour(ctx context.Context) error {
-	h, _ := harness(ctx)
+	h, _ := scratchProject(ctx)
 	if strings.Contains(h.raw, "\x1b[") {
 		return fmt.Errorf("the run output has colour codes: %q", h.raw)
 	}
@@ -160,7 +161,7 @@ func harnessNoColour(ctx context.Context) error {
 }
 
 func harnessNoOutput(ctx context.Context, text string) error {
-	h, _ := harness(ctx)
+	h, _ := scratchProject(ctx)
 	if strings.Contains(h.output, text) {
 		return fmt.Errorf("the run output mentions %q:\n%s", text, h.output)
 	}
@@ -170,7 +171,7 @@ func harnessNoOutput(ctx context.Context, text string) error {
 // harnessSuggestion finds "features/NAME:LINE: …" in the suggestions and
 // the first step under its "did you mean:".
 func harnessSuggestion(ctx context.Context, line int, name, want string) error {
-	h, _ := harness(ctx)
+	h, _ := scratchProject(ctx)
 	lines := strings.Split(h.output, "\n")
 	head := fmt.Sprintf("features/%s:%d: ", name, line)
 	for i, l := range lines {
@@ -185,7 +186,7 @@ func harnessSuggestion(ctx context.Context, line int, name, want string) error {
 }
 
 func harnessJUnit(ctx context.Context, tests, failures int) error {
-	h, _ := harness(ctx)
+	h, _ := scratchProject(ctx)
 	data, err := os.ReadFile(filepath.Join(h.root, "junit.xml"))
 	if err != nil {
 		return fmt.Errorf("no JUnit report: %w", err)
@@ -205,7 +206,7 @@ func harnessJUnit(ctx context.Context, tests, failures int) error {
 }
 
 func harnessCucumber(ctx context.Context, n int) error {
-	h, _ := harness(ctx)
+	h, _ := scratchProject(ctx)
 	data, err := os.ReadFile(filepath.Join(h.root, "cucumber.json"))
 	if err != nil {
 		return fmt.Errorf("no Cucumber report: %w", err)
@@ -233,7 +234,7 @@ func harnessGoldenPath(h *harnessState, name string) string {
 }
 
 func harnessEditGolden(ctx context.Context, name, line string) error {
-	h, _ := harness(ctx)
+	h, _ := scratchProject(ctx)
 	path := harnessGoldenPath(h, name)
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -243,7 +244,7 @@ func harnessEditGolden(ctx context.Context, name, line string) error {
 }
 
 func harnessHasGolden(ctx context.Context, name string) error {
-	h, _ := harness(ctx)
+	h, _ := scratchProject(ctx)
 	if _, err := os.Stat(harnessGoldenPath(h, name)); err != nil {
 		return fmt.Errorf("no golden trace %s: %w", name, err)
 	}
@@ -255,12 +256,12 @@ func harnessHasGolden(ctx context.Context, name string) error {
 // project's directory, so the hints it prints are the commands that user
 // would type.
 func harnessExec(ctx context.Context, args string) error {
-	return execReplaylab(ctx, ShellSplit(args), "harness.exec")
+	return execReplaylab(ctx, harness.ShellSplit(args), "harness.exec")
 }
 
 // harnessExecHint runs the command the last run printed after marker.
 func harnessExecHint(ctx context.Context, marker string) error {
-	h, err := harness(ctx)
+	h, err := scratchProject(ctx)
 	if err != nil {
 		return err
 	}
@@ -269,7 +270,7 @@ func harnessExecHint(ctx context.Context, marker string) error {
 		return fmt.Errorf("the run printed no %q:\n%s", marker, h.output)
 	}
 	line, _, _ := strings.Cut(rest, "\n")
-	words := ShellSplit(strings.TrimSpace(line))
+	words := harness.ShellSplit(strings.TrimSpace(line))
 	if len(words) < 2 || words[0] != "replaylab" {
 		return fmt.Errorf("the hint %q is not a replaylab command the user can run", line)
 	}
@@ -278,7 +279,7 @@ func harnessExecHint(ctx context.Context, marker string) error {
 
 func execReplaylab(ctx context.Context, args []string, event string) error {
 	w := worldOf(ctx)
-	h, err := harness(ctx)
+	h, err := scratchProject(ctx)
 	if err != nil {
 		return err
 	}
@@ -311,7 +312,7 @@ func execReplaylab(ctx context.Context, args []string, event string) error {
 // driver, which promises to need no browser.
 func harnessDrivesChromium(ctx context.Context) error {
 	w := worldOf(ctx)
-	if w.suite.opt.Driver != DriverBrowser {
+	if !w.sc.Mode().AlwaysLive() {
 		return w.skip(fmt.Sprintf("SKIPPING %s under the replay driver: it records live (it runs with --driver browser)", w.slug))
 	}
 	if _, err := browser.FindChromium(); err != nil {
@@ -324,7 +325,7 @@ func harnessDrivesChromium(ctx context.Context) error {
 }
 
 func harnessEditFeature(ctx context.Context, name, from, to string) error {
-	h, err := harness(ctx)
+	h, err := scratchProject(ctx)
 	if err != nil {
 		return err
 	}

@@ -96,87 +96,87 @@ type ledgerResponse struct {
 	job    string // id of the job the body names, if any
 }
 
-func init() {
+func ledgerSteps(r *table) {
 	const g = "Ledger and job API (sim)"
-	step(g, `^the ledger is stored in "(sqlite|postgres)"$`,
+	r.step(g, `^the ledger is stored in "(sqlite|postgres)"$`,
 		`the scenario's ledger uses that store: a SQLite file, or a fresh schema of the PostgreSQL database at REPLAYLAB_PG_URL (unset: fails in CI, skipped with a message locally); must come before any other ledger step`,
 		`Given the ledger is stored in "sqlite"`, ledGivenLedgerStore)
-	step(g, `^provider "([^"]*)" will (succeed|fail|time out|hold its answer)(?: with "([^"]*)")?$`,
+	r.step(g, `^provider "([^"]*)" will (succeed|fail|time out|hold its answer)(?: with "([^"]*)")?$`,
 		`scripts that provider's next attempt: answer at once, fail definitely, time out after sending (the attempt becomes unknown; its answer is held for a late callback), or hold its answer until a step releases it; the output defaults to "patch from PROVIDER (ATTEMPT)"`,
 		`Given provider "primary" will time out with "patch A"`, ledGivenProvider)
-	step(g, `^fallback is switched off$`,
+	r.step(g, `^fallback is switched off$`,
 		"the rollback switch: the ledger refuses new attempts with another provider (FALLBACK_DISABLED) and deletes nothing",
 		"Given fallback is switched off", ledGivenFallbackOff)
 
-	step(g, `^([a-z]+) creates a job with key "([^"]*)" and input (\{.*\})$`,
+	r.step(g, `^([a-z]+) creates a job with key "([^"]*)" and input (\{.*\})$`,
 		"POST /api/jobs as that user (alice, bob: owners; rita: reviewer) with the Idempotency-Key and the JSON object as body; the job becomes the scenario's job",
 		`When alice creates a job with key "k1" and input {"task":"patch","file":"a.go"}`, ledCreateJob)
-	step(g, `^([a-z]+) creates a job without an idempotency key$`,
+	r.step(g, `^([a-z]+) creates a job without an idempotency key$`,
 		"POST /api/jobs with no Idempotency-Key header",
 		"When alice creates a job without an idempotency key", ledCreateJobNoKey)
-	step(g, `^([a-z]+) sends (\d+) concurrent creates with key "([^"]*)" and input (\{.*\})$`,
+	r.step(g, `^([a-z]+) sends (\d+) concurrent creates with key "([^"]*)" and input (\{.*\})$`,
 		"N identical POST /api/jobs at once (a double click, retries in flight), all with the same key and body",
 		`When alice sends 20 concurrent creates with key "k1" and input {"task":"patch"}`, ledCreateBurst)
-	step(g, `^([a-z]+) asks for another attempt with provider "([^"]*)"$`,
+	r.step(g, `^([a-z]+) asks for another attempt with provider "([^"]*)"$`,
 		"POST /api/jobs/{id}/attempts for the scenario's job with that provider (the last one's: a retry; another: a fallback)",
 		`When alice asks for another attempt with provider "fallback"`, ledAddAttempt)
-	step(g, `^([a-z]+) asks for another attempt with provider "([^"]*)" and reason "([^"]*)"$`,
+	r.step(g, `^([a-z]+) asks for another attempt with provider "([^"]*)" and reason "([^"]*)"$`,
 		"the same, with a supersede reason (only a reviewer may give one)",
 		`When rita asks for another attempt with provider "fallback" and reason "primary timed out"`, ledAddAttemptReason)
-	step(g, `^([a-z]+) cancels the job$`, "POST /api/jobs/{id}/cancel for the scenario's job",
+	r.step(g, `^([a-z]+) cancels the job$`, "POST /api/jobs/{id}/cancel for the scenario's job",
 		"When alice cancels the job", ledJobCall("cancel", http.MethodPost, "/cancel"))
-	step(g, `^([a-z]+) fetches the job$`, "GET /api/jobs/{id} for the scenario's job",
+	r.step(g, `^([a-z]+) fetches the job$`, "GET /api/jobs/{id} for the scenario's job",
 		"When bob fetches the job", ledJobCall("get", http.MethodGet, ""))
-	step(g, `^([a-z]+) fetches the output$`, "GET /api/jobs/{id}/output for the scenario's job",
+	r.step(g, `^([a-z]+) fetches the output$`, "GET /api/jobs/{id}/output for the scenario's job",
 		"When alice fetches the output", ledJobCall("output", http.MethodGet, "/output"))
-	step(g, `^the held answer of attempt (\d+) arrives$`,
+	r.step(g, `^the held answer of attempt (\d+) arrives$`,
 		"the provider delivers the answer it held for the job's attempt N (a late callback after a timeout, supersession or cancel)",
 		"When the held answer of attempt 1 arrives", ledReleaseHeld)
-	step(g, `^the held answers of attempts (\d+) and (\d+) arrive at the same time$`,
+	r.step(g, `^the held answers of attempts (\d+) and (\d+) arrive at the same time$`,
 		"both held answers are delivered concurrently",
 		"When the held answers of attempts 1 and 2 arrive at the same time", ledReleaseBoth)
-	step(g, `^a callback for attempt (\d+) arrives with status "([^"]*)" and output "([^"]*)"$`,
+	r.step(g, `^a callback for attempt (\d+) arrives with status "([^"]*)" and output "([^"]*)"$`,
 		"POST /api/providers/callback for the job's attempt N, e.g. a repeated or conflicting callback",
 		`When a callback for attempt 1 arrives with status "succeeded" and output "patch A"`, ledPostCallback)
-	step(g, `^([a-z]+) opens a new patch page and double-clicks "Generate patch"$`,
+	r.step(g, `^([a-z]+) opens a new patch page and double-clicks "Generate patch"$`,
 		"GET /patch signed in as that user (the sign-in form sets the session cookie), then the two POST /patch/api/jobs a double click on Generate patch sends, at once, with the key and CSRF token rendered into that page load",
 		`When alice opens a new patch page and double-clicks "Generate patch"`, ledDoubleClickGenerate)
-	step(g, `^([a-z]+) (?:opens|refreshes) the patch page of the job$`,
+	r.step(g, `^([a-z]+) (?:opens|refreshes) the patch page of the job$`,
 		"GET /patch?job=ID signed in as that user and read its controls with the engine's observation (enabled buttons)",
 		"When alice refreshes the patch page of the job", ledOpenPatchPage)
 
-	step(g, `^the response is (\d+)$`, "the last request's HTTP status",
+	r.step(g, `^the response is (\d+)$`, "the last request's HTTP status",
 		"Then the response is 201", ledResponseIs)
-	step(g, `^the response is (\d+) "([A-Z_]+)"$`, "the last request's HTTP status and problem code",
+	r.step(g, `^the response is (\d+) "([A-Z_]+)"$`, "the last request's HTTP status and problem code",
 		`Then the response is 409 "REVIEW_REQUIRED"`, ledResponseIsProblem)
-	step(g, `^exactly one job was created for the (\d+) requests$`,
+	r.step(g, `^exactly one job was created for the (\d+) requests$`,
 		"of the last concurrent requests one answered 201 and every other 200, all naming the same job",
 		"Then exactly one job was created for the 20 requests", ledExactlyOneJob)
-	step(g, `^the job is "([a-z_]+)"$`, "the scenario's job is in that state (accepted, running, needs_review, completed, cancelled)",
+	r.step(g, `^the job is "([a-z_]+)"$`, "the scenario's job is in that state (accepted, running, needs_review, completed, cancelled)",
 		`Then the job is "needs_review"`, ledJobIs)
-	step(g, `^the job is unchanged$`,
+	r.step(g, `^the job is unchanged$`,
 		"state, version, input digest and attempts are what they were just before the last request",
 		"And the job is unchanged", ledJobUnchanged)
-	step(g, `^the job has (\d+) attempts?$`, "the scenario's job has that many attempts (never a new job)",
+	r.step(g, `^the job has (\d+) attempts?$`, "the scenario's job has that many attempts (never a new job)",
 		"And the job has 2 attempts", ledJobAttempts)
-	step(g, `^attempt (\d+) is "([a-z_]+)"$`, "the job's attempt N is in that state (starting, unknown, failed, succeeded, superseded)",
+	r.step(g, `^attempt (\d+) is "([a-z_]+)"$`, "the job's attempt N is in that state (starting, unknown, failed, succeeded, superseded)",
 		`And attempt 1 is "unknown"`, ledAttemptIs)
-	step(g, `^the winner is attempt (\d+)$`, "the job is completed with attempt N as its one winner (applied)",
+	r.step(g, `^the winner is attempt (\d+)$`, "the job is completed with attempt N as its one winner (applied)",
 		"Then the winner is attempt 2", ledWinnerIs)
-	step(g, `^the job has no winner$`, "no attempt of the job was applied",
+	r.step(g, `^the job has no winner$`, "no attempt of the job was applied",
 		"Then the job has no winner", ledNoWinner)
-	step(g, `^attempt (\d+) was reconciled as "([a-z_]+)"$`,
+	r.step(g, `^attempt (\d+) was reconciled as "([a-z_]+)"$`,
 		"the last callback for attempt N was reconciled so (applied, late_after_timeout_applied, lost_race, late_after_supersession, after_cancel, failed_recorded, duplicate, conflicting)",
 		`And attempt 1 was reconciled as "late_after_supersession"`, ledReconciledAs)
-	step(g, `^attempt (\d+) keeps its output "([^"]*)" for diagnostics$`,
+	r.step(g, `^attempt (\d+) keeps its output "([^"]*)" for diagnostics$`,
 		"attempt N's output is stored but was not applied",
 		`And attempt 1 keeps its output "patch A" for diagnostics`, ledKeepsOutput)
-	step(g, `^the output is "([^"]*)"$`, "the last response is the job's output with this text",
+	r.step(g, `^the output is "([^"]*)"$`, "the last response is the job's output with this text",
 		`Then the output is "patch B"`, ledOutputIs)
-	step(g, `^the patch page offers "([^"]*)"$`,
+	r.step(g, `^the patch page offers "([^"]*)"$`,
 		"the enabled controls of the last patch page load, in page order, comma-separated (\"\" for none)",
 		`Then the patch page offers "Cancel, Output"`, ledPageOffers)
-	step(g, `^no ledger row was deleted$`,
+	r.step(g, `^no ledger row was deleted$`,
 		"every attempt and event the scenario saw is still stored, and the database refuses a DELETE",
 		"Then no ledger row was deleted", ledNoRowDeleted)
 }
@@ -233,7 +233,7 @@ func (w *world) ledLab(ctx context.Context) (*ledgerState, error) {
 	// the providers' latencies, timeouts and late callbacks run on a lab
 	// clock of the scenario's (CLK-1); Settle moves it
 	lab := clock.NewLab(clock.Epoch)
-	opts := sim.Options{Seed: w.suite.opt.Seed, IDs: ledger.SequentialIDs(), Faults: sim.Faults{Seed: uint64(w.suite.opt.Seed)}, Clock: lab}
+	opts := sim.Options{Seed: w.fx.opt.Seed, IDs: ledger.SequentialIDs(), Faults: sim.Faults{Seed: uint64(w.fx.opt.Seed)}, Clock: lab}
 	switch st.backend {
 	case "", "sqlite":
 		dir, err := os.MkdirTemp("", "replaylab-ledger-steps-")

@@ -21,50 +21,50 @@ import (
 	"github.com/replaylab/replaylab/sim"
 )
 
-func init() {
+func ledgerTrustSteps(r *table) {
 	const g = "Ledger and job API (sim)"
-	step(g, `^([a-z]+) posts a callback for attempt (\d+) with (?:his|her|their) bearer token$`,
+	r.step(g, `^([a-z]+) posts a callback for attempt (\d+) with (?:his|her|their) bearer token$`,
 		`POST /api/providers/callback for the job's attempt N with status "succeeded", output "from ACTOR" and the actor's bearer token, no signature (LED-11: refused)`,
 		"When bob posts a callback for attempt 1 with his bearer token", ledBearerCallback)
-	step(g, `^a callback for attempt (\d+) arrives (unsigned|signed with a wrong secret|signed (\d+) minutes ago)$`,
+	r.step(g, `^a callback for attempt (\d+) arrives (unsigned|signed with a wrong secret|signed (\d+) minutes ago)$`,
 		`POST /api/providers/callback for the job's attempt N (status "succeeded", output "forged") with no signature, one made with another secret, or one made with the attempt's secret N minutes ago (beyond the tolerance)`,
 		"When a callback for attempt 1 arrives signed with a wrong secret", ledBadCallback)
-	step(g, `^a callback for an attempt that does not exist arrives signed with attempt (\d+)'s secret$`,
+	r.step(g, `^a callback for an attempt that does not exist arrives signed with attempt (\d+)'s secret$`,
 		"POST /api/providers/callback for the id att_9999, signed with the secret of the job's attempt N",
 		"When a callback for an attempt that does not exist arrives signed with attempt 1's secret", ledMissingAttemptCallback)
-	step(g, `^the last two refusals are the same answer$`,
+	r.step(g, `^the last two refusals are the same answer$`,
 		"the bodies of the last two refused requests are byte for byte the same (nothing says whether the attempt exists)",
 		"Then the last two refusals are the same answer", ledSameRefusals)
 
-	step(g, `^a visitor opens the patch page(?: with "([^"]*)" in the address)?$`,
+	r.step(g, `^a visitor opens the patch page(?: with "([^"]*)" in the address)?$`,
 		"GET /patch (or /patch?QUERY) with no session cookie",
 		`When a visitor opens the patch page with "token=alice-token" in the address`, ledVisitorPage)
-	step(g, `^the page shows no token and offers a sign-in form$`,
+	r.step(g, `^the page shows no token and offers a sign-in form$`,
 		"the last page names none of the sim's tokens, signs nobody in, and has the token field and the Sign in button",
 		"Then the page shows no token and offers a sign-in form", ledPageShowsNoToken)
-	step(g, `^([a-z]+) signs in to the patch page$`,
+	r.step(g, `^([a-z]+) signs in to the patch page$`,
 		"types the user's token into the sign-in form (POST /patch/session, same-origin) and keeps the session cookie",
 		"When alice signs in to the patch page", ledSignIn)
-	step(g, `^the session cookie is HttpOnly and SameSite=Strict and holds no token$`,
+	r.step(g, `^the session cookie is HttpOnly and SameSite=Strict and holds no token$`,
 		"the cookie the last sign-in set",
 		"Then the session cookie is HttpOnly and SameSite=Strict and holds no token", ledSessionCookie)
-	step(g, `^a cross-site page makes ([a-z]+)'s browser post Generate patch$`,
+	r.step(g, `^a cross-site page makes ([a-z]+)'s browser post Generate patch$`,
 		"POST /patch/api/jobs with the user's session cookie, as a form on another site would send it: Origin http://evil.example, Sec-Fetch-Site cross-site, no CSRF token",
 		"When a cross-site page makes alice's browser post Generate patch", ledCrossSitePost)
-	step(g, `^no job was created$`,
+	r.step(g, `^no job was created$`,
 		"the ledger holds no job (its sequential ids never got to job_0001)",
 		"Then no job was created", ledNoJob)
 
-	step(g, `^provider "([^"]*)" will lose its work in a crash$`,
+	r.step(g, `^provider "([^"]*)" will lose its work in a crash$`,
 		"scripts that provider's next attempt as lost: committed, never sent, as when the process dies between the create and the send",
 		`Given provider "primary" will lose its work in a crash`, ledGivenLost)
-	step(g, `^the sim restarts(?: and provider "([^"]*)" loses its work again)?$`,
+	r.step(g, `^the sim restarts(?: and provider "([^"]*)" loses its work again)?$`,
 		"closes the sim and starts a new one on the same database (fresh providers, optionally with that provider's next attempt lost again); the ledger's start-up recovery runs (LED-13) and its recoveries go into the trace",
 		"When the sim restarts", ledRestart)
-	step(g, `^attempt (\d+) was recovered as "(resent|unknown)"$`,
+	r.step(g, `^attempt (\d+) was recovered as "(resent|unknown)"$`,
 		"the last restart's recovery resolved the job's attempt N so",
 		`Then attempt 1 was recovered as "resent"`, ledRecoveredAs)
-	step(g, `^the job's events explain the recovery$`,
+	r.step(g, `^the job's events explain the recovery$`,
 		"every attempt_recovered event of the scenario's job names its action and reason, and no attempt was recovered twice with the same action",
 		"Then the job's events explain the recovery", ledRecoveryEvents)
 }

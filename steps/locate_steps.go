@@ -13,15 +13,15 @@ type locateState struct {
 	ref string // a ref remembered from a snapshot
 }
 
-func init() {
+func locateSteps(r *table) {
 	const g = "Locators"
-	step(g, `^I remember the ref of the (\w+) "([^"]*)"$`, "keep the ref the last snapshot gave that element",
+	r.step(g, `^I remember the ref of the (\w+) "([^"]*)"$`, "keep the ref the last snapshot gave that element",
 		`And I remember the ref of the button "Archive"`, rememberRef)
-	step(g, `^I click the remembered ref expecting the text "([^"]*)"$`, "click by the remembered ref (refused with STALE_REF when it is from an older snapshot)",
+	r.step(g, `^I click the remembered ref expecting the text "([^"]*)"$`, "click by the remembered ref (refused with STALE_REF when it is from an older snapshot)",
 		`When I click the remembered ref expecting the text "Archived"`, clickRef, isAction, defaults("waits up to 5 s for the text"))
-	alias(`^I click the remembered ref expecting the text "([^"]*)"$`, `^I click the remembered ref expecting the status "([^"]*)"$`,
+	r.alias(`^I click the remembered ref expecting the text "([^"]*)"$`, `^I click the remembered ref expecting the status "([^"]*)"$`,
 		`When I click the remembered ref expecting the status "Archived"`, clickRef)
-	step(g, `^the page text (contains|does not contain) "([^"]*)"$`, "a fresh text search (complete) finds that text or not: proof of whether input was delivered",
+	r.step(g, `^the page text (contains|does not contain) "([^"]*)"$`, "a fresh text search (complete) finds that text or not: proof of whether input was delivered",
 		`And the page text does not contain "Deleted"`, pageTextHas)
 }
 

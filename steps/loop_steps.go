@@ -37,60 +37,60 @@ var (
 	menuClose = engine.ByRole("button", "Close menu")
 )
 
-func init() {
+func loopSteps(r *table) {
 	const g = "Loop monitor"
-	step(g, `^I open the sim page "([^"]*)" in the (\w+) tab$`, "another tab of the same task navigates to that sim path (each tab has its own recorded session); the steps after it still act in the tab they acted in (see \"I switch to the … tab\")",
+	r.step(g, `^I open the sim page "([^"]*)" in the (\w+) tab$`, "another tab of the same task navigates to that sim path (each tab has its own recorded session); the steps after it still act in the tab they acted in (see \"I switch to the … tab\")",
 		`When I open the sim page "/loop/tab-b" in the second tab`, openSimPageInTab, isAction, needsSim)
-	step(g, `^I look at the page$`, "a page snapshot of the main tab (a read: not an action); a signal riding on it is collected",
+	r.step(g, `^I look at the page$`, "a page snapshot of the main tab (a read: not an action); a signal riding on it is collected",
 		"And I look at the page", lookAtPage)
-	step(g, `^I open and close the menu (\d+) times?$`,
+	r.step(g, `^I open and close the menu (\d+) times?$`,
 		`on /loop/menu: click "Open menu", look at the open menu (its counter and clock differ every time), click "Close menu"; N rounds`,
 		"When I open and close the menu 5 times", openCloseMenu, isAction, needsSim)
-	step(g, `^I open and close the menu (\d+) times? by refs from fresh snapshots$`,
+	r.step(g, `^I open and close the menu (\d+) times? by refs from fresh snapshots$`,
 		"the same rounds, but every click is by the ref a fresh snapshot just gave, so no ref is used twice",
 		"When I open and close the menu 5 times by refs from fresh snapshots", openCloseMenuByRefs, isAction, needsSim)
-	step(g, `^I click the (\w+) "([^"]*)" (\d+) times? expecting "([^"]*)", looking at the page twice after each click$`,
+	r.step(g, `^I click the (\w+) "([^"]*)" (\d+) times? expecting "([^"]*)", looking at the page twice after each click$`,
 		"the same clicks with two page snapshots (two snapshot ids, one page state) after each",
 		`When I click the button "Check for updates" 6 times expecting "No updates", looking at the page twice after each click`, clickButtonTimesLooking, isAction, defaults("each click waits up to 5 s for the text"))
-	step(g, `^I look once and click the (\w+) "([^"]*)" (\d+) times? by that ref, expecting "([^"]*)"$`,
+	r.step(g, `^I look once and click the (\w+) "([^"]*)" (\d+) times? by that ref, expecting "([^"]*)"$`,
 		"one snapshot, then N clicks by the ref it gave, with no observation in between",
 		`When I look once and click the button "Check for updates" 5 times by that ref, expecting "No updates"`, clickSameRef, isAction, defaults("each click waits up to 5 s for the text"))
-	step(g, `^I read the guide from chapter 1 to chapter (\d+) by its "Next" links$`,
+	r.step(g, `^I read the guide from chapter 1 to chapter (\d+) by its "Next" links$`,
 		`open /loop/pages/1 and follow "Next" until chapter N, each click expecting the next chapter's URL and text`,
 		`When I read the guide from chapter 1 to chapter 8 by its "Next" links`, readGuide, isAction, needsSim)
-	step(g, `^I refresh the main and the (\w+) tab in turn (\d+) times?$`, `click "Refresh" in the main tab, then in the other, N rounds`,
+	r.step(g, `^I refresh the main and the (\w+) tab in turn (\d+) times?$`, `click "Refresh" in the main tab, then in the other, N rounds`,
 		"When I refresh the main and the second tab in turn 6 times", refreshTabs, isAction, needsSim)
-	step(g, `^I wait for "([^"]*)" (\d+) times?$`, "waitFor(text visible), a passive operation, N times",
+	r.step(g, `^I wait for "([^"]*)" (\d+) times?$`, "waitFor(text visible), a passive operation, N times",
 		`And I wait for "Report ready" 6 times`, waitForTimes)
-	step(g, `^I verify the outcome "([^"]*)" (\d+) times?$`, "verifyOutcome(text visible), a passive operation, N times",
+	r.step(g, `^I verify the outcome "([^"]*)" (\d+) times?$`, "verifyOutcome(text visible), a passive operation, N times",
 		`And I verify the outcome "Report ready" 5 times`, verifyOutcomeTimes)
-	step(g, `^I verify the (\w+) "([^"]*)" holds "([^"]*)" (\d+) times?$`, "verifyField by role and name, a passive operation, N times",
+	r.step(g, `^I verify the (\w+) "([^"]*)" holds "([^"]*)" (\d+) times?$`, "verifyField by role and name, a passive operation, N times",
 		`And I verify the textbox "Reference" holds "RL-7" 5 times`, verifyFieldTimes)
-	step(g, `^I try to sign in (\d+) times? with the password "([^"]*)" and the codes "([^"]*)"$`,
+	r.step(g, `^I try to sign in (\d+) times? with the password "([^"]*)" and the codes "([^"]*)"$`,
 		`on /loop/login, each round: fill "Password" and then "One-time code" (one comma-separated code per round), each by a fresh snapshot's ref, then click "Sign in" expecting the refusal of that attempt`,
 		`When I try to sign in 5 times with the password "hunter2-Tango" and the codes "481516, 234200, 905511, 771043, 318007"`, signInTimes, isAction, needsSim)
 
 	const c = "Loop monitor checks"
-	step(c, `^a loop signal "([^"]*)" is raised$`, "a signal with that rule (same_action_revisit, stagnation, same_action_no_observation) rode on a result and is in the trace",
+	r.step(c, `^a loop signal "([^"]*)" is raised$`, "a signal with that rule (same_action_revisit, stagnation, same_action_no_observation) rode on a result and is in the trace",
 		`Then a loop signal "same_action_revisit" is raised`, signalRaised)
-	step(c, `^no loop signal is raised$`, "no result carried a signal and the trace holds none",
+	r.step(c, `^no loop signal is raised$`, "no result carried a signal and the trace holds none",
 		"Then no loop signal is raised", noSignal)
-	step(c, `^the last loop signal counts (\d+) same actions?, (\d+) since the last observation, (\d+) revisits? and (\d+) stagnant in a window of (\d+)$`,
+	r.step(c, `^the last loop signal counts (\d+) same actions?, (\d+) since the last observation, (\d+) revisits? and (\d+) stagnant in a window of (\d+)$`,
 		"the counts of the last signal delivered (and of the last one traced)",
 		"And the last loop signal counts 10 same actions, 1 since the last observation, 13 revisits and 0 stagnant in a window of 20", signalCounts)
-	step(c, `^the open menu read differently each time$`, "the open menu's counter and clock text never repeated",
+	r.step(c, `^the open menu read differently each time$`, "the open menu's counter and clock text never repeated",
 		"And the open menu read differently each time", menuDiffered)
-	step(c, `^every ref used was different$`, "the ref-driven clicks never reused a ref",
+	r.step(c, `^every ref used was different$`, "the ref-driven clicks never reused a ref",
 		"And every ref used was different", refsDiffered)
-	step(c, `^the loop signals and the trace never hold the typed secrets or the names "([^"]*)" and "([^"]*)"$`,
+	r.step(c, `^the loop signals and the trace never hold the typed secrets or the names "([^"]*)" and "([^"]*)"$`,
 		"serialised signals, traced signals and the whole trace hold no value these steps typed and neither control name (case-insensitive)",
 		`Then the loop signals and the trace never hold the typed secrets or the names "Password" and "One-time code"`, noLeaks)
-	step(c, `^the task can still finish$`, "the task is not blocked and Task.Finish succeeds (a signal is advisory)",
+	r.step(c, `^the task can still finish$`, "the task is not blocked and Task.Finish succeeds (a signal is advisory)",
 		"And the task can still finish", taskFinishes)
-	step(c, `^the change summary is:$`, "the change summary between the page's last two observations: rows added, removed and changed, each a ; list of role \"name\" (changed: with the fields in brackets)",
+	r.step(c, `^the change summary is:$`, "the change summary between the page's last two observations: rows added, removed and changed, each a ; list of role \"name\" (changed: with the fields in brackets)",
 		"Then the change summary is:", changeSummaryIs,
-		table(`| added   | menuitem "Profile"; menuitem "Settings"; button "Close menu" |`, `| removed |                                                             |`, `| changed |                                                             |`))
-	step(c, `^the change summary grants no ref$`, "the summary, serialised, holds no ref any snapshot handed out and no element key",
+		withTable(`| added   | menuitem "Profile"; menuitem "Settings"; button "Close menu" |`, `| removed |                                                             |`, `| changed |                                                             |`))
+	r.step(c, `^the change summary grants no ref$`, "the summary, serialised, holds no ref any snapshot handed out and no element key",
 		"And the change summary grants no ref", summaryNoRefs)
 }
 

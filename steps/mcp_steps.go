@@ -58,30 +58,30 @@ type mcpProc struct {
 	refs   map[string]string
 }
 
-func init() {
+func mcpSteps(r *table) {
 	const g = "MCP process"
-	step(g, `^the agent starts a replaylab mcp process$`,
+	r.step(g, `^the agent starts a replaylab mcp process$`,
 		"start `replaylab mcp` as a subprocess and connect the official MCP SDK client to it over stdio; the action steps then go to it. Live it starts its own Chromium against the sim (recording the task pages when the run records); in replay it serves the recorded pages with no browser",
 		"Given the agent starts a replaylab mcp process", mcpStart)
-	step(g, `^I snapshot the page over MCP and keep the ref of the (\w+) "([^"]*)" as "([^"]*)"$`,
+	r.step(g, `^I snapshot the page over MCP and keep the ref of the (\w+) "([^"]*)" as "([^"]*)"$`,
 		"take the page snapshot over MCP and keep the ref of the one element with that role and name under a label (the ref is traced: refs count snapshots and elements, the same live and replayed)",
 		`When I snapshot the page over MCP and keep the ref of the textbox "Name" as "first"`, mcpKeepRef)
-	step(g, `^I fill the field with the ref "([^"]*)" with "([^"]*)"$`,
+	r.step(g, `^I fill the field with the ref "([^"]*)" with "([^"]*)"$`,
 		"fill by a kept ref (ACT-1: type once, verify the real value on a fresh observation); the result is kept for \"the action ends with\" (STALE_REF for a ref of an older snapshot, ID-1)",
 		`When I fill the field with the ref "first" with "Ada Lovelace"`, mcpFillRef, isAction)
-	step(g, `^the refs "([^"]*)" and "([^"]*)" are different$`,
+	r.step(g, `^the refs "([^"]*)" and "([^"]*)" are different$`,
 		"two kept refs of the same element from two snapshots differ (a ref names an element in one snapshot)",
 		`Then the refs "first" and "second" are different`, mcpRefsDiffer)
-	step(g, `^the field with the ref "([^"]*)" holds "([^"]*)"$`,
+	r.step(g, `^the field with the ref "([^"]*)" holds "([^"]*)"$`,
 		"verifyField by a kept ref: the element's real value in the snapshot the ref came from",
 		`And the field with the ref "second" holds "Ada Lovelace"`, mcpFieldByRef)
-	step(g, `^the MCP page text contains "([^"]*)"$`,
+	r.step(g, `^the MCP page text contains "([^"]*)"$`,
 		"a text search (extract) over MCP finds that text on the current task's page; proof, e.g., that the page's counters show no input",
 		`And the MCP page text contains "Inputs received: 0"`, mcpTextContains)
-	step(g, `^one replaylab mcp process served every call$`,
+	r.step(g, `^one replaylab mcp process served every call$`,
 		"the process started by the scenario is still the same, still running process (same pid, never restarted) and it answered every tool call of the scenario (ACT-6: one process, many tasks)",
 		"Then one replaylab mcp process served every call", mcpSameProcess)
-	step(g, `^the replaylab mcp process exits cleanly and leaves no browser$`,
+	r.step(g, `^the replaylab mcp process exits cleanly and leaves no browser$`,
 		"close the client (the process's stdin): the process exits 0 (in replay: every recorded action was replayed), no Chromium it started runs and its user-data dir is gone; its engine trace is appended to the scenario's",
 		"And the replaylab mcp process exits cleanly and leaves no browser", mcpExit)
 }
@@ -124,10 +124,10 @@ func removeMCPBinary() {
 
 // mcpCommand is the command that starts `replaylab mcp`.
 func (w *world) mcpCommand() ([]string, error) {
-	if c := w.suite.opt.MCPCommand; len(c) > 0 {
+	if c := w.fx.opt.MCPCommand; len(c) > 0 {
 		return append([]string(nil), c...), nil
 	}
-	root, err := filepath.Abs(w.suite.opt.Root)
+	root, err := filepath.Abs(w.sc.Root())
 	if err != nil {
 		return nil, err
 	}
@@ -162,16 +162,17 @@ func mcpStart(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	live := w.suite.opt.Driver == DriverBrowser
-	if !live && len(existing) == 0 {
-		if w.suite.opt.Mode != ModeRecordOnce {
-			return fmt.Errorf("%w for scenario %s (no %s); record it with: %s", replay.ErrNoRecording, w.slug,
-				strings.TrimSuffix(base, ".json")+"@<task>-<page>.json", w.recordHint())
-		}
+	mode := w.sc.Mode()
+	decision := mode.Decide(len(existing) > 0)
+	if decision.Missing {
+		return fmt.Errorf("%w for scenario %s (no %s); record it with: %s", replay.ErrNoRecording, w.slug,
+			strings.TrimSuffix(base, ".json")+"@<task>-<page>.json", w.sc.Hints().Record)
+	}
+	live := decision.Live
+	if live && !mode.AlwaysLive() {
 		if err := w.goLive(); err != nil {
 			return err
 		}
-		live = true
 	}
 	tmp, err := os.MkdirTemp("", "replaylab-mcp-*")
 	if err != nil {
@@ -183,7 +184,7 @@ func mcpStart(ctx context.Context) error {
 	st.refs = map[string]string{}
 	args := []string{"--trace", st.trace, "--scenario", w.scenario}
 	switch {
-	case live && (w.suite.opt.Mode != ModeReplayOnly || w.recordOnce):
+	case live && (mode != replay.ModeLive || w.recordOnce):
 		// a page the calls no longer open must not stay behind
 		for _, f := range existing {
 			if err := os.Remove(f); err != nil {
@@ -196,8 +197,8 @@ func mcpStart(ctx context.Context) error {
 	default:
 		args = append(args, "--replay", base)
 	}
-	if live && w.suite.opt.Browser.RemoteURL != "" {
-		args = append(args, "--cdp", w.suite.opt.Browser.RemoteURL)
+	if live && w.fx.opt.Browser.RemoteURL != "" {
+		args = append(args, "--cdp", w.fx.opt.Browser.RemoteURL)
 	}
 	c, err := mcp.Connect(ctx, mcp.ConnectOptions{
 		Command:     append(cmdline, args...),

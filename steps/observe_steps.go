@@ -17,62 +17,62 @@ type observeState struct {
 	search *observe.TextResult
 }
 
-func init() {
+func observeSteps(r *table) {
 	const g = "Observation"
-	step(g, `^I open the sim page "([^"]*)"$`, "the engine navigates the current page to that path of the sim (see replaylab sim's index)",
+	r.step(g, `^I open the sim page "([^"]*)"$`, "the engine navigates the current page to that path of the sim (see replaylab sim's index)",
 		`When I open the sim page "/sidebar"`, openSimPage, isAction, needsSim)
-	step(g, `^I take a full snapshot$`, "the engine observes the page and returns the full bounded view (60 elements, 4,000 characters per frame)",
+	r.step(g, `^I take a full snapshot$`, "the engine observes the page and returns the full bounded view (60 elements, 4,000 characters per frame)",
 		"When I take a full snapshot", takeFullSnapshot)
-	step(g, `^the snapshot is the (full|page) view$`, "the last snapshot says which view it is",
+	r.step(g, `^the snapshot is the (full|page) view$`, "the last snapshot says which view it is",
 		"Then the snapshot is the page view", snapshotView)
-	step(g, `^the snapshot is (complete|incomplete)$`, "complete: no limit bit and every frame was read",
+	r.step(g, `^the snapshot is (complete|incomplete)$`, "complete: no limit bit and every frame was read",
 		"Then the snapshot is incomplete", snapshotComplete)
-	step(g, `^the snapshot returns (\d+) of (\d+) (elements|headings|tables)$`,
+	r.step(g, `^the snapshot returns (\d+) of (\d+) (elements|headings|tables)$`,
 		"the last snapshot's count for that kind: returned and true total (truncated when they differ)",
 		"And the snapshot returns 60 of 302 elements", snapshotCount)
-	step(g, `^the snapshot text is cut at (\d+) of (\d+) characters$`, "the visible text returned and its true length",
+	r.step(g, `^the snapshot text is cut at (\d+) of (\d+) characters$`, "the visible text returned and its true length",
 		"And the snapshot text is cut at 1500 of 4000 characters", snapshotText)
-	step(g, `^the snapshot's first elements are:$`, "the first elements of the last snapshot, in order, as a role | name table",
+	r.step(g, `^the snapshot's first elements are:$`, "the first elements of the last snapshot, in order, as a role | name table",
 		"Then the snapshot's first elements are:", snapshotFirst,
-		table("| textbox | Message |", "| button  | Send    |"))
-	step(g, `^the snapshot lists the (\w+) "([^"]*)" in a child frame$`, "the element is in the last snapshot and records a frame other than main",
+		withTable("| textbox | Message |", "| button  | Send    |"))
+	r.step(g, `^the snapshot lists the (\w+) "([^"]*)" in a child frame$`, "the element is in the last snapshot and records a frame other than main",
 		`And the snapshot lists the button "Inner" in a child frame`, elementInChildFrame)
-	step(g, `^the snapshot read (\d+) frames? and left (\d+) unread$`, "frames observed, and iframes whose document the capture does not hold",
+	r.step(g, `^the snapshot read (\d+) frames? and left (\d+) unread$`, "frames observed, and iframes whose document the capture does not hold",
 		"And the snapshot read 3 frames and left 0 unread", snapshotFrames)
-	step(g, `^table (\d+) has (\d+) of (\d+) rows and (\d+) of (\d+) columns$`, "the Nth table of the last snapshot: rows and columns returned and true totals",
+	r.step(g, `^table (\d+) has (\d+) of (\d+) rows and (\d+) of (\d+) columns$`, "the Nth table of the last snapshot: rows and columns returned and true totals",
 		"Then table 1 has 3 of 3 rows and 3 of 3 columns", tableShape)
-	step(g, `^table (\d+) is (whole|partial)$`, "partial: a row or column limit bit, so nothing may be totalled from it",
+	r.step(g, `^table (\d+) is (whole|partial)$`, "partial: a row or column limit bit, so nothing may be totalled from it",
 		"And table 3 is partial", tableWhole)
-	step(g, `^table (\d+) row (\d+) reads "([^"]*)"$`, `the cells of that row joined by " | "`,
+	r.step(g, `^table (\d+) row (\d+) reads "([^"]*)"$`, `the cells of that row joined by " | "`,
 		`And table 1 row 2 reads "A-2 | none | 0"`, tableRow)
-	step(g, `^table (\d+) is a "([^"]*)" named "([^"]*)" inside table (\d+)$`, "role, name and the enclosing table (0 for none)",
+	r.step(g, `^table (\d+) is a "([^"]*)" named "([^"]*)" inside table (\d+)$`, "role, name and the enclosing table (0 for none)",
 		`And table 2 is a "table" named "Lines of A-1" inside table 1`, tableInfo)
 
-	step(g, `^I find role "([^"]*)" named "([^"]*)"$`, "a fresh find by role and exact name (default page of 20)",
+	r.step(g, `^I find role "([^"]*)" named "([^"]*)"$`, "a fresh find by role and exact name (default page of 20)",
 		`When I find role "link" named "Docs"`, findRoleName)
-	step(g, `^I find role "([^"]*)" named "([^"]*)" from offset (\d+)$`, "the same, from a later offset",
+	r.step(g, `^I find role "([^"]*)" named "([^"]*)" from offset (\d+)$`, "the same, from a later offset",
 		`When I find role "link" named "Docs" from offset 40`, findRoleNameOffset)
-	step(g, `^I find elements whose text contains "([^"]*)"$`, "a fresh find by a case-insensitive substring of name or value",
+	r.step(g, `^I find elements whose text contains "([^"]*)"$`, "a fresh find by a case-insensitive substring of name or value",
 		`When I find elements whose text contains "help"`, findText)
-	step(g, `^the selection is total (\d+), matched (\d+), offset (\d+), limit (\d+), hasMore (true|false)$`,
+	r.step(g, `^the selection is total (\d+), matched (\d+), offset (\d+), limit (\d+), hasMore (true|false)$`,
 		"the selection facts of the last find", "Then the selection is total 48, matched 45, offset 0, limit 20, hasMore true", selectionIs)
-	step(g, `^the find returned (\d+) items?$`, "items on the page the last find returned",
+	r.step(g, `^the find returned (\d+) items?$`, "items on the page the last find returned",
 		"And the find returned 20 items", findItems)
-	step(g, `^the find is (complete|incomplete)$`, "incomplete: part of the page was not read, so no match proves nothing",
+	r.step(g, `^the find is (complete|incomplete)$`, "incomplete: part of the page was not read, so no match proves nothing",
 		"And the find is incomplete", findComplete)
-	step(g, `^these elements are found exactly once:$`, "a fresh find for each role | name row matches exactly one element",
+	r.step(g, `^these elements are found exactly once:$`, "a fresh find for each role | name row matches exactly one element",
 		"Then these elements are found exactly once:", foundOnce,
-		table("| button | Send      |", "| link   | Home      |"))
+		withTable("| button | Send      |", "| link   | Home      |"))
 
-	step(g, `^I search the page text for "([^"]*)"$`, "a text search over every frame's visible text, with bounded snippets",
+	r.step(g, `^I search the page text for "([^"]*)"$`, "a text search over every frame's visible text, with bounded snippets",
 		`When I search the page text for "invoice number"`, searchText)
-	step(g, `^the text search matched (\d+) times with (\d+) snippets?$`, "textMatched and the snippets returned",
+	r.step(g, `^the text search matched (\d+) times with (\d+) snippets?$`, "textMatched and the snippets returned",
 		"Then the text search matched 25 times with 10 snippets", searchMatched)
-	step(g, `^the text search is (truncated|not truncated)$`, "textTruncated: matches without a snippet",
+	r.step(g, `^the text search is (truncated|not truncated)$`, "textTruncated: matches without a snippet",
 		"And the text search is truncated", searchTruncated)
-	step(g, `^the text search is (complete|incomplete)$`, "incomplete: a frame was not read",
+	r.step(g, `^the text search is (complete|incomplete)$`, "incomplete: a frame was not read",
 		"And the text search is complete", searchComplete)
-	step(g, `^every snippet holds "([^"]*)" in at most (\d+) characters$`, "each snippet contains the match and stays within its limit",
+	r.step(g, `^every snippet holds "([^"]*)" in at most (\d+) characters$`, "each snippet contains the match and stays within its limit",
 		`And every snippet holds "invoice number" in at most 160 characters`, snippetsHold)
 }
 

@@ -13,7 +13,9 @@ import (
 	"time"
 
 	"github.com/replaylab/replaylab/engine/browser"
+	"github.com/replaylab/replaylab/engine/replay"
 	"github.com/replaylab/replaylab/engine/trace"
+	"github.com/replaylab/replaylab/harness"
 	"github.com/replaylab/replaylab/internal/syncbuf"
 )
 
@@ -26,18 +28,18 @@ type poolState struct {
 	procs []*exec.Cmd
 }
 
-func init() {
+func poolSteps(r *table) {
 	const g = "Reports, shards and retries"
-	step(g, `^two remote Chromium browsers run on the loopback$`,
+	r.step(g, `^two remote Chromium browsers run on the loopback$`,
 		"start two headless Chromium processes with --remote-debugging-port=0 on 127.0.0.1 (their CDP URLs from DevToolsActivePort); without Chromium the scenario is skipped locally and fails in CI",
 		"Given two remote Chromium browsers run on the loopback", poolStart)
-	step(g, `^I run the harness on "([^"]*)" live on both browsers, killing the first when the second scenario starts$`,
+	r.step(g, `^I run the harness on "([^"]*)" live on both browsers, killing the first when the second scenario starts$`,
 		"run the scratch project's feature with the browser driver (recording its goldens) on the pool of both browsers, one scenario at a time, and kill the first browser as the second scenario starts",
 		`When I run the harness on "pool.feature" live on both browsers, killing the first when the second scenario starts`, poolRunKill)
-	step(g, `^I run the harness on "([^"]*)" live on browsers that are not running$`,
+	r.step(g, `^I run the harness on "([^"]*)" live on browsers that are not running$`,
 		"the same run on a pool of two loopback endpoints nobody listens on",
 		`When I run the harness on "pool.feature" live on browsers that are not running`, poolRunNone)
-	step(g, `^the pool reported the killed browser once and no other$`,
+	r.step(g, `^the pool reported the killed browser once and no other$`,
 		"the run's output names the killed browser's endpoint as dead exactly once, and the other one never",
 		"Then the pool reported the killed browser once and no other", poolReported)
 }
@@ -146,13 +148,14 @@ func poolRunNone(ctx context.Context, name string) error {
 func poolRun(ctx context.Context, name string, urls []string, stderr interface {
 	Write([]byte) (int, error)
 }, text func() string) error {
-	h, err := harness(ctx)
+	h, err := scratchProject(ctx)
 	if err != nil {
 		return err
 	}
 	var out bytes.Buffer
-	s, err := NewSuite(Options{Root: h.root, Paths: []string{filepath.Join("features", name)}, Driver: DriverBrowser, Update: true,
-		Format: "progress", Output: &out, Concurrency: 1, Scale: Scale{Pool: urls, Stderr: stderr, Progress: true}})
+	s, err := NewRunner(harness.Options{Root: h.root, Paths: []string{filepath.Join("features", name)}, Mode: replay.ModeRecord, Update: true,
+		Format: "progress", Output: &out, Concurrency: 1, Scale: harness.Scale{Stderr: stderr, Progress: true}},
+		Options{Pool: urls, Stderr: stderr})
 	if err != nil {
 		return err
 	}
@@ -168,7 +171,7 @@ func poolReported(ctx context.Context) error {
 	if w.skipped {
 		return nil
 	}
-	h, _ := harness(ctx)
+	h, _ := scratchProject(ctx)
 	ps := stateOf[poolState](w)
 	if n := strings.Count(h.output, "endpoint "+ps.urls[0]+" is dead"); n != 1 {
 		return fmt.Errorf("the killed browser was reported %d times, want once:\n%s", n, h.output)

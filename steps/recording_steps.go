@@ -15,23 +15,23 @@ import (
 	"github.com/replaylab/replaylab/engine/trace"
 )
 
-func init() {
+func recordingSteps(r *table) {
 	const g = "Recording and adapters"
-	step(g, `^the engine reads the chat with the adapter file "([^"]*)"$`,
+	r.step(g, `^the engine reads the chat with the adapter file "([^"]*)"$`,
 		"the engine uses an adapter described in a JSON file (path from the project root; see docs/adapters.md)",
 		`And the engine reads the chat with the adapter file "docs/examples/listchat.json"`, givenAdapterFile)
-	step(g, `^replaying this session with "([^"]*)" typed instead diverges at the field "([^"]*)"$`,
+	r.step(g, `^replaying this session with "([^"]*)" typed instead diverges at the field "([^"]*)"$`,
 		"the session recorded so far is replayed with one typed text changed: the replay must refuse it with REPLAY_DIVERGED naming that field",
 		`Then replaying this session with "Hello!" typed instead diverges at the field "text"`, divergesAt)
-	step(g, `^the recording of this session holds no "([^"]*)"$`,
+	r.step(g, `^the recording of this session holds no "([^"]*)"$`,
 		"the session as it is written to disk (live: what would be saved; replay: the file) does not contain that text",
 		`Then the recording of this session holds no "hunter2"`, recordingHolds)
-	step(g, `^the trace holds no "([^"]*)"$`, "the golden trace of this scenario does not contain that text",
+	r.step(g, `^the trace holds no "([^"]*)"$`, "the golden trace of this scenario does not contain that text",
 		`And the trace holds no "hunter2"`, traceHolds)
-	step(g, `^validating this session with the adapter "([^"]*)" passes$`,
+	r.step(g, `^validating this session with the adapter "([^"]*)" passes$`,
 		"replaylab validate's checks over the session recorded so far find no violation (adapter: marker, heading, auto or a file path)",
 		`Then validating this session with the adapter "docs/examples/listchat.json" passes`, validatePasses)
-	step(g, `^validating this session with the adapter "([^"]*)" reports "([^"]*)"$`,
+	r.step(g, `^validating this session with the adapter "([^"]*)" reports "([^"]*)"$`,
 		"the same checks find a violation of that check (structure, turn-boundary, composer, send-control, group-id-stable, new-group)",
 		`Then validating this session with the adapter "marker" reports "structure"`, validateReports)
 }
@@ -40,7 +40,7 @@ func (w *world) adapterPath(p string) string {
 	if filepath.IsAbs(p) {
 		return p
 	}
-	return filepath.Join(w.suite.opt.Root, p)
+	return filepath.Join(w.sc.Root(), p)
 }
 
 func givenAdapterFile(ctx context.Context, path string) error {

@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/replaylab/replaylab/engine/trace"
+	"github.com/replaylab/replaylab/harness"
 	"github.com/replaylab/replaylab/report"
 )
 
@@ -29,42 +30,42 @@ type reportState struct {
 	shards   [][]string // scenario ids per shard
 }
 
-func init() {
+func reportSteps(r *table) {
 	const g = "Reports, shards and retries"
-	step(g, `^I run the harness on "([^"]*)" with "([^"]*)"$`,
+	r.step(g, `^I run the harness on "([^"]*)" with "([^"]*)"$`,
 		"run the suite (replay driver) on that feature of the scratch project with these options (--retries N, --repeat-each N, --fail-fast, --fail-on-flaky, --update, --shard i/n, --concurrency N), writing JUnit, Cucumber JSON and the HTML report",
 		`When I run the harness on "flaky.feature" with "--update --retries 2"`, harnessRunWith)
-	step(g, `^this step fails the first time it runs in the project$`,
+	r.step(g, `^this step fails the first time it runs in the project$`,
 		"fails on the scenario's first attempt in this project and passes on every later one (a marker file in the project): a flaky step on purpose, to test retries",
 		"And this step fails the first time it runs in the project", failFirstTime)
-	step(g, `^the run's summary counts (\d+) passed, (\d+) failed and (\d+) flaky scenarios?$`,
+	r.step(g, `^the run's summary counts (\d+) passed, (\d+) failed and (\d+) flaky scenarios?$`,
 		"the summary of the HTML report's model (report.json) of the last harness run",
 		"Then the run's summary counts 1 passed, 0 failed and 1 flaky scenario", reportSummary)
-	step(g, `^every report shows "([^"]*)" as flaky with the error of its first attempt$`,
+	r.step(g, `^every report shows "([^"]*)" as flaky with the error of its first attempt$`,
 		"JUnit has a <flakyFailure> with attempt 1's error in a passed testcase, Cucumber JSON tags the scenario @flaky with the error, the HTML report's model and page say flaky",
 		`And every report shows "Fails once" as flaky with the error of its first attempt`, reportFlaky)
-	step(g, `^the scenario "([^"]*)" was attempted (\d+) times?$`,
+	r.step(g, `^the scenario "([^"]*)" was attempted (\d+) times?$`,
 		"how many attempts the report holds for the scenario (every repetition and retry)",
 		`And the scenario "Fails once" was attempted 2 times`, reportAttempts)
-	step(g, `^I run the harness on "([^"]*)" as (\d+) shards and merge their reports$`,
+	r.step(g, `^I run the harness on "([^"]*)" as (\d+) shards and merge their reports$`,
 		"run each shard (--shard i/n) with an HTML report, then merge-reports them, and also run the whole selection unsharded",
 		`When I run the harness on "many.feature" as 4 shards and merge their reports`, harnessShards)
-	step(g, `^the merged report has the scenarios, counts and outcomes of the unsharded run$`,
+	r.step(g, `^the merged report has the scenarios, counts and outcomes of the unsharded run$`,
 		"compare the merged model with the unsharded run's: scenario ids, each outcome, the summary counts",
 		"Then the merged report has the scenarios, counts and outcomes of the unsharded run", reportMergedMatches)
-	step(g, `^every scenario ran in exactly one shard and no shard was empty$`,
+	r.step(g, `^every scenario ran in exactly one shard and no shard was empty$`,
 		"the shards partition the selection",
 		"And every scenario ran in exactly one shard and no shard was empty", reportShardsPartition)
-	step(g, `^the scratch project holds the repository's "([^"]*)" with its recordings$`,
+	r.step(g, `^the scratch project holds the repository's "([^"]*)" with its recordings$`,
 		"copy a feature file of this repository and its sessions and goldens into the scratch project",
 		`Given the scratch project holds the repository's "answer_groups.feature" with its recordings`, harnessCopyFeature)
-	step(g, `^the HTML report is self-contained and its captures of "([^"]*)" show "([^"]*)" in the element the engine typed into$`,
+	r.step(g, `^the HTML report is self-contained and its captures of "([^"]*)" show "([^"]*)" in the element the engine typed into$`,
 		"the page fetches nothing (no external script, style, font or frame), the scenario's recorded captures decode, and a capture holds the text in the element a type action targeted",
 		`Then the HTML report is self-contained and its captures of "A partial answer is followed to completion in the new group (marker)" show "What is the capital of France?" in the element the engine typed into`, reportTimeTravel)
 }
 
 func harnessReports(ctx context.Context) (*harnessState, *reportState, error) {
-	h, err := harness(ctx)
+	h, err := scratchProject(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -72,7 +73,7 @@ func harnessReports(ctx context.Context) (*harnessState, *reportState, error) {
 }
 
 // harnessOptions reads the options of harnessRunWith.
-func harnessOptions(args string) (Options, error) {
+func harnessOptions(args string) (harness.Options, error) {
 	fs := flag.NewFlagSet("harness", flag.ContinueOnError)
 	fs.SetOutput(&bytes.Buffer{})
 	retries := fs.Int("retries", 0, "")
@@ -83,14 +84,14 @@ func harnessOptions(args string) (Options, error) {
 	shard := fs.String("shard", "", "")
 	conc := fs.Int("concurrency", 1, "")
 	if err := fs.Parse(strings.Fields(args)); err != nil {
-		return Options{}, fmt.Errorf("harness options %q: %w", args, err)
+		return harness.Options{}, fmt.Errorf("harness options %q: %w", args, err)
 	}
-	opt := Options{Driver: DriverReplay, Update: *update, Concurrency: *conc,
-		Scale: Scale{Retries: *retries, RepeatEach: *repeat, FailFast: *failFast, FailOnFlaky: *failOnFlaky}}
+	opt := harness.Options{Update: *update, Concurrency: *conc,
+		Scale: harness.Scale{Retries: *retries, RepeatEach: *repeat, FailFast: *failFast, FailOnFlaky: *failOnFlaky}}
 	if *shard != "" {
-		sh, err := ParseShard(*shard)
+		sh, err := harness.ParseShard(*shard)
 		if err != nil {
-			return Options{}, err
+			return harness.Options{}, err
 		}
 		opt.Scale.Shard = sh
 	}
@@ -99,7 +100,7 @@ func harnessOptions(args string) (Options, error) {
 
 // runHarnessOpts runs the scratch project's feature with opt, its reports
 // in out.
-func runHarnessOpts(ctx context.Context, name string, opt Options, out string) error {
+func runHarnessOpts(ctx context.Context, name string, opt harness.Options, out string) error {
 	h, r, err := harnessReports(ctx)
 	if err != nil {
 		return err
@@ -110,7 +111,7 @@ func runHarnessOpts(ctx context.Context, name string, opt Options, out string) e
 	opt.Output = &buf
 	opt.Scale.Stderr = &buf
 	opt.Format = "progress,junit:" + filepath.Join(out, "junit.xml") + ",cucumber:" + filepath.Join(out, "cucumber.json") + ",html:" + filepath.Join(out, "html")
-	s, err := NewSuite(opt)
+	s, err := NewRunner(opt, Options{})
 	if err != nil {
 		return err
 	}
@@ -123,7 +124,7 @@ func runHarnessOpts(ctx context.Context, name string, opt Options, out string) e
 }
 
 func harnessRunWith(ctx context.Context, name, args string) error {
-	h, err := harness(ctx)
+	h, err := scratchProject(ctx)
 	if err != nil {
 		return err
 	}
@@ -137,7 +138,7 @@ func harnessRunWith(ctx context.Context, name, args string) error {
 // failFirstTime fails on the scenario's first attempt in the project.
 func failFirstTime(ctx context.Context) error {
 	w := worldOf(ctx)
-	marker := filepath.Join(w.suite.opt.Root, ".replaylab-flaky", strings.ReplaceAll(w.slug, "/", "__"))
+	marker := filepath.Join(w.sc.Root(), ".replaylab-flaky", strings.ReplaceAll(w.slug, "/", "__"))
 	if _, err := os.Stat(marker); err == nil {
 		return nil
 	}
@@ -168,7 +169,7 @@ func reportSummary(ctx context.Context, passed, failed, flaky int) error {
 	}
 	s := m.Summary
 	if s.Passed != passed || s.Failed != failed || s.Flaky != flaky {
-		h, _ := harness(ctx)
+		h, _ := scratchProject(ctx)
 		return fmt.Errorf("summary: got %s, want %d passed, %d failed, %d flaky; output:\n%s", s.Line(), passed, failed, flaky, h.output)
 	}
 	worldOf(ctx).log.Emit(trace.E("report.summary", trace.A("passed", s.Passed), trace.A("failed", s.Failed), trace.A("flaky", s.Flaky), trace.A("attempts", s.Attempts)))
@@ -291,7 +292,7 @@ func harnessShards(ctx context.Context, name string, n int) error {
 	var dirs []string
 	r.shards = nil
 	for i := 1; i <= n; i++ {
-		opt := Options{Driver: DriverReplay, Scale: Scale{Shard: Shard{Index: i, Count: n}}}
+		opt := harness.Options{Scale: harness.Scale{Shard: harness.Shard{Index: i, Count: n}}}
 		out := filepath.Join(h.root, fmt.Sprintf("shard-%d", i))
 		if err := runHarnessOpts(ctx, name, opt, out); err != nil {
 			return err
@@ -315,7 +316,7 @@ func harnessShards(ctx context.Context, name string, n int) error {
 		return err
 	}
 	r.merged = m
-	if err := runHarnessOpts(ctx, name, Options{Driver: DriverReplay}, filepath.Join(h.root, "whole")); err != nil {
+	if err := runHarnessOpts(ctx, name, harness.Options{}, filepath.Join(h.root, "whole")); err != nil {
 		return err
 	}
 	r.unshared, err = loadModel(ctx)
@@ -382,11 +383,11 @@ func reportShardsPartition(ctx context.Context) error {
 }
 
 func harnessCopyFeature(ctx context.Context, file string) error {
-	h, err := harness(ctx)
+	h, err := scratchProject(ctx)
 	if err != nil {
 		return err
 	}
-	return CopyProject(worldOf(ctx).suite.opt.Root, h.root, file)
+	return CopyProject(worldOf(ctx).sc.Root(), h.root, file)
 }
 
 // CopyProject copies parts of the project at src into the project at dst,

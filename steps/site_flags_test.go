@@ -18,11 +18,11 @@ var (
 // siteOptions fills the site options of a run: the flags, and for the
 // browser driver the repo's test site, served for the scenarios that
 // choose it.
-func siteOptions(t *testing.T, driver string, opt *Options) {
+func siteOptions(t *testing.T, driver string) Options {
 	t.Helper()
-	opt.Site, opt.BaseURL = *siteFlag, *baseURLFlag
+	opt := Options{Site: *siteFlag, BaseURL: *baseURLFlag}
 	if driver != DriverBrowser {
-		return
+		return opt
 	}
 	srv, err := testsite.Start(testsite.Options{})
 	if err != nil {
@@ -30,4 +30,5 @@ func siteOptions(t *testing.T, driver string, opt *Options) {
 	}
 	t.Cleanup(func() { _ = srv.Close() })
 	opt.BaseURLs = map[string]string{"testsite": srv.URL, "chatapp": srv.URL}
+	return opt
 }

@@ -28,21 +28,21 @@ const (
 	SiteTraceBase     = "{site}"
 )
 
-func init() {
+func siteSteps(r *table) {
 	const g = "Sites and pages"
-	step(g, `^the site "([^"]*)"$`,
+	r.step(g, `^the site "([^"]*)"$`,
 		"the scenario drives the site that profile describes (path from the project root; see docs/adapters.md) instead of the sim; choose it before the first page step",
 		`Given the site "testsite/testsite.json"`, givenSite)
-	step(g, `^I open "([^"]*)"$`,
+	r.step(g, `^I open "([^"]*)"$`,
 		"the engine navigates to that path on the site's base URL (an absolute URL is opened as it is); a page answering 4xx/5xx, or not at all, fails the step with the status",
 		`When I open "/?history=4"`, openPath, isAction)
-	step(g, `^I open the URL "([^"]*)"$`,
+	r.step(g, `^I open the URL "([^"]*)"$`,
 		"the engine navigates to that absolute URL as it is (never glued onto the site's address); error pages fail the step",
 		`When I open the URL "http://127.0.0.1:9/"`, openURL, isAction)
-	step(g, `^I open "([^"]*)" expecting an error page$`,
+	r.step(g, `^I open "([^"]*)" expecting an error page$`,
 		"the same navigation, but a 4xx/5xx answer is expected: the step fails when the page answers 2xx/3xx; check the status with \"the page answered N\"",
 		`When I open "/missing" expecting an error page`, openExpectingError)
-	step(g, `^the page answered (\d+)$`, "the HTTP status of the last navigation",
+	r.step(g, `^the page answered (\d+)$`, "the HTTP status of the last navigation",
 		"Then the page answered 404", pageAnswered)
 }
 
@@ -79,7 +79,7 @@ func (w *world) refuseSimStep(text string) error {
 		return nil
 	}
 	simOnlyOnce.Do(func() {
-		for _, d := range registry {
+		for _, d := range registered() {
 			if simOnly(d) {
 				simOnlyRes = append(simOnlyRes, regexp.MustCompile(d.Pattern))
 			}
@@ -96,13 +96,13 @@ func (w *world) refuseSimStep(text string) error {
 func strconvQuote(s string) string { return strconv.Quote(s) }
 
 // loadSite reads a profile named from the project root.
-func (s *Suite) loadSite(path string) (*site.Profile, error) {
-	return site.LoadIn(path, s.opt.Root)
+func (w *world) loadSite(path string) (*site.Profile, error) {
+	return site.LoadIn(path, w.sc.Root())
 }
 
 func givenSite(ctx context.Context, path string) error {
 	w := worldOf(ctx)
-	p, err := w.suite.loadSite(path)
+	p, err := w.loadSite(path)
 	if err != nil {
 		return err
 	}
@@ -116,13 +116,13 @@ func (w *world) useSite(p *site.Profile) error {
 		return fmt.Errorf("choose the site before the first step that opens a page (a page is open on %s already)", w.profileName())
 	}
 	live := p.BaseURL
-	if u := w.suite.baseURLFor(p.Name); u != "" {
+	if u := w.fx.baseURLFor(p.Name); u != "" {
 		live = strings.TrimRight(u, "/")
 	}
 	w.site = p.WithBase(live)
 	w.siteLive = live
 	w.adapter = p.Reader()
-	if w.suite.opt.Driver == DriverBrowser || w.recordOnce {
+	if w.sc.Mode().AlwaysLive() || w.recordOnce {
 		w.base = live
 	} else {
 		w.base = SiteCanonicalBase
@@ -245,12 +245,12 @@ func pageAnswered(ctx context.Context, want int) error {
 	return nil
 }
 
-func init() {
+func siteRefusalSteps(r *table) {
 	const g = "Sites and pages"
-	step(g, `^the step "([^"]*)" is refused naming the site "([^"]*)"$`,
+	r.step(g, `^the step "([^"]*)" is refused naming the site "([^"]*)"$`,
 		"a step that needs the sim is refused on this scenario's site, and the refusal names the step and the site",
 		`Then the step "the next answer never comes" is refused naming the site "testsite"`, stepRefused)
-	step(g, `^opening "([^"]*)" fails with "([^"]*)"$`,
+	r.step(g, `^opening "([^"]*)" fails with "([^"]*)"$`,
 		"opening that path (as \"I open\" would, not expecting an error page) fails, and the failure says this",
 		`Then opening "/broken" fails with "answered 500"`, openingFails)
 }
@@ -284,12 +284,12 @@ func openingFails(ctx context.Context, path, want string) error {
 	return nil
 }
 
-func init() {
+func siteValidateSteps(r *table) {
 	const g = "Sites and pages"
-	step(g, `^validating the recording "([^"]*)" with the site "([^"]*)" (passes|reports "([^"]*)")$`,
+	r.step(g, `^validating the recording "([^"]*)" with the site "([^"]*)" (passes|reports "([^"]*)")$`,
 		"replaylab validate's checks over a recorded session file (paths from the project root) with a site profile's adapter, controls and signals: no violation, or a violation of that check",
 		`Then validating the recording "testsite/recordings/send/session.json" with the site "testsite/testsite.json" passes`, validateRecording)
-	step(g, `^validating the recording "([^"]*)" with the site "([^"]*)" and the adapter "([^"]*)" reports "([^"]*)"$`,
+	r.step(g, `^validating the recording "([^"]*)" with the site "([^"]*)" and the adapter "([^"]*)" reports "([^"]*)"$`,
 		"the same checks with the profile's adapter replaced by another (a broken one): they report a violation of that check",
 		`Then validating the recording "testsite/recordings/send/session.json" with the site "testsite/testsite.json" and the adapter "testsite/broken/swapped-speakers.adapter.json" reports "speakers-swapped"`, validateRecordingWith)
 }
@@ -304,7 +304,7 @@ func validateRecordingWith(ctx context.Context, rec, profile, adapterFile, check
 
 func checkRecording(ctx context.Context, rec, profile, adapterFile, check string) error {
 	w := worldOf(ctx)
-	p, err := w.suite.loadSite(profile)
+	p, err := w.loadSite(profile)
 	if err != nil {
 		return err
 	}

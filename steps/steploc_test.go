@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/replaylab/replaylab/harness"
 )
 
 // TestStepLocations: the pretty output and the Cucumber JSON name the Go
@@ -22,7 +24,7 @@ func TestStepLocations(t *testing.T) {
 	}
 	cuke := filepath.Join(root, "cucumber.json")
 	var out bytes.Buffer
-	s, err := NewSuite(Options{Root: root, Dir: root, Format: "pretty,cucumber:" + cuke, Output: &out, Stderr: &out, Update: true})
+	s, err := NewRunner(harness.Options{Root: root, Dir: root, Format: "pretty,cucumber:" + cuke, Output: &out, Stderr: &out, Update: true}, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

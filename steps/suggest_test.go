@@ -1,9 +1,9 @@
 package steps
 
 import (
-	"bytes"
-	"strings"
 	"testing"
+
+	"github.com/replaylab/replaylab/harness"
 )
 
 // TestSuggest: the typos of issue 13 get the step they meant first.
@@ -17,9 +17,9 @@ func TestSuggest(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got := Suggest(tc.text, SuggestCount)
-			if len(got) != SuggestCount {
-				t.Fatalf("got %d suggestions, want %d", len(got), SuggestCount)
+			got := harness.Suggest(Catalogue(), tc.text, harness.SuggestCount)
+			if len(got) != harness.SuggestCount {
+				t.Fatalf("got %d suggestions, want %d", len(got), harness.SuggestCount)
 			}
 			if got[0].Example != tc.want {
 				var ex []string
@@ -29,41 +29,5 @@ func TestSuggest(t *testing.T) {
 				t.Fatalf("got %q, want %q first", ex, tc.want)
 			}
 		})
-	}
-}
-
-func TestLevenshtein(t *testing.T) {
-	tests := []struct {
-		a, b string
-		want int
-	}{
-		{"", "", 0}, {"abc", "", 3}, {"kitten", "sitting", 3}, {"send", "sent", 1}, {"flaw", "lawn", 2},
-	}
-	for _, tc := range tests {
-		if got := levenshtein([]rune(tc.a), []rune(tc.b)); got != tc.want {
-			t.Errorf("levenshtein(%q, %q) = %d, want %d", tc.a, tc.b, got, tc.want)
-		}
-	}
-}
-
-// TestSnippetFilter: godog's snippets are cut, whatever the write sizes;
-// everything before them passes.
-func TestSnippetFilter(t *testing.T) {
-	in := "1 scenarios (1 undefined)\n2 steps\n\n\x1b[33m" + snippetMarker + "\x1b[0m\nfunc iSent(arg1 string) error {\n}\n"
-	for _, size := range []int{1, 3, 7, len(in)} {
-		var out bytes.Buffer
-		f := &snippetFilter{w: &out}
-		for i := 0; i < len(in); i += size {
-			end := min(i+size, len(in))
-			if _, err := f.Write([]byte(in[i:end])); err != nil {
-				t.Fatal(err)
-			}
-		}
-		if err := f.Flush(); err != nil {
-			t.Fatal(err)
-		}
-		if got := out.String(); got != "1 scenarios (1 undefined)\n2 steps\n\n" || strings.Contains(got, "func") {
-			t.Fatalf("writes of %d bytes: got %q", size, got)
-		}
 	}
 }

@@ -2,12 +2,9 @@ package steps
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/cucumber/godog"
@@ -16,18 +13,21 @@ import (
 	"github.com/replaylab/replaylab/engine/adapter"
 	"github.com/replaylab/replaylab/engine/answer"
 	"github.com/replaylab/replaylab/engine/browser"
+	"github.com/replaylab/replaylab/engine/capture"
 	"github.com/replaylab/replaylab/engine/clock"
 	"github.com/replaylab/replaylab/engine/replay"
 	"github.com/replaylab/replaylab/engine/site"
 	"github.com/replaylab/replaylab/engine/trace"
+	"github.com/replaylab/replaylab/harness"
 	"github.com/replaylab/replaylab/internal/testskip"
+	"github.com/replaylab/replaylab/report"
 	"github.com/replaylab/replaylab/sim"
 )
 
 // world is one scenario's state; it lives in the scenario's context.
 type world struct {
-	suite    *Suite
-	sc       Scenario // what the selection says of this scenario
+	fx       *Fixture
+	sc       *harness.Scenario // the runner's scenario: id, slug, mode, paths, hints
 	slug     string
 	scenario string // fingerprint of the scenario's steps
 
@@ -61,9 +61,6 @@ type world struct {
 	skipped  bool
 	// recordOnce: this scenario had no recording and runs live to make one.
 	recordOnce bool
-	// finishErr is what finish found after the last step (golden drift,
-	// unused recorded actions): the report puts it on the scenario.
-	finishErr error
 
 	// state holds the per-scenario state of step files that need their
 	// own, keyed by a type of that file (see stateOf).
@@ -93,20 +90,12 @@ func worldOf(ctx context.Context) *world {
 }
 
 // InitializeScenario binds the steps and the per-scenario hooks.
-func (s *Suite) InitializeScenario(sc *godog.ScenarioContext) {
-	if s.collect != nil {
-		s.collect.beforeHooks(sc)
-		defer s.collect.afterHooks(sc)
-	}
+func (f *Fixture) InitializeScenario(sc *godog.ScenarioContext, hs *harness.Scenario) {
 	sc.Before(func(ctx context.Context, p *godog.Scenario) (context.Context, error) {
-		sc, err := s.scenarioOf(p)
-		if err != nil {
-			return ctx, err
-		}
-		w := &world{suite: s, sc: sc, slug: sc.Slug, scenario: fingerprint(p), chat: sim.DefaultChat()}
-		w.chat.Seed = s.opt.Seed
+		w := &world{fx: f, sc: hs, slug: hs.Slug, scenario: harness.Fingerprint(p), chat: sim.DefaultChat()}
+		w.chat.Seed = f.opt.Seed
 		w.log = &trace.Log{}
-		if s.opt.Driver == DriverBrowser {
+		if hs.Mode().AlwaysLive() {
 			if err := w.startSim(); err != nil {
 				return ctx, err
 			}
@@ -129,11 +118,12 @@ func (s *Suite) InitializeScenario(sc *godog.ScenarioContext) {
 			}
 			return w.scrub.Scrub(v)
 		}
-		if s.site != nil {
-			if err := w.useSite(s.site); err != nil {
+		if f.site != nil {
+			if err := w.useSite(f.site); err != nil {
 				return ctx, err
 			}
 		}
+		hs.TrackPosition(w.sessionPos)
 		return context.WithValue(ctx, worldKey{}, w), nil
 	})
 	sc.After(func(ctx context.Context, p *godog.Scenario, stepErr error) (context.Context, error) {
@@ -141,39 +131,27 @@ func (s *Suite) InitializeScenario(sc *godog.ScenarioContext) {
 		if w == nil {
 			return ctx, nil
 		}
-		w.finishErr = w.finish(stepErr)
-		return ctx, w.finishErr
+		return ctx, w.finish(stepErr)
 	})
 	bind(sc)
 	guardSimSteps(sc)
 }
 
-// fingerprint hashes the scenario's step texts and arguments.
-func fingerprint(p *godog.Scenario) string {
-	h := sha256.New()
-	for _, st := range p.Steps {
-		fmt.Fprintln(h, st.Text)
-		if st.Argument != nil && st.Argument.DocString != nil {
-			fmt.Fprintln(h, st.Argument.DocString.Content)
-		}
-		if st.Argument != nil && st.Argument.DataTable != nil {
-			for _, r := range st.Argument.DataTable.Rows {
-				for _, c := range r.Cells {
-					fmt.Fprint(h, c.Value, "|")
-				}
-				fmt.Fprintln(h)
-			}
-		}
-	}
-	return hex.EncodeToString(h.Sum(nil))[:16]
-}
+func (w *world) sessionPath(tab string) string { return w.sc.SessionPath(tab) }
 
-func (w *world) sessionPath(tab string) string {
-	name := filepath.FromSlash(w.slug)
-	if tab != mainTab {
-		name += "@" + tab
+// sessionPos is how far the main tab's session has gone: the replay's
+// position, or the steps recorded so far.
+func (w *world) sessionPos() int {
+	t := w.tabs[mainTab]
+	switch {
+	case t == nil:
+		return 0
+	case t.replay != nil:
+		return t.replay.Position()
+	case t.rec != nil:
+		return t.rec.Len()
 	}
-	return filepath.Join(w.suite.sessionsDir(), name+".json")
+	return 0
 }
 
 // worldPage returns the scenario's world and its main tab, opening the tab
@@ -190,7 +168,7 @@ func (w *world) ensurePage(ctx context.Context) (*engine.Page, error) {
 }
 
 // mainTab is the name of the page every scenario starts with.
-const mainTab = "main"
+const mainTab = harness.MainTab
 
 // tab is one page of the scenario's task with its driver.
 type tab struct {
@@ -240,19 +218,19 @@ func (w *world) ensureTab(ctx context.Context, name string) (*engine.Page, error
 	t := &tab{}
 	var d engine.Driver
 	path := w.sessionPath(name)
-	live := w.suite.opt.Driver == DriverBrowser
 	_, statErr := os.Stat(path)
-	missing := errors.Is(statErr, os.ErrNotExist)
-	if !live && w.suite.opt.Mode == ModeRecordOnce && missing {
+	decision := w.sc.Mode().Decide(!errors.Is(statErr, os.ErrNotExist))
+	live := decision.Live
+	if live && !w.sc.Mode().AlwaysLive() {
+		// record-once: this scenario has no recording and runs live
 		if err := w.goLive(); err != nil {
 			return nil, err
 		}
-		live = true
 	}
-	t.save = live && (w.suite.opt.Mode == ModeRecord || (w.suite.opt.Mode == ModeRecordOnce && missing))
+	t.save = decision.Save
 	switch {
 	case live:
-		b, err := w.suite.sharedBrowser(ctx)
+		b, err := w.fx.sharedBrowser(ctx)
 		if err != nil {
 			return nil, err
 		}
@@ -278,13 +256,13 @@ func (w *world) ensureTab(ctx context.Context, name string) (*engine.Page, error
 	default:
 		s, err := replay.Load(path)
 		if errors.Is(err, replay.ErrNoRecording) {
-			return nil, fmt.Errorf("%w for scenario %s; record it with: %s", err, w.slug, w.recordHint())
+			return nil, fmt.Errorf("%w for scenario %s; record it with: %s", err, w.slug, w.sc.Hints().Record)
 		}
 		if err != nil {
 			return nil, err
 		}
 		if s.Scenario != "" && s.Scenario != w.scenario {
-			return nil, fmt.Errorf("replay: the recording %s was made from another version of this scenario (steps changed); re-record it with: %s", path, w.rerecordHint())
+			return nil, fmt.Errorf("replay: the recording %s was made from another version of this scenario (steps changed); re-record it with: %s", path, w.sc.Hints().Rerecord)
 		}
 		t.replay = replay.NewDriver(s)
 		t.session = s
@@ -299,31 +277,33 @@ func (w *world) ensureTab(ctx context.Context, name string) (*engine.Page, error
 	return t.page, nil
 }
 
-// finish runs after the scenario: golden comparison, recording, cleanup.
+// finish runs after the scenario: the runner compares the golden and
+// saves the sessions from the scenario's Outcome; then the pages, servers
+// and the sim are closed.
 func (w *world) finish(stepErr error) error {
-	var errs []error
+	out := harness.Outcome{Err: stepErr, Skipped: w.skipped}
 	if stepErr == nil {
 		for _, name := range w.tabOrder {
 			if t := w.tabs[name]; t.replay != nil {
 				if unused := t.replay.Unused(); len(unused) > 0 {
-					errs = append(errs, fmt.Errorf("replay: tab %s: %d recorded actions were never replayed: %s", name, len(unused), strings.Join(unused, "; ")))
-				}
-			}
-		}
-		if w.skipped {
-			// a skipped scenario made no trace to compare; its golden stays
-			// and still counts as used
-		} else if err := compareGolden(w.suite.goldenDir(), w.slug, trace.Format(w.log.Events()), w.createGoldenHint(), w.updateHint(), w.suite.opt.Update, w.recordOnce || w.suite.opt.Mode == ModeRecordOnce); err != nil {
-			errs = append(errs, err)
-		}
-		for _, name := range w.tabOrder {
-			if t := w.tabs[name]; t.rec != nil && t.save {
-				if err := t.rec.Session().SaveChecked(w.sessionPath(name), w.scrub); err != nil {
-					errs = append(errs, err)
+					out.AfterErrs = append(out.AfterErrs, fmt.Errorf("replay: tab %s: %d recorded actions were never replayed: %s", name, len(unused), strings.Join(unused, "; ")))
 				}
 			}
 		}
 	}
+	out.Trace = trace.Format(w.log.Events())
+	ad := w.adapter
+	for _, name := range w.tabOrder {
+		t := w.tabs[name]
+		ss := harness.Session{Tab: name, Path: w.sessionPath(name), Recorded: t.recorded(),
+			View: func(c *capture.Capture) report.CaptureView { return captureView(ad, c) }}
+		if t.rec != nil && t.save {
+			rec, path := t.rec, ss.Path
+			ss.Save = func() error { return rec.Session().SaveChecked(path, w.scrub) }
+		}
+		out.Sessions = append(out.Sessions, ss)
+	}
+	err := w.sc.Finish(out)
 	for _, name := range w.tabOrder {
 		if t := w.tabs[name]; t.bpage != nil {
 			_ = t.bpage.Close()
@@ -335,7 +315,7 @@ func (w *world) finish(stepErr error) error {
 	if w.sim != nil {
 		_ = w.sim.Close()
 	}
-	return errors.Join(errs...)
+	return err
 }
 
 // goLive switches a replay-driver scenario that has no recording to the
@@ -362,7 +342,7 @@ func (w *world) goLive() error {
 // rendered (clock.Gate).
 func (w *world) startSim() error {
 	lab := clock.NewLab(clock.Epoch)
-	srv, err := sim.NewServer(sim.Options{Seed: w.suite.opt.Seed, Clock: lab})
+	srv, err := sim.NewServer(sim.Options{Seed: w.fx.opt.Seed, Clock: lab})
 	if err != nil {
 		return err
 	}

@@ -11,6 +11,7 @@ import (
 	"runtime"
 	"sync"
 
+	"github.com/replaylab/replaylab/harness"
 	"github.com/replaylab/replaylab/harness/lsp"
 	"github.com/replaylab/replaylab/steps"
 )
@@ -122,7 +123,7 @@ func (v *vocabulary) Steps() []lsp.Step { return v.steps }
 
 func (v *vocabulary) Suggest(text string, n int) []lsp.Step {
 	var out []lsp.Step
-	for _, d := range steps.Suggest(text, n) {
+	for _, d := range harness.Suggest(steps.Catalogue(), text, n) {
 		out = append(out, v.byPattern[d.Pattern])
 	}
 	return out

@@ -12,6 +12,8 @@ import (
 	"strings"
 
 	"github.com/replaylab/replaylab"
+	"github.com/replaylab/replaylab/engine/replay"
+	"github.com/replaylab/replaylab/harness"
 	"github.com/replaylab/replaylab/steps"
 )
 
@@ -41,18 +43,24 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 	if *driver != steps.DriverReplay && *driver != steps.DriverBrowser {
 		return exitBadInput, badInput("--driver must be replay or browser, got %q", *driver)
 	}
-	m, err := steps.ParseMode(*mode)
+	m, err := replay.ParseMode(*mode)
 	if err != nil {
 		return exitBadInput, badInput("--mode: %v", err)
 	}
 	if *record {
-		m = steps.ModeRecord
+		m = replay.ModeRecord
 	}
-	browserOpts, scaleOpts, err := scale.resolve(stderr)
+	// the one mode of the run: its decision table says, per recording,
+	// whether the scenario runs live and what is saved
+	m, err = replay.ModeOf(*driver, m, *update)
+	if err != nil {
+		return exitBadInput, badInput("--driver: %v", err)
+	}
+	browserOpts, pool, scaleOpts, err := scale.resolve(stderr)
 	if err != nil {
 		return exitBadInput, err
 	}
-	if (browserOpts.RemoteURL != "" || len(scaleOpts.Pool) > 0) && *driver == steps.DriverReplay && m == steps.ModeReplayOnly {
+	if (browserOpts.RemoteURL != "" || len(pool) > 0) && !m.MayGoLive() {
 		return exitBadInput, badInput("--cdp attaches the browser driver to a running Chromium; this run replays recordings and starts no browser (add --driver browser, or --mode record-once / record)")
 	}
 	if *conc < 1 {
@@ -100,15 +108,16 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 			sitePath = abs
 		}
 	}
-	stopSites, err := serveBuiltinSites(*driver, m, byName)
+	stopSites, err := serveBuiltinSites(m, byName)
 	if err != nil {
 		return exitFailed, err
 	}
 	defer stopSites()
-	s, err := steps.NewSuite(steps.Options{Root: dir, Paths: paths, Driver: *driver, Tags: *tags, AllowEmpty: *allowEmpty, Snippets: *snippets, NoColor: *noColor, Format: *format, Stderr: stderr,
-		Update: *update, Mode: m, Seed: *seed, Concurrency: *conc, Output: stdout, Browser: browserOpts,
-		MCPCommand: []string{self, "mcp"}, Scale: scaleOpts, Site: sitePath, BaseURL: baseURL, BaseURLs: byName,
-		Command: invokedAs(), HintFlags: hintFlags(fs)})
+	s, err := steps.NewRunner(harness.Options{Root: dir, Paths: paths, Tags: *tags, AllowEmpty: *allowEmpty, Snippets: *snippets, NoColor: *noColor, Format: *format, Stderr: stderr,
+		Update: *update, Mode: m, Seed: *seed, Concurrency: *conc, Output: stdout, Scale: scaleOpts,
+		Command: invokedAs(), HintFlags: hintFlags(fs)},
+		steps.Options{Root: dir, Seed: *seed, Browser: browserOpts, Pool: pool, Stderr: stderr,
+			MCPCommand: []string{self, "mcp"}, Site: sitePath, BaseURL: baseURL, BaseURLs: byName})
 	if err != nil {
 		return exitBadInput, badInput("%v", err)
 	}
@@ -116,16 +125,16 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 	// an invalid tag expression is bad input (exit 2); a selection that
 	// matches nothing fails (exit 1) unless --allow-empty
 	if _, err := s.Selected(); err != nil {
-		if errors.Is(err, steps.ErrNoScenarios) && *allowEmpty {
+		if errors.Is(err, harness.ErrNoScenarios) && *allowEmpty {
 			fmt.Fprintf(stderr, "replaylab run: %v (allowed by --allow-empty)\n", err)
 			return exitOK, nil
 		}
-		if steps.ExitCode(err) == exitBadInput {
+		if harness.ExitCode(err) == exitBadInput {
 			return exitBadInput, badInput("%v", err)
 		}
 		return exitFailed, err
 	}
-	full := steps.IsFullSelection(s.Selection())
+	full := harness.IsFullSelection(s.Selection())
 	if *prune && !full {
 		return exitBadInput, badInput("--prune removes what no scenario names, so it needs a run over every scenario: no paths, no --tags")
 	}
@@ -244,20 +253,20 @@ func extractEmbedded() (string, error) {
 
 func cmdSteps(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
 	fs := newFlagSet("steps", stderr)
-	format := fs.String("format", steps.FormatMarkdown, "markdown (for readers) or json (for editor plugins)")
+	format := fs.String("format", harness.FormatMarkdown, "markdown (for readers) or json (for editor plugins)")
 	words, err := parseInterleaved(fs, args)
 	if err != nil {
 		return exitBadInput, err
 	}
-	if *format != steps.FormatMarkdown && *format != steps.FormatJSON {
+	if *format != harness.FormatMarkdown && *format != harness.FormatJSON {
 		return exitBadInput, fmt.Errorf("steps: unknown --format %q (want markdown or json)", *format)
 	}
-	defs := steps.Filter(steps.Catalogue(), words)
+	defs := harness.Filter(steps.Catalogue(), words)
 	if len(defs) == 0 {
 		fmt.Fprintf(stderr, "no step matches every word of %q; run replaylab steps for the whole catalogue\n", strings.Join(words, " "))
 		return exitFailed, nil
 	}
-	if err := steps.WriteCatalogue(stdout, defs, *format); err != nil {
+	if err := harness.WriteCatalogue(stdout, harness.Catalogue{Title: steps.CatalogueTitle, Intro: steps.CatalogueIntro, Steps: defs}, *format); err != nil {
 		return exitFailed, err
 	}
 	return exitOK, nil

@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/replaylab/replaylab/engine/browser"
-	"github.com/replaylab/replaylab/steps"
+	"github.com/replaylab/replaylab/harness"
 )
 
 // listFlag is a repeatable flag.
@@ -40,14 +40,15 @@ func addRunScaleFlags(fs *flag.FlagSet) *runScaleFlags {
 }
 
 // resolve turns the flags into the suite's browser and scale options.
-func (f *runScaleFlags) resolve(stderr io.Writer) (browser.Options, steps.Scale, error) {
-	sc := steps.Scale{Stderr: stderr, FailFast: *f.failFast, FailOnFlaky: *f.failOnFlaky, Progress: true}
+func (f *runScaleFlags) resolve(stderr io.Writer) (browser.Options, []string, harness.Scale, error) {
+	sc := harness.Scale{Stderr: stderr, FailFast: *f.failFast, FailOnFlaky: *f.failOnFlaky, Progress: true}
 	var bo browser.Options
+	var pool []string
 	urls := append([]string(nil), f.cdp...)
 	if *f.cdpFile != "" {
 		more, err := browser.ReadEndpoints(*f.cdpFile)
 		if err != nil {
-			return bo, sc, badInput("--cdp-file: %v", err)
+			return bo, nil, sc, badInput("--cdp-file: %v", err)
 		}
 		urls = append(urls, more...)
 	}
@@ -55,23 +56,23 @@ func (f *runScaleFlags) resolve(stderr io.Writer) (browser.Options, steps.Scale,
 	case len(urls) == 1 && *f.cdpFile == "":
 		bo.RemoteURL = urls[0]
 	case len(urls) > 0:
-		sc.Pool = urls
+		pool = urls
 	}
 	if *f.shard != "" {
-		s, err := steps.ParseShard(*f.shard)
+		s, err := harness.ParseShard(*f.shard)
 		if err != nil {
-			return bo, sc, badInput("%v", err)
+			return bo, nil, sc, badInput("%v", err)
 		}
 		sc.Shard = s
 	}
 	if *f.retries < 0 {
-		return bo, sc, badInput("--retries must be 0 or more, got %d", *f.retries)
+		return bo, nil, sc, badInput("--retries must be 0 or more, got %d", *f.retries)
 	}
 	if *f.repeatEach < 0 {
-		return bo, sc, badInput("--repeat-each must be 0 or more, got %d", *f.repeatEach)
+		return bo, nil, sc, badInput("--repeat-each must be 0 or more, got %d", *f.repeatEach)
 	}
 	sc.Retries, sc.RepeatEach = *f.retries, *f.repeatEach
-	return bo, sc, nil
+	return bo, pool, sc, nil
 }
 
 // cdpGiven reports whether any remote browser was named.

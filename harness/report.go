@@ -1,4 +1,4 @@
-package steps
+package harness
 
 import (
 	"context"
@@ -17,12 +17,7 @@ import (
 	"github.com/cucumber/godog"
 	"github.com/cucumber/godog/formatters"
 	messages "github.com/cucumber/messages/go/v34"
-	"golang.org/x/net/html"
 
-	"github.com/replaylab/replaylab/engine/adapter"
-	"github.com/replaylab/replaylab/engine/capture"
-	"github.com/replaylab/replaylab/engine/observe"
-	"github.com/replaylab/replaylab/engine/trace"
 	"github.com/replaylab/replaylab/report"
 )
 
@@ -62,8 +57,8 @@ func splitFormats(format string) (godogFormats string, outs []reportOut, err err
 
 // collector builds the run's report model while scenarios run.
 type collector struct {
-	suite *Suite
-	views bool // keep sessions and capture views (the HTML report)
+	runner *Runner
+	views  bool // keep sessions and capture views (the HTML report)
 
 	mu    sync.Mutex
 	run   *report.Run
@@ -78,10 +73,10 @@ type collector struct {
 
 var collectors atomic.Int64
 
-func newCollector(s *Suite, views bool) *collector {
-	return &collector{suite: s, views: views, docs: map[string]*featureIndex{}, defs: map[string]string{},
+func newCollector(r *Runner, views bool) *collector {
+	return &collector{runner: r, views: views, docs: map[string]*featureIndex{}, defs: map[string]string{},
 		byID: map[string]*report.Scenario{}, pass: 1, start: time.Now(),
-		run: &report.Run{Driver: s.opt.Driver, Seed: s.opt.Seed, Started: time.Now().UTC()}}
+		run: &report.Run{Driver: r.opt.Mode.Driver(), Seed: r.opt.Seed, Started: time.Now().UTC()}}
 }
 
 // formatterName registers a godog formatter that feeds c and returns its
@@ -109,7 +104,7 @@ func (f *collectFormatter) Defined(p *messages.Pickle, st *messages.PickleStep, 
 	if def == nil || def.Expr == nil {
 		return
 	}
-	loc := stepLocation(def.Expr.String(), def.Handler)
+	loc := f.c.runner.stepLocation(def.Expr.String(), def.Handler)
 	f.c.mu.Lock()
 	f.c.defs[st.Id] = loc
 	f.c.mu.Unlock()
@@ -210,22 +205,17 @@ var moduleRoot = func() string {
 	return filepath.Dir(filepath.Dir(file))
 }()
 
-var (
-	locOnce sync.Once
-	locs    map[string]string // pattern → location of its function
-)
-
 // stepLocation is file:line of the Go function that implements the step
 // bound to pattern, relative to the module root (the catalogue's function,
 // whatever wraps it when godog binds it).
-func stepLocation(pattern string, handler any) string {
-	locOnce.Do(func() {
-		locs = map[string]string{}
-		for _, d := range registry {
-			locs[d.Pattern] = funcLocation(d.Fn)
+func (r *Runner) stepLocation(pattern string, handler any) string {
+	r.locOnce.Do(func() {
+		r.locs = map[string]string{}
+		for _, d := range r.defs {
+			r.locs[d.Pattern] = funcLocation(d.Fn)
 		}
 	})
-	if l, ok := locs[pattern]; ok && l != "" {
+	if l, ok := r.locs[pattern]; ok && l != "" {
 		return l
 	}
 	return funcLocation(handler)
@@ -250,9 +240,6 @@ func funcLocation(fn any) string {
 	return fmt.Sprintf("%s:%d", file, line)
 }
 
-// afterLocation is where errors found after the last step come from.
-var afterLocation = funcLocation((*world).finish)
-
 type openKey struct{}
 
 // open is one attempt being collected.
@@ -265,15 +252,15 @@ type open struct {
 }
 
 // beforeHooks registers the hooks that must run before the world's.
-func (c *collector) beforeHooks(sc *godog.ScenarioContext) {
+func (c *collector) beforeHooks(sc *godog.ScenarioContext, s *Scenario) {
 	sc.Before(func(ctx context.Context, p *godog.Scenario) (context.Context, error) {
 		return context.WithValue(ctx, openKey{}, c.begin(p)), nil
 	})
 	sc.StepContext().Before(func(ctx context.Context, st *godog.Step) (context.Context, error) {
 		if o, _ := ctx.Value(openKey{}).(*open); o != nil {
 			o.stepStart = time.Now()
-			if s := o.steps[st.Id]; s != nil {
-				s.SessionFrom = sessionPos(worldOf(ctx))
+			if rs := o.steps[st.Id]; rs != nil {
+				rs.SessionFrom = s.position()
 			}
 		}
 		return ctx, nil
@@ -283,34 +270,34 @@ func (c *collector) beforeHooks(sc *godog.ScenarioContext) {
 		if o == nil {
 			return ctx, nil
 		}
-		s := o.steps[st.Id]
-		if s == nil {
+		rs := o.steps[st.Id]
+		if rs == nil {
 			return ctx, nil
 		}
-		s.Status = report.Status(status.String())
+		rs.Status = report.Status(status.String())
 		if !o.stepStart.IsZero() {
-			s.Duration = report.Duration(time.Since(o.stepStart))
+			rs.Duration = report.Duration(time.Since(o.stepStart))
 		}
-		s.SessionTo = sessionPos(worldOf(ctx))
-		if s.SessionTo < s.SessionFrom {
-			s.SessionFrom = 0
+		rs.SessionTo = s.position()
+		if rs.SessionTo < rs.SessionFrom {
+			rs.SessionFrom = 0
 		}
 		if err != nil && status != godog.StepPassed {
-			s.Error = err.Error()
-			s.Code = errorCode(err)
+			rs.Error = err.Error()
+			rs.Code = errorCode(err)
 		}
 		c.mu.Lock()
-		s.Location = c.defs[st.Id]
+		rs.Location = c.defs[st.Id]
 		c.mu.Unlock()
 		return ctx, nil
 	})
 }
 
 // afterHooks registers the hook that must run after the world's finish.
-func (c *collector) afterHooks(sc *godog.ScenarioContext) {
+func (c *collector) afterHooks(sc *godog.ScenarioContext, s *Scenario) {
 	sc.After(func(ctx context.Context, p *godog.Scenario, _ error) (context.Context, error) {
 		if o, _ := ctx.Value(openKey{}).(*open); o != nil {
-			c.end(o, worldOf(ctx))
+			c.end(o, s)
 		}
 		return ctx, nil
 	})
@@ -325,7 +312,7 @@ func (c *collector) begin(p *godog.Scenario) *open {
 		fi = &featureIndex{nodes: map[string]astNode{}}
 	}
 	file := p.Uri
-	if rel, err := filepath.Rel(c.suite.opt.Root, p.Uri); err == nil && !strings.HasPrefix(rel, "..") {
+	if rel, err := filepath.Rel(c.runner.opt.Root, p.Uri); err == nil && !strings.HasPrefix(rel, "..") {
 		file = rel
 	}
 	file = filepath.ToSlash(file)
@@ -339,7 +326,7 @@ func (c *collector) begin(p *godog.Scenario) *open {
 			line = row.line
 		}
 	}
-	if gs, err := c.suite.scenarioOf(p); err == nil { // the selection's own id
+	if gs, err := c.runner.scenarioOf(p); err == nil { // the selection's own id
 		file, line = gs.URI, gs.Line
 	}
 	id := fmt.Sprintf("%s:%d", file, line)
@@ -382,19 +369,20 @@ func (c *collector) begin(p *godog.Scenario) *open {
 	return o
 }
 
-// end closes the attempt: its status, its error and everything the world
-// saw (trace, golden diff, monitor signals, ledger transitions, sessions).
-func (c *collector) end(o *open, w *world) {
+// end closes the attempt: its status, its error and everything the
+// scenario's Outcome holds (trace, golden diff, monitor signals, ledger
+// transitions, sessions).
+func (c *collector) end(o *open, s *Scenario) {
 	a := o.att
 	a.Duration = report.Duration(time.Since(a.Started))
 	var failed, undefined, skipped bool
-	for _, s := range a.Steps {
-		switch s.Status {
+	for _, st := range a.Steps {
+		switch st.Status {
 		case report.Failed, report.Pending, report.Ambiguous:
 			if !failed && a.Error == "" {
-				a.Error, a.Code = s.Error, s.Code
+				a.Error, a.Code = st.Error, st.Code
 				if a.Error == "" {
-					a.Error = "step " + string(s.Status) + ": " + s.Text
+					a.Error = "step " + string(st.Status) + ": " + st.Text
 				}
 			}
 			failed = true
@@ -404,11 +392,17 @@ func (c *collector) end(o *open, w *world) {
 			skipped = true
 		}
 	}
-	if w != nil && w.finishErr != nil {
-		msg := w.finishErr.Error()
-		a.AfterError, a.AfterLocation = msg, afterLocation
+	var out *Outcome
+	var finishErr error
+	if s.run != nil {
+		out, finishErr = s.run.outcome, s.run.err
+	}
+	if out != nil && finishErr != nil {
+		msg := finishErr.Error()
+		// found after the last step: blamed on the scenario's line
+		a.AfterError, a.AfterLocation = msg, fmt.Sprintf("%s:%d", o.sc.File, o.sc.Line)
 		if a.Error == "" {
-			a.Error, a.Code = msg, errorCode(w.finishErr)
+			a.Error, a.Code = msg, errorCode(finishErr)
 		}
 		if strings.Contains(msg, "golden trace drift") {
 			a.Drift = true
@@ -426,16 +420,16 @@ func (c *collector) end(o *open, w *world) {
 		if a.Error == "" {
 			a.Error = "undefined step (see replaylab steps)"
 		}
-	case skipped && w != nil && w.skipped:
+	case skipped && out != nil && out.Skipped:
 		a.Status = report.Skipped
 	default:
 		a.Status = report.Passed
 	}
-	if w == nil {
+	if out == nil {
 		return
 	}
-	o.sc.Slug = w.slug
-	for _, line := range strings.Split(strings.TrimRight(string(trace.Format(w.log.Events())), "\n"), "\n") {
+	o.sc.Slug = s.Slug
+	for _, line := range strings.Split(strings.TrimRight(string(out.Trace), "\n"), "\n") {
 		if line == "" {
 			continue
 		}
@@ -447,46 +441,23 @@ func (c *collector) end(o *open, w *world) {
 			a.Ledger = append(a.Ledger, line)
 		}
 	}
-	for _, name := range w.tabOrder {
-		t := w.tabs[name]
-		if t == nil {
-			continue
-		}
-		rec := report.Recording{Tab: name}
-		if rel, err := filepath.Rel(c.suite.opt.Root, w.sessionPath(name)); err == nil {
-			if _, err := os.Stat(w.sessionPath(name)); err == nil {
+	for _, ss := range out.Sessions {
+		rec := report.Recording{Tab: ss.Tab}
+		if rel, err := filepath.Rel(c.runner.opt.Root, ss.Path); err == nil {
+			if _, err := os.Stat(ss.Path); err == nil {
 				rec.Path = filepath.ToSlash(rel)
 			}
 		}
-		if c.views {
-			if s := t.recorded(); s != nil && len(s.Captures) > 0 {
-				rec.Key = fmt.Sprintf("%s@%s#%d.%d", w.slug, name, o.sc.Repeat, len(o.sc.Attempts))
-				ad := w.adapter
+		if c.views && ss.View != nil {
+			if rs := ss.Recorded; rs != nil && len(rs.Captures) > 0 {
+				rec.Key = fmt.Sprintf("%s@%s#%d.%d", s.Slug, ss.Tab, o.sc.Repeat, len(o.sc.Attempts))
 				c.mu.Lock()
-				c.run.AddSession(rec.Key, s, func(cp *capture.Capture) report.CaptureView { return captureView(ad, cp) })
+				c.run.AddSession(rec.Key, rs, ss.View)
 				c.mu.Unlock()
 			}
 		}
 		a.Recordings = append(a.Recordings, rec)
 	}
-}
-
-// sessionPos is how far the main tab's session has gone: the replay's
-// position, or the steps recorded so far.
-func sessionPos(w *world) int {
-	if w == nil {
-		return 0
-	}
-	t := w.tabs[mainTab]
-	switch {
-	case t == nil:
-		return 0
-	case t.replay != nil:
-		return t.replay.Position()
-	case t.rec != nil:
-		return t.rec.Len()
-	}
-	return 0
 }
 
 // errorCode is the stable code an error carries (TARGET_AMBIGUOUS,
@@ -495,69 +466,6 @@ func errorCode(err error) string {
 	var coded interface{ ErrorCode() string }
 	if errors.As(err, &coded) {
 		return coded.ErrorCode()
-	}
-	return ""
-}
-
-// captureView is the engine's bounded page view of a capture, as text,
-// and the answer groups with their element ids.
-func captureView(ad adapter.Adapter, c *capture.Capture) report.CaptureView {
-	doc, err := observe.Parse(c)
-	if err != nil {
-		return report.CaptureView{Snapshot: "observe: " + err.Error()}
-	}
-	var groups adapter.Result
-	if ad != nil {
-		groups = ad.Groups(doc)
-	}
-	o := observe.Observe(doc, 1, observe.Options{GroupOf: groups.GroupOf()})
-	s := o.View(observe.ViewPage, observe.PageLimits)
-	var b strings.Builder
-	fmt.Fprintf(&b, "view %s of %s (complete: %v)\n", s.View, s.URL, s.Complete)
-	fmt.Fprintf(&b, "elements %d/%d  text %d/%d chars\n", s.Counts.Elements.Returned, s.Counts.Elements.Total, s.Counts.Text.Returned, s.Counts.Text.Total)
-	for _, e := range s.Elements {
-		line := fmt.Sprintf("  %-7s %-9s %q", e.Ref, e.Role, e.Name)
-		if e.Value != "" {
-			line += fmt.Sprintf(" value=%q", e.Value)
-		}
-		if e.Group != "" {
-			line += " group=" + e.Group
-		}
-		if e.Node != "" {
-			line += " node=" + e.Node
-		}
-		b.WriteString(line + "\n")
-	}
-	view := report.CaptureView{}
-	for _, g := range groups.Groups {
-		text := g.Text
-		if r := []rune(text); len(r) > 80 {
-			text = string(r[:80]) + "…"
-		}
-		fmt.Fprintf(&b, "group %s [%s] %q\n", g.ID, g.State, text)
-		gn := report.GroupNodes{ID: g.ID, State: g.State}
-		for _, n := range append([]*html.Node{g.Node}, g.Nodes...) {
-			if id := nodeID(n); id != "" {
-				gn.Nodes = append(gn.Nodes, id)
-			}
-		}
-		view.Groups = append(view.Groups, gn)
-	}
-	if s.Text != "" {
-		b.WriteString("text: " + s.Text + "\n")
-	}
-	view.Snapshot = b.String()
-	return view
-}
-
-func nodeID(n *html.Node) string {
-	if n == nil {
-		return ""
-	}
-	for _, a := range n.Attr {
-		if a.Key == capture.AttrNode {
-			return a.Val
-		}
 	}
 	return ""
 }
@@ -593,7 +501,7 @@ func (c *collector) finish() *report.Run {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.run.Duration = report.Duration(time.Since(c.start))
-	c.run.Shard = c.suite.opt.Scale.Shard.String()
+	c.run.Shard = c.runner.opt.Scale.Shard.String()
 	c.run.Finish()
 	return c.run
 }

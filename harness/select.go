@@ -1,4 +1,4 @@
-package steps
+package harness
 
 import (
 	"errors"
@@ -43,6 +43,13 @@ type Scenario struct {
 	// (<feature file>/<scenario name>, repeats -2, -3 in file order); it
 	// does not depend on what else is selected.
 	Slug string
+	// Fingerprint identifies the scenario's steps (see Fingerprint): a
+	// recording made from another fingerprint is stale.
+	Fingerprint string
+
+	// run is the runner's state while the scenario runs (nil in a
+	// selection): its mode, paths, hints and Outcome.
+	run *scenarioRun
 }
 
 // ID is URI:Line, unique in a run.
@@ -433,7 +440,7 @@ func parseFeatureBytes(content []byte, path, uri string) (*parsedFeature, error)
 			continue
 		}
 		slug := names[i]
-		sc := Scenario{URI: uri, Path: path, Line: int(p.Location.Line), Feature: doc.Feature.Name, Name: p.Name, Slug: slug}
+		sc := Scenario{URI: uri, Path: path, Line: int(p.Location.Line), Feature: doc.Feature.Name, Name: p.Name, Slug: slug, Fingerprint: Fingerprint(p)}
 		for _, t := range p.Tags {
 			sc.Tags = append(sc.Tags, t.Name)
 		}

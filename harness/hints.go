@@ -1,6 +1,7 @@
-package steps
+package harness
 
 import (
+	"github.com/replaylab/replaylab/engine/replay"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -26,35 +27,62 @@ import (
 // empty: the installed binary.
 var DefaultCommand = []string{"replaylab", "run"}
 
+// Hints are the commands that fix a scenario's recording problems, each
+// for exactly its situation.
+type Hints struct {
+	// Record: the scenario has no recording.
+	Record string
+	// Rerecord: the recording was made from other steps.
+	Rerecord string
+	// CreateGolden: the golden is missing.
+	CreateGolden string
+	// Update: the trace drifted from the golden.
+	Update string
+}
+
+// hints are sc's hints in this run.
+func (r *Runner) hints(sc Scenario) Hints {
+	var driver []string
+	if r.opt.Mode.AlwaysLive() {
+		driver = []string{"--driver", replay.DriverBrowser}
+	}
+	return Hints{
+		Record:       r.hint(sc, "--mode", "record-once"),
+		Rerecord:     r.hint(sc, "--driver", replay.DriverBrowser, "--update"),
+		CreateGolden: r.hint(sc, append(driver, "--mode", "record-once")...),
+		Update:       r.hint(sc, append(driver, "--update")...),
+	}
+}
+
 // hint is the command that reruns sc with flags.
-func (s *Suite) hint(sc Scenario, flags ...string) string {
-	words := append([]string(nil), s.command()...)
+func (r *Runner) hint(sc Scenario, flags ...string) string {
+	words := append([]string(nil), r.command()...)
 	words = append(words, flags...)
-	words = append(words, s.opt.HintFlags...)
-	words = append(words, s.hintPath(sc))
+	words = append(words, r.opt.HintFlags...)
+	words = append(words, r.hintPath(sc))
 	return ShellJoin(words)
 }
 
-func (s *Suite) command() []string {
-	if len(s.opt.Command) > 0 {
-		return s.opt.Command
+func (r *Runner) command() []string {
+	if len(r.opt.Command) > 0 {
+		return r.opt.Command
 	}
 	return DefaultCommand
 }
 
 // PruneHint is the command that removes obsolete goldens and sessions.
-func (s *Suite) PruneHint() string {
-	words := append(append([]string(nil), s.command()...), "--prune")
-	return ShellJoin(append(words, s.opt.HintFlags...))
+func (r *Runner) PruneHint() string {
+	words := append(append([]string(nil), r.command()...), "--prune")
+	return ShellJoin(append(words, r.opt.HintFlags...))
 }
 
 // hintPath is sc's file:line as the user would type it: relative to
 // HintDir (default Dir, then the current directory).
-func (s *Suite) hintPath(sc Scenario) string {
+func (r *Runner) hintPath(sc Scenario) string {
 	line := ":" + strconv.Itoa(sc.Line)
-	base := s.opt.HintDir
+	base := r.opt.HintDir
 	if base == "" {
-		base = s.opt.Dir
+		base = r.opt.Dir
 	}
 	if base == "" {
 		base, _ = os.Getwd()
@@ -68,32 +96,6 @@ func (s *Suite) hintPath(sc Scenario) string {
 		return sc.URI + line
 	}
 	return filepath.ToSlash(rel) + line
-}
-
-// driverFlags repeats the run's driver when it is not the default.
-func (s *Suite) driverFlags() []string {
-	if s.opt.Driver == DriverBrowser {
-		return []string{"--driver", DriverBrowser}
-	}
-	return nil
-}
-
-// recordHint: the scenario has no recording.
-func (w *world) recordHint() string { return w.suite.hint(w.sc, "--mode", "record-once") }
-
-// rerecordHint: the recording was made from other steps.
-func (w *world) rerecordHint() string {
-	return w.suite.hint(w.sc, "--driver", DriverBrowser, "--update")
-}
-
-// createGoldenHint: the golden is missing.
-func (w *world) createGoldenHint() string {
-	return w.suite.hint(w.sc, append(w.suite.driverFlags(), "--mode", "record-once")...)
-}
-
-// updateHint: the trace drifted from the golden.
-func (w *world) updateHint() string {
-	return w.suite.hint(w.sc, append(w.suite.driverFlags(), "--update")...)
 }
 
 // ShellJoin joins words into a command line a POSIX shell reads back as

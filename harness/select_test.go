@@ -1,4 +1,4 @@
-package steps
+package harness
 
 import (
 	"errors"

@@ -1,6 +1,8 @@
-package steps
+package harness
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -32,7 +34,7 @@ func nameFile(uri string, ps []*messages.Pickle) ([]string, error) {
 		if p.Location != nil {
 			line = p.Location.Line
 		}
-		key := p.Name + "\x00" + fingerprint(p)
+		key := p.Name + "\x00" + Fingerprint(p)
 		if prev, ok := seen[key]; ok {
 			return nil, fmt.Errorf("steps: %s: the scenarios %q at lines %d and %d have the same name and the same steps, so nothing tells their recordings apart; rename one", uri, p.Name, prev, line)
 		}
@@ -58,4 +60,26 @@ func claimNames(scs []Scenario) error {
 		owner[sc.Slug] = sc
 	}
 	return nil
+}
+
+// Fingerprint identifies a scenario's steps: a hash of their texts, doc
+// strings and tables. A recording made from other steps (another
+// fingerprint) is stale.
+func Fingerprint(p *messages.Pickle) string {
+	h := sha256.New()
+	for _, st := range p.Steps {
+		fmt.Fprintln(h, st.Text)
+		if st.Argument != nil && st.Argument.DocString != nil {
+			fmt.Fprintln(h, st.Argument.DocString.Content)
+		}
+		if st.Argument != nil && st.Argument.DataTable != nil {
+			for _, r := range st.Argument.DataTable.Rows {
+				for _, c := range r.Cells {
+					fmt.Fprint(h, c.Value, "|")
+				}
+				fmt.Fprintln(h)
+			}
+		}
+	}
+	return hex.EncodeToString(h.Sum(nil))[:16]
 }

@@ -1,7 +1,6 @@
-package steps
+package harness
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"os"
@@ -9,8 +8,6 @@ import (
 	"strings"
 
 	"github.com/replaylab/replaylab/report"
-
-	"github.com/replaylab/replaylab/engine/browser"
 )
 
 // Scale holds what a run does beyond running each selected scenario once:
@@ -28,10 +25,6 @@ type Scale struct {
 	// FailOnFlaky makes a flaky scenario fail the run (default: it
 	// passes with a warning line).
 	FailOnFlaky bool
-	// Pool lists remote Chromium endpoints (CDP websocket URLs) shared by
-	// the run's scenarios, each in its own browser context; dead ones
-	// are reported once and skipped.
-	Pool []string
 	// Progress shows which scenario runs and how many are left on
 	// Stderr: one updating line on a terminal, a line per scenario
 	// otherwise.
@@ -39,30 +32,6 @@ type Scale struct {
 	// Stderr gets warnings, the report sizes and progress (default
 	// os.Stderr).
 	Stderr io.Writer
-}
-
-// pageOpener opens pages in fresh browser contexts: one browser, or a
-// pool of remote ones.
-type pageOpener interface {
-	NewPage(ctx context.Context) (*browser.Page, error)
-	Close() error
-}
-
-// startBrowser starts the run's browser, or connects the pool when
-// Scale.Pool names endpoints.
-func (s *Suite) startBrowser(ctx context.Context) (pageOpener, error) {
-	if len(s.opt.Scale.Pool) > 0 {
-		p, err := browser.NewPool(ctx, s.opt.Scale.Pool, browser.PoolOptions{Report: s.stderr()})
-		if err != nil {
-			return nil, err
-		}
-		return p, nil
-	}
-	b, err := browser.Start(ctx, s.opt.Browser)
-	if err != nil {
-		return nil, err
-	}
-	return b, nil
 }
 
 // Shard is part i of n (1-based) of a run's scenarios.
@@ -87,9 +56,9 @@ func (s Shard) String() string {
 	return fmt.Sprintf("%d/%d", s.Index, s.Count)
 }
 
-func (s *Suite) stderr() io.Writer {
-	if s.opt.Scale.Stderr != nil {
-		return s.opt.Scale.Stderr
+func (r *Runner) stderr() io.Writer {
+	if r.opt.Scale.Stderr != nil {
+		return r.opt.Scale.Stderr
 	}
 	return os.Stderr
 }
@@ -99,34 +68,34 @@ func (s *Suite) stderr() io.Writer {
 // (Retries) and stopping at the first failure (FailFast); then it writes
 // the report files. The exit status comes from the model: 0 when no
 // scenario failed or was undefined (and none was flaky, with FailOnFlaky).
-func (s *Suite) runScaled(sel []Scenario) int {
-	sc := s.opt.Scale
-	godogFormats, outs, err := splitFormats(s.opt.Format)
+func (r *Runner) runScaled(sel []Scenario) int {
+	sc := r.opt.Scale
+	godogFormats, outs, err := splitFormats(r.opt.Format)
 	if err != nil {
-		fmt.Fprintln(s.stderr(), err)
+		fmt.Fprintln(r.stderr(), err)
 		return 2
 	}
 	if sc.Shard.Count > 1 {
 		all := len(sel)
-		sel = ShardOf(sel, sc.Shard, recordedDuration(s.sessionsDir()))
-		fmt.Fprintf(s.stderr(), "replaylab: shard %s: %d of the %d selected scenarios\n", sc.Shard, len(sel), all)
+		sel = ShardOf(sel, sc.Shard, recordedDuration(r.SessionsDir()))
+		fmt.Fprintf(r.stderr(), "replaylab: shard %s: %d of the %d selected scenarios\n", sc.Shard, len(sel), all)
 	}
 	if len(outs) == 0 && sc.Retries == 0 && sc.RepeatEach <= 1 && !sc.Progress && sc.Shard.Count <= 1 {
 		fsys, paths, err := serve(sel)
 		if err != nil {
-			fmt.Fprintf(s.stderr(), "replaylab: %v\n", err)
+			fmt.Fprintf(r.stderr(), "replaylab: %v\n", err)
 			return ExitCode(err)
 		}
-		return s.runGodog(s.opt.Format, fsys, paths)
+		return r.runGodog(r.opt.Format, fsys, paths)
 	}
 	html := false
 	for _, o := range outs {
 		html = html || o.kind == "html"
 	}
-	c := newCollector(s, html)
-	s.collect = c
+	c := newCollector(r, html)
+	r.collect = c
 	if sc.Progress {
-		c.prog = newProgress(s.stderr())
+		c.prog = newProgress(r.stderr())
 	}
 	format := c.formatterName()
 	if godogFormats != "" {
@@ -148,11 +117,11 @@ func (s *Suite) runScaled(sel []Scenario) int {
 			}
 			fsys, paths, err := serve(queue)
 			if err != nil {
-				fmt.Fprintf(s.stderr(), "replaylab: %v\n", err)
+				fmt.Fprintf(r.stderr(), "replaylab: %v\n", err)
 				return ExitCode(err)
 			}
 			passes++
-			if st := s.runGodog(format, fsys, paths); st > godogStatus {
+			if st := r.runGodog(format, fsys, paths); st > godogStatus {
 				godogStatus = st
 			}
 			var retry, notRun []Scenario
@@ -177,7 +146,7 @@ func (s *Suite) runScaled(sel []Scenario) int {
 				break
 			}
 			if len(retry) > 0 {
-				fmt.Fprintf(s.stderr(), "replaylab: retrying %d failed scenario(s): %s\n", len(retry), scenarioIDs(retry))
+				fmt.Fprintf(r.stderr(), "replaylab: retrying %d failed scenario(s): %s\n", len(retry), scenarioIDs(retry))
 			}
 			queue = retry
 			if sc.FailFast { // godog stopped at the failure: go on after the retries
@@ -187,15 +156,15 @@ func (s *Suite) runScaled(sel []Scenario) int {
 	}
 	c.prog.done()
 	run := c.finish()
-	if err := c.writeReports(outs, s.opt.Output, s.stderr()); err != nil {
-		fmt.Fprintln(s.stderr(), err)
+	if err := c.writeReports(outs, r.opt.Output, r.stderr()); err != nil {
+		fmt.Fprintln(r.stderr(), err)
 		return 1
 	}
 	if sc.Retries > 0 || reps > 1 || sc.Shard.Count > 1 {
-		fmt.Fprintf(s.stderr(), "replaylab: %s\n", run.Summary.Line())
+		fmt.Fprintf(r.stderr(), "replaylab: %s\n", run.Summary.Line())
 	}
 	if stopped {
-		fmt.Fprintln(s.stderr(), "replaylab: --fail-fast: stopped at the first failed scenario")
+		fmt.Fprintln(r.stderr(), "replaylab: --fail-fast: stopped at the first failed scenario")
 	}
 	if run.Summary.Flaky > 0 {
 		var names []string
@@ -208,7 +177,7 @@ func (s *Suite) runScaled(sel []Scenario) int {
 		if sc.FailOnFlaky {
 			verdict = "failing the run (--fail-on-flaky)"
 		}
-		fmt.Fprintf(s.stderr(), "replaylab: WARNING: %d flaky scenario(s), failed then passed on a retry, %s: %s\n", run.Summary.Flaky, verdict, strings.Join(names, "; "))
+		fmt.Fprintf(r.stderr(), "replaylab: WARNING: %d flaky scenario(s), failed then passed on a retry, %s: %s\n", run.Summary.Flaky, verdict, strings.Join(names, "; "))
 	}
 	switch {
 	case godogStatus == 2:

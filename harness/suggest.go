@@ -1,4 +1,4 @@
-package steps
+package harness
 
 import (
 	"fmt"
@@ -34,14 +34,14 @@ func maskParams(s string) string {
 
 // Suggest returns the n catalogue steps closest to the step text (no
 // keyword), closest first.
-func Suggest(text string, n int) []StepDef {
+func Suggest(defs []StepDef, text string, n int) []StepDef {
 	t := maskParams(exampleText(text))
 	type scored struct {
 		d     StepDef
 		score float64
 	}
 	var all []scored
-	for _, d := range Catalogue() {
+	for _, d := range defs {
 		all = append(all, scored{d, stepDistance(t, maskParams(exampleText(d.Example)))})
 	}
 	sort.SliceStable(all, func(i, j int) bool { return all[i].score < all[j].score })
@@ -108,8 +108,8 @@ type undefinedStep struct {
 }
 
 // defined reports whether a catalogue step matches text.
-func defined(text string) bool {
-	for _, d := range registry {
+func defined(defs []StepDef, text string) bool {
+	for _, d := range defs {
 		if regexp.MustCompile(d.Pattern).MatchString(text) {
 			return true
 		}
@@ -120,7 +120,7 @@ func defined(text string) bool {
 // undefinedSteps lists, once each and in file order, the steps of the
 // scenarios godog was served (fsys, paths: what serve made) that no
 // catalogue step matches.
-func undefinedSteps(fsys featureFS, paths []string) ([]undefinedStep, error) {
+func undefinedSteps(defs []StepDef, fsys featureFS, paths []string) ([]undefinedStep, error) {
 	var out []undefinedStep
 	seen := map[string]bool{}
 	for _, uri := range paths {
@@ -131,7 +131,7 @@ func undefinedSteps(fsys featureFS, paths []string) ([]undefinedStep, error) {
 		for _, sc := range pf.all {
 			for _, st := range pf.steps[sc.Line] {
 				key := fmt.Sprintf("%s:%d:%s", uri, st.line, st.text)
-				if seen[key] || defined(st.text) {
+				if seen[key] || defined(defs, st.text) {
 					continue
 				}
 				seen[key] = true
@@ -144,14 +144,14 @@ func undefinedSteps(fsys featureFS, paths []string) ([]undefinedStep, error) {
 
 // writeSuggestions prints each undefined step with the closest catalogue
 // steps.
-func writeSuggestions(w io.Writer, steps []undefinedStep) {
+func writeSuggestions(w io.Writer, defs []StepDef, steps []undefinedStep) {
 	if len(steps) == 0 {
 		return
 	}
 	fmt.Fprintf(w, "\n%d undefined step(s). Closest steps of the catalogue (`replaylab steps` lists them all):\n", len(steps))
 	for _, st := range steps {
 		fmt.Fprintf(w, "\n  %s:%d: %s%s\n    did you mean:\n", st.uri, st.line, st.keyword, st.text)
-		for _, d := range Suggest(st.text, SuggestCount) {
+		for _, d := range Suggest(defs, st.text, SuggestCount) {
 			fmt.Fprintf(w, "      %s\n        (%s)\n", d.Example, d.Meaning)
 		}
 	}

@@ -1,0 +1,63 @@
+package harness
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+)
+
+// RecordingState is what a project holds for one scenario: its golden and
+// its sessions, and which sessions were recorded from other steps. It is
+// read from disk only (no run), for front ends such as an editor.
+type RecordingState struct {
+	// Golden is the golden trace's path, "" when there is none.
+	Golden string `json:"golden,omitempty"`
+	// Sessions are the scenario's session files, the main tab's first.
+	Sessions []string `json:"sessions,omitempty"`
+	// Stale lists the sessions recorded from other steps than the
+	// scenario's (a replay of them fails until they are re-recorded).
+	Stale []string `json:"stale,omitempty"`
+}
+
+// Recorded reports whether the scenario has a session.
+func (s RecordingState) Recorded() bool { return len(s.Sessions) > 0 }
+
+// State reads sc's recording state in the project at root.
+func State(root string, sc Scenario) (RecordingState, error) {
+	var st RecordingState
+	golden := filepath.Join(root, "recordings", "golden", filepath.FromSlash(sc.Slug)+".golden")
+	if _, err := os.Stat(golden); err == nil {
+		st.Golden = golden
+	} else if !errors.Is(err, os.ErrNotExist) {
+		return st, fmt.Errorf("harness: state of %s: %w", sc.ID(), err)
+	}
+	base := filepath.Join(root, "recordings", "sessions", filepath.FromSlash(sc.Slug))
+	tabs, err := filepath.Glob(base + "@*.json")
+	if err != nil {
+		return st, fmt.Errorf("harness: state of %s: %w", sc.ID(), err)
+	}
+	sort.Strings(tabs)
+	if _, err := os.Stat(base + ".json"); err == nil {
+		st.Sessions = append(st.Sessions, base+".json")
+	}
+	st.Sessions = append(st.Sessions, tabs...)
+	for _, p := range st.Sessions {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return st, fmt.Errorf("harness: state of %s: %w", sc.ID(), err)
+		}
+		var head struct {
+			Scenario string `json:"scenario"`
+		}
+		if err := json.Unmarshal(data, &head); err != nil {
+			return st, fmt.Errorf("harness: state of %s: %s: %w", sc.ID(), p, err)
+		}
+		if head.Scenario != "" && sc.Fingerprint != "" && head.Scenario != sc.Fingerprint {
+			st.Stale = append(st.Stale, p)
+		}
+	}
+	return st, nil
+}
