@@ -249,7 +249,12 @@ func (s *Server) completeSteps(typed, indent string) []CompletionItem {
 			}
 		}
 	}
-	sort.SliceStable(picked, func(a, b int) bool { return picked[a].rank < picked[b].rank })
+	sort.SliceStable(picked, func(a, b int) bool {
+		if picked[a].rank != picked[b].rank || picked[a].rank == 3 {
+			return picked[a].rank < picked[b].rank // the closest keep their order
+		}
+		return len(s.m.steps[picked[a].i].Example) < len(s.m.steps[picked[b].i].Example)
+	})
 	if len(picked) > CompletionItemsMax {
 		picked = picked[:CompletionItemsMax]
 	}
@@ -687,10 +692,10 @@ func overlaps(a, b Range) bool {
 	return a.Start.Line <= b.End.Line && b.Start.Line <= a.End.Line
 }
 
-// executeCommand runs a fixing command the server offered, in the root,
-// then reads features/ again and publishes the open documents'
-// diagnostics.
-func (s *Server) executeCommand(ctx context.Context, p ExecuteCommandParams) (any, *ResponseError) {
+// commandWords checks a workspace/executeCommand: CommandRun with one
+// argument, the words of a command line that starts with the harness's
+// command (Options.Command).
+func (s *Server) commandWords(p ExecuteCommandParams) ([]string, *ResponseError) {
 	if p.Command != CommandRun {
 		return nil, &ResponseError{Code: CodeInvalidParams, Message: "unknown command " + p.Command}
 	}
@@ -704,7 +709,49 @@ func (s *Server) executeCommand(ctx context.Context, p ExecuteCommandParams) (an
 	if s.opt.Exec == nil {
 		return nil, &ResponseError{Code: CodeInvalidRequest, Message: "this server runs no commands; run it in a terminal: " + shellJoin(words)}
 	}
+	return words, nil
+}
+
+// executeCommand runs a fixing command the server offered, in the root,
+// and waits for it (handlers called directly; Serve runs it in the
+// background, startCommand).
+func (s *Server) executeCommand(ctx context.Context, p ExecuteCommandParams) (any, *ResponseError) {
+	words, rerr := s.commandWords(p)
+	if rerr != nil {
+		return nil, rerr
+	}
 	out, err := s.opt.Exec(ctx, s.root, words)
+	s.commandDone(words, out, err)
+	return nil, nil
+}
+
+// startCommand starts a fixing command in the background; the request
+// is answered when it ends, and requests go on being answered meanwhile
+// (a recording runs Chromium for seconds).
+func (s *Server) startCommand(ctx context.Context, id json.RawMessage, p ExecuteCommandParams) *ResponseError {
+	words, rerr := s.commandWords(p)
+	if rerr != nil {
+		return rerr
+	}
+	root := s.root
+	go func() {
+		out, err := s.opt.Exec(ctx, root, words)
+		done := func() error {
+			s.commandDone(words, out, err)
+			return s.conn.reply(id, nil, nil)
+		}
+		select {
+		case s.jobs <- done:
+		case <-s.stop:
+		}
+	}()
+	return nil
+}
+
+// commandDone tells the user how the command ended, reads features/ again
+// and publishes the open documents' diagnostics (a recording may now be
+// there).
+func (s *Server) commandDone(words []string, out []byte, err error) {
 	typ, msg := MessageInfo, shellJoin(words)+": done"
 	if err != nil {
 		typ, msg = MessageError, fmt.Sprintf("%s: %v\n%s", shellJoin(words), err, tail(string(out), 20))
@@ -716,7 +763,6 @@ func (s *Server) executeCommand(ctx context.Context, p ExecuteCommandParams) (an
 	for _, d := range s.docs {
 		s.publish(d)
 	}
-	return nil, nil
 }
 
 func hasPrefix(words, prefix []string) bool {

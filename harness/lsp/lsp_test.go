@@ -2,9 +2,11 @@ package lsp_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"os"
+	osexec "os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -344,5 +346,78 @@ func TestParseErrorReply(t *testing.T) {
 	}
 	if err := <-errc; err != nil {
 		t.Fatalf("Serve: %v", err)
+	}
+}
+
+// madeRecordings says a scenario has no recording until the file
+// "made" exists in the root, and that `touch made` fixes it.
+type madeRecordings struct{}
+
+func (madeRecordings) Check(root, rel, path string, content []byte) ([]lsp.RecordingState, error) {
+	if _, err := os.Stat(filepath.Join(root, "made")); err == nil {
+		return []lsp.RecordingState{{Line: 2}}, nil
+	}
+	return []lsp.RecordingState{{Line: 2, Problem: lsp.CodeNoRecording, Message: "no recording for " + rel + ":2", Command: []string{"touch", "made"}}}, nil
+}
+
+// TestRecordingFix: a scenario without a recording is a warning naming
+// the command that fixes it; its code action runs that command (for
+// real, in the root) and the diagnostics are published again.
+func TestRecordingFix(t *testing.T) {
+	root := project(t, nil)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	run := func(ctx context.Context, dir string, words []string) ([]byte, error) {
+		cmd := osexec.CommandContext(ctx, words[0], words[1:]...)
+		cmd.Dir = dir
+		return cmd.CombinedOutput()
+	}
+	opt := lsp.Options{Root: root, Vocabulary: testVocab, Recordings: madeRecordings{}, Command: []string{"touch"}, Exec: run}
+	c, errc := lsptest.Pipe(ctx, opt)
+	if _, err := c.Initialize(ctx, lsp.PathURI(root)); err != nil {
+		t.Fatal(err)
+	}
+	uri := lsp.PathURI(filepath.Join(root, "features", "x.feature"))
+	if err := c.Open(uri, 1, "Feature: F\n  Scenario: S\n    When I wait 3 ms\n"); err != nil {
+		t.Fatal(err)
+	}
+	diags, err := c.Diagnostics(ctx, uri, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(diags) != 1 || diags[0].Code != lsp.CodeNoRecording || diags[0].Severity != lsp.SeverityWarning || diags[0].Range.Start.Line != 1 ||
+		diags[0].Message != "no recording for features/x.feature:2\nfix it with: touch made" {
+		t.Fatalf("got %+v", diags)
+	}
+	var acts []lsp.CodeAction
+	if err := c.Call(ctx, "textDocument/codeAction", lsp.CodeActionParams{TextDocument: lsp.TextDocumentIdentifier{URI: uri}, Range: diags[0].Range}, &acts); err != nil {
+		t.Fatal(err)
+	}
+	if len(acts) != 1 || acts[0].Command == nil || acts[0].Title != "Run: touch made" {
+		t.Fatalf("got %+v", acts)
+	}
+	var re *lsp.ResponseError
+	bad := lsp.ExecuteCommandParams{Command: lsp.CommandRun, Arguments: []json.RawMessage{json.RawMessage(`["rm","-rf","/"]`)}}
+	if err := c.Call(ctx, "workspace/executeCommand", bad, nil); !errors.As(err, &re) || re.Code != lsp.CodeInvalidParams {
+		t.Fatalf("a command that is not the harness's: got %v", err)
+	}
+	if err := c.Call(ctx, "workspace/executeCommand", lsp.ExecuteCommandParams{Command: acts[0].Command.Command, Arguments: acts[0].Command.Arguments}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(root, "made")); err != nil {
+		t.Fatalf("the command did not run: %v", err)
+	}
+	if msgs := c.Notifications("window/showMessage"); len(msgs) != 1 || !strings.Contains(string(msgs[0].Params), "touch made: done") {
+		t.Fatalf("showMessage: %+v", msgs)
+	}
+	diags, err = c.Diagnostics(ctx, uri, 1)
+	if err != nil || len(diags) != 0 {
+		t.Fatalf("after the fix: %+v %v", diags, err)
+	}
+	if err := c.Shutdown(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-errc; err != nil {
+		t.Fatal(err)
 	}
 }

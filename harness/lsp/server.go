@@ -76,6 +76,11 @@ type Server struct {
 	disk  map[string]*document // the feature files under root/features by URI
 	state bool                 // initialize answered
 	down  bool                 // shutdown answered
+	// jobs carries the ends of commands running in the background
+	// (workspace/executeCommand) back to Serve's goroutine; stop closes
+	// when Serve returns.
+	jobs chan func() error
+	stop chan struct{}
 }
 
 // NewServer returns a server over conn (nil: a server whose handlers are
@@ -102,6 +107,8 @@ func Serve(ctx context.Context, r io.Reader, w io.Writer, opt Options) error {
 	if err != nil {
 		return err
 	}
+	ctx, cancel := context.WithCancel(ctx) // ends the commands still running
+	defer cancel()
 	type read struct {
 		m   *message
 		err error
@@ -109,6 +116,7 @@ func Serve(ctx context.Context, r io.Reader, w io.Writer, opt Options) error {
 	msgs := make(chan read)
 	stop := make(chan struct{})
 	defer close(stop)
+	s.jobs, s.stop = make(chan func() error), stop
 	go func() {
 		for {
 			m, err := conn.read()
@@ -127,6 +135,11 @@ func Serve(ctx context.Context, r io.Reader, w io.Writer, opt Options) error {
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
+		case job := <-s.jobs:
+			if err := job(); err != nil {
+				return err
+			}
+			continue
 		case rd = <-msgs:
 		}
 		if rd.err != nil {
@@ -183,6 +196,15 @@ func (s *Server) handle(ctx context.Context, m *message) error {
 		rerr = &ResponseError{Code: CodeInvalidRequest, Message: "the server is shut down"}
 	case m.Method == "shutdown":
 		s.down = true
+	case m.Method == "workspace/executeCommand" && s.jobs != nil:
+		var p ExecuteCommandParams
+		if err := json.Unmarshal(m.Params, &p); err != nil {
+			rerr = invalidParams(err)
+			break
+		}
+		if rerr = s.startCommand(ctx, m.ID, p); rerr == nil {
+			return nil // answered when the command ends
+		}
 	default:
 		result, rerr = s.request(ctx, m.Method, m.Params)
 	}
