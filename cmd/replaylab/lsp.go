@@ -6,12 +6,8 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"path/filepath"
-	"reflect"
-	"runtime"
 	"sync"
 
-	"github.com/replaylab/replaylab/harness"
 	"github.com/replaylab/replaylab/harness/lsp"
 	"github.com/replaylab/replaylab/steps"
 )
@@ -62,7 +58,8 @@ func lspOptions(root string) lsp.Options {
 	return lsp.Options{
 		Root:       root,
 		Vocabulary: catalogue(),
-		SourceDirs: []string{buildRoot()},
+		Recordings: lsp.RunRecordings{Command: invokedAs()},
+		SourceDirs: []string{lsp.ModuleRoot()},
 		Command:    invokedAs(),
 		Exec:       runFix,
 	}
@@ -75,69 +72,14 @@ func runFix(ctx context.Context, dir string, words []string) ([]byte, error) {
 	return cmd.CombinedOutput()
 }
 
-// buildRoot is the module root this binary was built from (where a step
-// function's file is, relative or, with -trimpath, as a module path).
-func buildRoot() string {
-	_, file, _, ok := runtime.Caller(0)
-	if !ok {
-		return ""
-	}
-	return filepath.Dir(filepath.Dir(filepath.Dir(file)))
-}
-
-// vocabulary is the steps catalogue as the language server reads it.
-type vocabulary struct {
-	steps     []lsp.Step
-	byPattern map[string]lsp.Step
-}
-
 var (
 	vocabOnce sync.Once
-	vocab     *vocabulary
+	vocab     lsp.Vocabulary
 )
 
-// catalogue converts the step catalogue once per process.
-func catalogue() *vocabulary {
-	vocabOnce.Do(func() {
-		vocab = &vocabulary{byPattern: map[string]lsp.Step{}}
-		base := buildRoot()
-		for _, d := range steps.Catalogue() {
-			st := lsp.Step{Group: d.Group, Pattern: d.Pattern, Meaning: d.Meaning, Example: d.Example, Table: d.Table,
-				Defaults: d.Defaults, Kind: d.Kind, NeedsSim: d.NeedsSim, AliasOf: d.AliasOf}
-			st.File, st.Line = funcFileLine(d.Fn)
-			if rel, err := filepath.Rel(base, st.File); err == nil && st.File != "" && !filepath.IsAbs(rel) && rel != ".." && !hasDotDot(rel) {
-				st.File = filepath.ToSlash(rel)
-			}
-			vocab.steps = append(vocab.steps, st)
-			vocab.byPattern[d.Pattern] = st
-		}
-	})
+// catalogue is the steps catalogue as the language server reads it,
+// converted once per process.
+func catalogue() lsp.Vocabulary {
+	vocabOnce.Do(func() { vocab = lsp.Catalogue(steps.Catalogue()) })
 	return vocab
-}
-
-func hasDotDot(rel string) bool {
-	return rel == ".." || len(rel) > 2 && rel[:3] == ".."+string(filepath.Separator)
-}
-
-func (v *vocabulary) Steps() []lsp.Step { return v.steps }
-
-func (v *vocabulary) Suggest(text string, n int) []lsp.Step {
-	var out []lsp.Step
-	for _, d := range harness.Suggest(steps.Catalogue(), text, n) {
-		out = append(out, v.byPattern[d.Pattern])
-	}
-	return out
-}
-
-// funcFileLine is where the Go function fn is declared.
-func funcFileLine(fn any) (string, int) {
-	v := reflect.ValueOf(fn)
-	if v.Kind() != reflect.Func || v.IsNil() {
-		return "", 0
-	}
-	f := runtime.FuncForPC(v.Pointer())
-	if f == nil {
-		return "", 0
-	}
-	return f.FileLine(f.Entry())
 }

@@ -83,6 +83,12 @@ func TestLSPSession(t *testing.T) {
 		t.Fatalf("got message %q, want the closest step %q first", d.Message, first)
 	}
 
+	norec := byCode(diags, lsp.CodeNoRecording)
+	if len(norec) != 1 || norec[0].Range.Start.Line != 1 || norec[0].Severity != lsp.SeverityWarning ||
+		!strings.HasSuffix(norec[0].Message, "fix it with: "+harness.ShellJoin(invokedAs())+" --mode record-once features/lsp-scratch.feature:2") {
+		t.Fatalf("got %+v, want a warning on line 2 naming the command that records the scenario", norec)
+	}
+
 	var list lsp.CompletionList
 	if err := c.Call(ctx, "textDocument/completion", lsptest.At(uri, 4, len("    When I open the s")), &list); err != nil {
 		t.Fatal(err)
@@ -197,7 +203,8 @@ func labels(list lsp.CompletionList) []string {
 }
 
 // TestLSPCheckoutFeatures opens every feature file of the checkout: no
-// error diagnostic, and hover and definition answer for every step.
+// diagnostic at all (every step defined, every scenario recorded with its
+// golden), and hover and definition answer for every step.
 func TestLSPCheckoutFeatures(t *testing.T) {
 	root := checkoutRoot(t)
 	c, _ := startLSP(t, root)
@@ -221,9 +228,7 @@ func TestLSPCheckoutFeatures(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, d := range diags {
-			if d.Severity == lsp.SeverityError {
-				t.Errorf("%s:%d: error diagnostic %s: %s", filepath.Base(f), d.Range.Start.Line+1, d.Code, d.Message)
-			}
+			t.Errorf("%s:%d: diagnostic %s (severity %d): %s", filepath.Base(f), d.Range.Start.Line+1, d.Code, d.Severity, d.Message)
 		}
 		for i, line := range strings.Split(string(data), "\n") {
 			if !isStepLine(line) {
@@ -264,6 +269,47 @@ func isStepLine(line string) bool {
 		}
 	}
 	return false
+}
+
+// TestLSPStaleRecording: editing a recorded scenario's step makes its
+// recording stale at once, with the command that re-records it; undoing
+// the edit clears it.
+func TestLSPStaleRecording(t *testing.T) {
+	root := checkoutRoot(t)
+	c, _ := startLSP(t, root)
+	ctx := timeout(t)
+	path := filepath.Join(root, "features", "vocabulary.feature")
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(data)
+	const from, to = `"Inputs received: 0"`, `"Inputs received: 1"`
+	if !strings.Contains(text, from) {
+		t.Fatalf("%s no longer holds %s", path, from)
+	}
+	uri := lsp.PathURI(path)
+	if err := c.Open(uri, 1, strings.Replace(text, from, to, 1)); err != nil {
+		t.Fatal(err)
+	}
+	diags, err := c.Diagnostics(ctx, uri, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stale := byCode(diags, lsp.CodeStaleRecording)
+	line := strings.Count(text[:strings.Index(text, from)], "\n")
+	if len(stale) != 1 || len(diags) != 1 {
+		t.Fatalf("got %+v, want one stale recording", diags)
+	}
+	if l := stale[0].Range.Start.Line; l >= line || l < line-8 || !strings.Contains(stale[0].Message, "--driver browser --update features/vocabulary.feature:") {
+		t.Fatalf("got %+v, want the scenario above line %d and the command that re-records it", stale[0], line+1)
+	}
+	if err := c.Change(uri, 2, text); err != nil {
+		t.Fatal(err)
+	}
+	if diags, err := c.Diagnostics(ctx, uri, 2); err != nil || len(diags) != 0 {
+		t.Fatalf("after undoing the edit: %+v %v", diags, err)
+	}
 }
 
 // TestLSPProcessExit runs `replaylab lsp` as a process over OS pipes:

@@ -661,12 +661,18 @@ func tagSuffix(tags []*messages.Tag) string {
 
 // CodeActions offers, for the diagnostics in the range: replacing an
 // undefined step by one of the closest, and running the command that
-// records a scenario or creates its golden.
+// records a scenario or creates its golden (once the file is saved: the
+// command runs the file on disk, by its lines).
 func (s *Server) CodeActions(p CodeActionParams) []CodeAction {
 	out := []CodeAction{}
 	d := s.document(p.TextDocument.URI)
 	if d == nil {
 		return out
+	}
+	saved := true // the command runs the file on disk: offer it once that is what the editor shows
+	if d.path != "" {
+		data, err := os.ReadFile(d.path)
+		saved = err == nil && string(data) == d.text
 	}
 	for _, diag := range s.Diagnostics(d) {
 		if diag.Data == nil || !overlaps(diag.Range, p.Range) {
@@ -676,7 +682,7 @@ func (s *Server) CodeActions(p CodeActionParams) []CodeAction {
 			out = append(out, CodeAction{Title: "Replace with: " + r, Kind: "quickfix", Diagnostics: []Diagnostic{diag}, IsPreferred: i == 0,
 				Edit: &WorkspaceEdit{Changes: map[string][]TextEdit{d.uri: {{Range: diag.Range, NewText: r}}}}})
 		}
-		if len(diag.Data.Command) > 0 {
+		if len(diag.Data.Command) > 0 && saved {
 			arg, _ := json.Marshal(diag.Data.Command)
 			line := shellJoin(diag.Data.Command)
 			out = append(out, CodeAction{Title: "Run: " + line, Kind: "quickfix", Diagnostics: []Diagnostic{diag},

@@ -6,7 +6,8 @@
 // wires in), the Gherkin parser is godog's, undefined steps are ranked
 // by the closeness `run` prints, and the recording state of a scenario
 // (no recording, a stale one, no golden) is what `run` would find
-// (Recordings). It offers:
+// (Recordings; RunRecordings reads it with harness.ScenariosOf,
+// harness.State and harness.HintsFor). It offers:
 //
 //   - completion of steps after a step keyword, the example as a snippet
 //     with its quoted and numeric parameters as placeholders, and of the

@@ -377,8 +377,16 @@ func TestRecordingFix(t *testing.T) {
 	if _, err := c.Initialize(ctx, lsp.PathURI(root)); err != nil {
 		t.Fatal(err)
 	}
-	uri := lsp.PathURI(filepath.Join(root, "features", "x.feature"))
-	if err := c.Open(uri, 1, "Feature: F\n  Scenario: S\n    When I wait 3 ms\n"); err != nil {
+	text := "Feature: F\n  Scenario: S\n    When I wait 3 ms\n"
+	path := filepath.Join(root, "features", "x.feature")
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	uri := lsp.PathURI(path)
+	if err := c.Open(uri, 1, text); err != nil {
 		t.Fatal(err)
 	}
 	diags, err := c.Diagnostics(ctx, uri, 1)
@@ -396,6 +404,17 @@ func TestRecordingFix(t *testing.T) {
 	if len(acts) != 1 || acts[0].Command == nil || acts[0].Title != "Run: touch made" {
 		t.Fatalf("got %+v", acts)
 	}
+	// unsaved, the command would run other lines: it is not offered
+	if err := c.Change(uri, 2, text+"\n"); err != nil {
+		t.Fatal(err)
+	}
+	var unsaved []lsp.CodeAction
+	if err := c.Call(ctx, "textDocument/codeAction", lsp.CodeActionParams{TextDocument: lsp.TextDocumentIdentifier{URI: uri}, Range: diags[0].Range}, &unsaved); err != nil || len(unsaved) != 0 {
+		t.Fatalf("unsaved: got %+v %v", unsaved, err)
+	}
+	if err := c.Change(uri, 3, text); err != nil {
+		t.Fatal(err)
+	}
 	var re *lsp.ResponseError
 	bad := lsp.ExecuteCommandParams{Command: lsp.CommandRun, Arguments: []json.RawMessage{json.RawMessage(`["rm","-rf","/"]`)}}
 	if err := c.Call(ctx, "workspace/executeCommand", bad, nil); !errors.As(err, &re) || re.Code != lsp.CodeInvalidParams {
@@ -410,7 +429,7 @@ func TestRecordingFix(t *testing.T) {
 	if msgs := c.Notifications("window/showMessage"); len(msgs) != 1 || !strings.Contains(string(msgs[0].Params), "touch made: done") {
 		t.Fatalf("showMessage: %+v", msgs)
 	}
-	diags, err = c.Diagnostics(ctx, uri, 1)
+	diags, err = c.Diagnostics(ctx, uri, 3)
 	if err != nil || len(diags) != 0 {
 		t.Fatalf("after the fix: %+v %v", diags, err)
 	}
