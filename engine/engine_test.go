@@ -376,3 +376,50 @@ func TestUnchangedSnapshotIsReissued(t *testing.T) {
 		t.Fatalf("a ref of the second snapshot after a third: %v, want STALE_REF", err)
 	}
 }
+
+// notingDriver is a replay driver whose page clock let a stream go quiet
+// (engine.StreamNoter).
+type notingDriver struct {
+	*replay.Driver
+	notes []string
+}
+
+func (d notingDriver) StreamNotes() []string { return d.notes }
+
+// TestWaitAnswerNamesStreamsThatWentQuiet (APP-2): a wait that ends
+// without its answer names the streams the page clock stopped waiting
+// for; a complete answer does not mention them.
+func TestWaitAnswerNamesStreamsThatWentQuiet(t *testing.T) {
+	u1 := turn{id: "m1", role: "user", text: "q1"}
+	a1 := turn{id: "m2", role: "assistant", text: "a1"}
+	u2 := turn{id: "m3", role: "user", text: "q2"}
+	note := "WebSocket ws://site.test/chat went quiet after 3 message(s): none for 2000 ms of wall time"
+	for _, tc := range []struct {
+		name       string
+		last       turn
+		wantStatus string
+		wantNote   bool
+	}{
+		{"still generating at the deadline", turn{id: "m4", role: "assistant", text: "Par", attrs: `aria-busy="true"`}, answer.StatusIncomplete, true},
+		{"complete", turn{id: "m4", role: "assistant", text: "Paris."}, answer.StatusComplete, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := context.Background()
+			d := notingDriver{replay.NewDriver(recording([]*capture.Capture{page(u1, a1)}, page(u1, a1, u2, tc.last))), []string{note}}
+			p := engine.New(engine.Config{Tracer: &trace.Log{}}).Begin(ctx, t.Name()).Page("main", d)
+			if err := p.Navigate(ctx, url); err != nil {
+				t.Fatal(err)
+			}
+			if err := p.Click(ctx, engine.ByRole("button", "Send"), sendExpectingAnswer); err != nil {
+				t.Fatal(err)
+			}
+			r, err := p.WaitAnswer(ctx, answer.Options{Timeout: time.Second})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.Status != tc.wantStatus || strings.Contains(r.Evidence, note) != tc.wantNote {
+				t.Fatalf("status %s, evidence %q; want %s, the note named: %v", r.Status, r.Evidence, tc.wantStatus, tc.wantNote)
+			}
+		})
+	}
+}

@@ -26,6 +26,16 @@ type Scheduled interface {
 	SleepsToTransitions() bool
 }
 
+// StreamNoter is implemented by drivers that pace a page's streams on
+// the lab clock (the browser's page clock, a profile's "clock": "page"):
+// StreamNotes names the open streams whose pacing gave out before their
+// end (they went quiet past a wall-time bound). A wait that ends without
+// its answer appends them to its evidence, so the step's failure names
+// them instead of a bare ANSWER_INCOMPLETE.
+type StreamNoter interface {
+	StreamNotes() []string
+}
+
 // scheduledInterval is the "poll interval" of a Scheduled driver: longer
 // than any deadline, so every sleep is to the deadline or the next
 // transition.
@@ -48,6 +58,11 @@ func (p *Page) WaitAnswer(ctx context.Context, opt answer.Options) (answer.Resul
 	})
 	if err != nil {
 		return res, err
+	}
+	if sn, ok := p.d.(StreamNoter); ok && res.Status != answer.StatusComplete {
+		if notes := sn.StreamNotes(); len(notes) > 0 {
+			res.Evidence += "; streams the page clock stopped waiting for before their end: " + strings.Join(notes, "; ")
+		}
 	}
 	attrs := []trace.Attr{trace.A("status", res.Status), trace.A("group", res.GroupID), trace.A("rule", res.Rule),
 		trace.A("baseline", res.BaselineSize), trace.A("states", strings.Join(res.States, ">")), trace.A("evidence", res.Evidence)}

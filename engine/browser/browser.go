@@ -316,6 +316,7 @@ type Page struct {
 	lastGen uint64
 	lastEnd time.Time
 	clock   clock.Clock // nil: wall time, waking on page changes
+	pclock  *pageClock  // InstallPageClock's gate, or nil
 
 	statusMu sync.Mutex
 	status   int // HTTP status of the last navigation's document, 0 unknown

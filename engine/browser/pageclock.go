@@ -138,6 +138,7 @@ type pageClock struct {
 	scriptAt time.Time // the instant the registered script starts new documents at
 	due      time.Time
 	hasDue   bool
+	notes    []string // open streams that went quiet before their end
 }
 
 // InstallPageClock puts the page's own JavaScript on lab (see the
@@ -152,6 +153,7 @@ func (p *Page) InstallPageClock(ctx context.Context, lab *clock.Lab) error {
 		return fmt.Errorf("browser: install the page clock: %w", err)
 	}
 	p.SetClock(lab)
+	p.pclock = pc
 	lab.AddGate(pc)
 	return nil
 }
@@ -179,6 +181,7 @@ type advanceResult struct {
 	Quiet   bool     `json:"quiet"`
 	Waiting string   `json:"waiting"`
 	Unpaced []string `json:"unpaced"`
+	Notes   []string `json:"notes"`
 }
 
 // Settle runs the page's timers due up to the lab's instant and waits for
@@ -237,10 +240,26 @@ func (pc *pageClock) Settle(ctx context.Context) error {
 	if !res.Quiet {
 		return fmt.Errorf("%w at %v of lab time within %v of wall time: %s", ErrPageClock, at.Sub(clock.Epoch), pageClockSettle, res.Waiting)
 	}
+	pc.notes = res.Notes
 	if res.Next >= 0 {
 		pc.due, pc.hasDue = time.UnixMilli(res.Next).UTC(), true
 	}
 	return nil
+}
+
+// StreamNotes names the page's open streams that the page clock let go
+// quiet before their end (no message within PageClockStreamFirst or
+// PageClockStreamIdle of wall time), and those that delivered again after
+// that, as the last settle found them (engine.StreamNoter): a wait that
+// ends without its answer says them.
+func (p *Page) StreamNotes() []string {
+	pc := p.pclock
+	if pc == nil {
+		return nil
+	}
+	pc.mu.Lock()
+	defer pc.mu.Unlock()
+	return append([]string(nil), pc.notes...)
 }
 
 // Due is the page's next due timer, as the last Settle found it

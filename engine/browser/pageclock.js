@@ -69,7 +69,7 @@
   // and then goes quiet (no slot) until something arrives again. A part
   // released at a slot makes the next slot INTERVAL ms of lab time later:
   // the schedule is in lab time only, whatever the wall time of arrival.
-  const streams = new Set(), mine = new WeakSet();
+  const streams = new Set(), mine = new WeakSet(), quiet = new Map();
   const stream = (kind, name) => {
     const s = {kind, name, q: [], done: false, slot: null, window: FIRST, parts: 0};
     streams.add(s);
@@ -82,11 +82,16 @@
   };
   const hold = (s, fn, end) => {
     if (s.done) return;
+    if (s.quietAt) {
+      quiet.set(s, s.name + ": a message came " + Math.round(realNow() - s.quietAt) + " ms of wall time after it went quiet (after " + s.parts + " message(s)); the lab had moved on");
+      s.quietAt = 0;
+    }
     s.q.push({fn, end: !!end});
     arm(s, now + INTERVAL);
   };
   const finish = (s) => {
     s.done = true; s.q.length = 0;
+    quiet.delete(s);
     if (s.slot) { timers.delete(s.slot); s.slot = null; }
     streams.delete(s);
   };
@@ -366,7 +371,11 @@
               if (s.kind === "msgs") {
                 if (!x.since) x.since = realNow();
                 s.since = x.since;
-                if (realNow() - x.since > s.window) { timers.delete(id); s.slot = null; continue; } // quiet until it delivers again
+                if (realNow() - x.since > s.window) { // quiet until it delivers again
+                  timers.delete(id); s.slot = null; s.quietAt = realNow();
+                  if (!quiet.has(s)) quiet.set(s, s.name + " went quiet after " + s.parts + " message(s): none for " + s.window + " ms of wall time");
+                  continue;
+                }
               } else {
                 if (!s.since) s.since = realNow();
               }
@@ -392,7 +401,7 @@
         await tick();
         const busy = inflight, imgs = loading();
         if (unpaced.size) return {next: next(), ran, quiet: false, unpaced: Array.from(unpaced)};
-        if (busy === 0 && imgs === 0 && !blocked && !due(t)) return {next: next(), ran, quiet: true};
+        if (busy === 0 && imgs === 0 && !blocked && !due(t)) return {next: next(), ran, quiet: true, notes: Array.from(quiet.values())};
         if (realNow() > stop) {
           const w = [busy + " request(s) in flight", imgs + " image(s) loading"];
           if (blocked) w.push("waiting for " + held(blocked));

@@ -119,8 +119,10 @@ func streamServer(t *testing.T) *httptest.Server {
 				return
 			}
 		}
-		if n == 3 {
-			_ = websocket.Message.Receive(c, &hello) // held open until the page goes
+		if n == 3 { // a pause longer than the socket's idle bound, a late message, and open
+			time.Sleep(browser.PageClockStreamIdle + time.Second)
+			_ = websocket.Message.Send(c, "4")
+			_ = websocket.Message.Receive(c, &hello)
 		}
 	}))
 	srv := httptest.NewServer(mux)
@@ -232,10 +234,14 @@ func TestPageClockStopsAFetchAtOnce(t *testing.T) {
 }
 
 // TestPageClockLetsAnOpenSocketGoQuiet: a WebSocket that stays open after
-// its last message holds the lab for PageClockStreamIdle of wall time at
-// most, and then the lab sleeps on.
+// a message holds the lab for PageClockStreamIdle of wall time at most,
+// and then the lab sleeps on; the page names the socket as gone quiet
+// (what a wait that ends without its answer says), and, once a message
+// comes after that, as late. The late message is paced from the instant
+// the page noticed it.
 func TestPageClockLetsAnOpenSocketGoQuiet(t *testing.T) {
 	ctx := context.Background()
+	iv := browser.PageClockStreamInterval
 	p, lab, read := streamLab(t, "t=ws&keep=1")
 	if _, err := p.EvalForTest(ctx, "start()"); err != nil {
 		t.Fatal(err)
@@ -249,22 +255,47 @@ func TestPageClockLetsAnOpenSocketGoQuiet(t *testing.T) {
 	if got := read(); got != "1 2 3" {
 		t.Fatalf("page shows %q, want three messages", got)
 	}
+	if n := p.StreamNotes(); len(n) != 0 {
+		t.Fatalf("notes while the socket delivers: %q", n)
+	}
 	wall := time.Now()
 	if err := p.Sleep(ctx, 10*time.Second); err != nil {
 		t.Fatal(err)
 	}
-	if at := lab.Now().Sub(start); at != 4*browser.PageClockStreamInterval {
+	if at := lab.Now().Sub(start); at != 4*iv {
 		t.Fatalf("the lab woke at %v, want the socket's next slot", at)
 	}
 	if err := p.Sleep(ctx, 10*time.Second); err != nil {
 		t.Fatal(err)
 	}
 	took := time.Since(wall)
-	if at := lab.Now().Sub(start); at != 4*browser.PageClockStreamInterval+10*time.Second {
+	if at := lab.Now().Sub(start); at != 4*iv+10*time.Second {
 		t.Fatalf("the lab is at %v, want the deadline after the socket went quiet", at)
 	}
 	if took < browser.PageClockStreamIdle || took > browser.PageClockStreamIdle+browser.PageClockSettleTimeout {
 		t.Fatalf("the quiet socket held the lab %v of wall time, want about %v", took, browser.PageClockStreamIdle)
+	}
+	if n := strings.Join(p.StreamNotes(), "; "); !regexp.MustCompile(`^WebSocket ws://\S+/ws\?t=ws&keep=1 went quiet after 3 message\(s\): none for 2000 ms of wall time$`).MatchString(n) {
+		t.Fatalf("notes after the socket went quiet: %q", n)
+	}
+	var late string
+	for deadline := time.Now().Add(15 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		if got := read(); got != "1 2 3" {
+			t.Fatalf("a late message reached the page unpaced: %q", got)
+		}
+		if late = strings.Join(p.StreamNotes(), "; "); strings.Contains(late, "a message came") {
+			break
+		}
+	}
+	if !regexp.MustCompile(`^WebSocket ws://\S+: a message came \d+ ms of wall time after it went quiet \(after 3 message\(s\)\); the lab had moved on$`).MatchString(late) {
+		t.Fatalf("notes after the late message: %q", late)
+	}
+	at := lab.Now()
+	if err := p.Sleep(ctx, 10*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if got, d := read(), lab.Now().Sub(at); got != "1 2 3 4" || d != iv {
+		t.Fatalf("the late message reached the page %v after it was noticed, showing %q; want %v and four", d, got, iv)
 	}
 }
 

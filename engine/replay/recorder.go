@@ -213,6 +213,14 @@ func (r *Recorder) SleepsToTransitions() bool {
 	return ok && sc.SleepsToTransitions()
 }
 
+// StreamNotes forwards the live driver's answer (engine.StreamNoter).
+func (r *Recorder) StreamNotes() []string {
+	if sn, ok := r.live.(engine.StreamNoter); ok {
+		return sn.StreamNotes()
+	}
+	return nil
+}
+
 // Now implements engine.Driver.
 func (r *Recorder) Now() time.Time { return r.live.Now() }
 
