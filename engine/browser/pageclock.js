@@ -264,7 +264,8 @@
       }
       abort() {
         const st = xs.get(this);
-        if (st && st.s) { finish(st.s); st.s = false; st.shown = null; }
+        // the page's own abort is not paced: its events come at once
+        if (st) { if (st.s) finish(st.s); st.s = false; st.shown = null; }
         return abort.call(this);
       }
     };

@@ -53,6 +53,8 @@ window.start = () => {
     x.open("GET", "/ndjson");
     x.onprogress = () => { const ls = x.responseText.split("\n").filter(Boolean); while (got.length < ls.length) show(JSON.parse(ls[got.length]).n); };
     x.onload = () => end("done " + x.readyState);
+    x.onabort = () => { document.getElementById("state").textContent = "stopped"; };
+    ctl = x;
     x.send();
   }
   if (t === "sse") {
@@ -201,35 +203,43 @@ func TestPageClockPacesStreams(t *testing.T) {
 	}
 }
 
-// TestPageClockStopsAFetchAtOnce: an abort reaches the page's reader at
-// the lab instant of the abort, not after the parts still held.
+// TestPageClockStopsAFetchAtOnce: an abort (the page's Stop) reaches the
+// page at the lab instant of the abort, not after the parts still held,
+// for a fetch body and for an XMLHttpRequest.
 func TestPageClockStopsAFetchAtOnce(t *testing.T) {
-	ctx := context.Background()
-	p, lab, read := streamLab(t, "t=fetch")
-	if _, err := p.EvalForTest(ctx, "start()"); err != nil {
-		t.Fatal(err)
-	}
-	for range 2 {
-		if err := p.Sleep(ctx, 10*time.Second); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if got := read(); got != "1 2" {
-		t.Fatalf("page shows %q, want two parts", got)
-	}
-	at := lab.Now()
-	if _, err := p.EvalForTest(ctx, "stop()"); err != nil {
-		t.Fatal(err)
-	}
-	c, err := p.Capture(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(c.Frames[0].HTML, ">stopped<") || !lab.Now().Equal(at) {
-		t.Fatalf("after stop() at %v the lab is at %v and the page shows %s", at, lab.Now(), c.Frames[0].HTML)
-	}
-	if got := read(); got != "1 2" {
-		t.Fatalf("after the abort the page shows %q, want still two parts", got)
+	for _, transport := range []string{"fetch", "xhr"} {
+		t.Run(transport, func(t *testing.T) {
+			ctx := context.Background()
+			p, lab, read := streamLab(t, "t="+transport)
+			if _, err := p.EvalForTest(ctx, "start()"); err != nil {
+				t.Fatal(err)
+			}
+			for range 2 {
+				if err := p.Sleep(ctx, 10*time.Second); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if got := read(); got != "1 2" {
+				t.Fatalf("page shows %q, want two parts", got)
+			}
+			at := lab.Now()
+			if _, err := p.EvalForTest(ctx, "stop()"); err != nil {
+				t.Fatal(err)
+			}
+			c, err := p.Capture(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(c.Frames[0].HTML, ">stopped<") || !lab.Now().Equal(at) {
+				t.Fatalf("after stop() at %v the lab is at %v and the page shows %s", at, lab.Now(), c.Frames[0].HTML)
+			}
+			if err := p.Sleep(ctx, 10*time.Second); err != nil {
+				t.Fatal(err)
+			}
+			if got := read(); got != "1 2" {
+				t.Fatalf("after the abort the page shows %q, want still two parts", got)
+			}
+		})
 	}
 }
 
