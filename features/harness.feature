@@ -224,3 +224,66 @@ Feature: The harness as a CI gate
     Then the run exits 0
     When I run replaylab with "run --format progress"
     Then the run exits 0
+
+  @GATE-5
+  Scenario: The printed recording commands work as printed: record-once opens sim pages live, --record makes goldens
+    Given the run drives Chromium
+    And a feature file "pages.feature" with:
+      """
+      Feature: Pages
+        Scenario: Hidden decoys
+          When I open the sim page "/hidden"
+          And I click the button "Send" expecting the status "Sent"
+          Then the page text contains "Sent"
+      """
+    When I run replaylab with "run --format progress"
+    Then the run exits 1
+    And the run output mentions "record it with: replaylab run --mode record-once features/pages.feature:2"
+    When I run the command the run printed after "record it with: "
+    Then the run exits 0
+    When I run replaylab with "run --format progress"
+    Then the run exits 0
+    Given a feature file "fresh.feature" with:
+      """
+      Feature: Fresh
+        Scenario: Hidden decoys again
+          When I open the sim page "/hidden"
+          Then the page text does not contain "decoy"
+      """
+    When I run replaylab with "run --record --format progress features/fresh.feature"
+    Then the run exits 0
+    And the scratch project has the golden trace "fresh/hidden-decoys-again"
+    When I run replaylab with "run --format progress"
+    Then the run exits 0
+
+  @GATE-5
+  Scenario: merge-reports refuses an incomplete shard set and names the missing shard
+    Given a feature file "plan.feature" with:
+      """
+      Feature: Plan
+        Scenario: One
+          Given a marker-style chat with 1 earlier turns
+
+        Scenario: Two
+          Given a marker-style chat with 2 earlier turns
+
+        Scenario: Three
+          Given a marker-style chat with 3 earlier turns
+      """
+    When I run replaylab with "run --mode record-once --format progress"
+    Then the run exits 0
+    When I run replaylab with "run --shard 1/3 --format html:shard-1"
+    Then the run exits 0
+    When I run replaylab with "run --shard 3/3 --format html:shard-3"
+    Then the run exits 0
+    When I run replaylab with "merge-reports --out merged shard-1 shard-3"
+    Then the run exits 2
+    And the run output mentions "shard 2/3 is missing"
+    And the run output mentions "--allow-partial"
+    When I run replaylab with "merge-reports --allow-partial --out merged shard-1 shard-3"
+    Then the run exits 0
+    When I run replaylab with "run --shard 2/3 --format html:shard-2"
+    Then the run exits 0
+    When I run replaylab with "merge-reports --out merged shard-1 shard-2 shard-3"
+    Then the run exits 0
+    And the run output mentions "merged 3 reports"

@@ -123,6 +123,11 @@ func (s *Scenario) GoldenPath() string {
 	return filepath.Join(dir, filepath.FromSlash(s.Slug)+".golden")
 }
 
+// Recorded reports whether the project holds a session of the scenario,
+// of any tab: a mode's decision for the scenario as a whole (record-once
+// runs a scenario with none live from its first step).
+func (s *Scenario) Recorded() bool { return len(sessionFiles(s.Root(), s.Slug)) > 0 }
+
 // Hints are the commands that fix this scenario's recording problems,
 // spelled for the user's project (see Hints).
 func (s *Scenario) Hints() Hints {

@@ -25,6 +25,19 @@ type RecordingState struct {
 // Recorded reports whether the scenario has a session.
 func (s RecordingState) Recorded() bool { return len(s.Sessions) > 0 }
 
+// sessionFiles are the session files of the scenario slug under root,
+// the main tab's first.
+func sessionFiles(root, slug string) []string {
+	base := filepath.Join(root, "recordings", "sessions", filepath.FromSlash(slug))
+	tabs, _ := filepath.Glob(base + "@*.json")
+	sort.Strings(tabs)
+	var out []string
+	if _, err := os.Stat(base + ".json"); err == nil {
+		out = append(out, base+".json")
+	}
+	return append(out, tabs...)
+}
+
 // State reads sc's recording state in the project at root.
 func State(root string, sc Scenario) (RecordingState, error) {
 	var st RecordingState
@@ -34,16 +47,7 @@ func State(root string, sc Scenario) (RecordingState, error) {
 	} else if !errors.Is(err, os.ErrNotExist) {
 		return st, fmt.Errorf("harness: state of %s: %w", sc.ID(), err)
 	}
-	base := filepath.Join(root, "recordings", "sessions", filepath.FromSlash(sc.Slug))
-	tabs, err := filepath.Glob(base + "@*.json")
-	if err != nil {
-		return st, fmt.Errorf("harness: state of %s: %w", sc.ID(), err)
-	}
-	sort.Strings(tabs)
-	if _, err := os.Stat(base + ".json"); err == nil {
-		st.Sessions = append(st.Sessions, base+".json")
-	}
-	st.Sessions = append(st.Sessions, tabs...)
+	st.Sessions = sessionFiles(root, sc.Slug)
 	for _, p := range st.Sessions {
 		data, err := os.ReadFile(p)
 		if err != nil {

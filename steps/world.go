@@ -95,11 +95,18 @@ func (f *Fixture) InitializeScenario(sc *godog.ScenarioContext, hs *harness.Scen
 		w := &world{fx: f, sc: hs, slug: hs.Slug, scenario: harness.Fingerprint(p), chat: sim.DefaultChat()}
 		w.chat.Seed = f.opt.Seed
 		w.log = &trace.Log{}
-		if hs.Mode().AlwaysLive() {
+		switch mode := hs.Mode(); {
+		case mode.AlwaysLive():
 			if err := w.startSim(); err != nil {
 				return ctx, err
 			}
-		} else {
+		case mode.Decide(hs.Recorded()).Live:
+			// record-once and nothing recorded: live from the first step,
+			// so a URL a step builds before its page opens is the live one
+			if err := w.goLive(); err != nil {
+				return ctx, err
+			}
+		default:
 			w.base = CanonicalBase
 		}
 		// One scrubbing policy for recordings and goldens: the recorder and

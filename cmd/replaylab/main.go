@@ -12,7 +12,7 @@
 //	replaylab lsp [--root DIR]
 //	replaylab steps [WORD…] [--format markdown|json]
 //	replaylab explore [--seed S] [--seeds N] [--steps N] [--store sqlite|postgres] [--budget D] [--fault-… P] [--print]
-//	replaylab merge-reports [--out DIR] DIR…
+//	replaylab merge-reports [--out DIR] [--allow-partial] DIR…
 //
 // Exit status: 0 success; 1 a scenario failed, drifted or was undefined, or
 // a validation found a violation; 2 bad input (unknown flag or command,

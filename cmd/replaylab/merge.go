@@ -17,6 +17,7 @@ func cmdMergeReports(ctx context.Context, args []string, stdout, stderr io.Write
 	fs := newFlagSet("merge-reports", stderr)
 	out := fs.String("out", "merged-report", "directory of the merged report: index.html, report.json, junit.xml, cucumber.json")
 	failOnFlaky := fs.Bool("fail-on-flaky", false, "exit 1 when a merged scenario is flaky")
+	allowPartial := fs.Bool("allow-partial", false, "merge shards even when some are missing, given twice or of different splits")
 	dirs, err := parseInterleaved(fs, args)
 	if err != nil {
 		return exitBadInput, err
@@ -28,6 +29,15 @@ func cmdMergeReports(ctx context.Context, args []string, stdout, stderr io.Write
 		if _, err := os.Stat(filepath.Join(d, report.ModelFile)); err != nil {
 			return exitBadInput, badInput("%s: no %s (run each shard with --format html:DIR): %v", d, report.ModelFile, errors.Unwrap(err))
 		}
+	}
+	if err := report.CheckShardDirs(dirs...); err != nil {
+		if !errors.Is(err, report.ErrShards) {
+			return exitBadInput, badInput("%v", err)
+		}
+		if !*allowPartial {
+			return exitBadInput, badInput("%v (merge them anyway with --allow-partial)", err)
+		}
+		fmt.Fprintf(stderr, "replaylab merge-reports: WARNING: %v (--allow-partial)\n", err)
 	}
 	m, err := report.MergeDirs(*out, dirs...)
 	if errors.Is(err, report.ErrVersion) || errors.Is(err, report.ErrMalformed) {

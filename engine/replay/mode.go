@@ -22,7 +22,8 @@ const (
 	// missing golden created.
 	ModeRecordOnce
 	// ModeRecord: present or missing, the scenario runs live in Chromium
-	// and its session is saved over what exists.
+	// and its session is saved over what exists; a missing golden is
+	// created (a present one is compared unless goldens are updated).
 	ModeRecord
 	// ModeLive (the browser driver): present or missing, the scenario
 	// runs live in Chromium and nothing is saved.
@@ -70,7 +71,9 @@ func (m Mode) MayGoLive() bool { return m.Decide(true).Live || m.Decide(false).L
 
 // CreatesGoldens reports whether m creates the golden of a scenario that
 // has none (instead of failing it).
-func (m Mode) CreatesGoldens() bool { return m == ModeRecordOnce || m == ModeLiveRecordOnce }
+func (m Mode) CreatesGoldens() bool {
+	return m == ModeRecordOnce || m == ModeLiveRecordOnce || m == ModeRecord
+}
 
 // Driver names the driver the mode starts with: DriverBrowser when every
 // scenario runs live, else DriverReplay.

@@ -60,6 +60,11 @@ func TestModeOf(t *testing.T) {
 			}
 		})
 	}
+	for m, want := range map[Mode]bool{ModeReplayOnly: false, ModeLive: false, ModeRecordOnce: true, ModeLiveRecordOnce: true, ModeRecord: true} {
+		if got := m.CreatesGoldens(); got != want {
+			t.Errorf("%v.CreatesGoldens() = %v, want %v", m, got, want)
+		}
+	}
 	if _, err := ModeOf("firefox", ModeReplayOnly, false); !errors.Is(err, ErrMode) {
 		t.Fatalf("unknown driver: %v, want ErrMode", err)
 	}
