@@ -30,6 +30,10 @@ type Config struct {
 	// Monitor configures the loop monitor of every task (zero fields take
 	// monitor.DefaultConfig's values).
 	Monitor monitor.Config
+	// Ready says when a page is ready to be read after a navigation, and
+	// before a send takes its baseline (APP-1); the zero value is the
+	// default (Readiness).
+	Ready Readiness
 	// ChangePollInterval is that gap for drivers that wake on page changes
 	// (ChangeNotifier): a changed page is read at once, an idle one this
 	// often.

@@ -62,8 +62,13 @@ func (p *Page) Navigate(ctx context.Context, u string) error {
 		return fmt.Errorf("engine: navigate: %w", err)
 	}
 	p.obs = nil
-	return nil
+	return p.awaitReady(ctx)
 }
+
+// AwaitReady waits until the page is ready under the engine's Readiness
+// (APP-1): Navigate does it; call it after a click that opened another
+// page.
+func (p *Page) AwaitReady(ctx context.Context) error { return p.awaitReady(ctx) }
 
 // Snapshot observes the page and returns a bounded view: ViewPage is the
 // shorter page view (OBS-4), ViewFull the full one.
@@ -208,8 +213,11 @@ func (p *Page) act(ctx context.Context, op string, t Target, x Expect, key strin
 		return err
 	}
 	if x.NewAnswer {
-		_, groups, err := p.read(ctx)
+		doc, groups, err := p.read(ctx)
 		if err != nil {
+			return err
+		}
+		if err := p.notReady(doc, op); err != nil {
 			return err
 		}
 		b := answer.NewBaseline(groups)

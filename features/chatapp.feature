@@ -5,11 +5,12 @@ Feature: A streaming chat app
   answer streams from the server token by token over fetch, EventSource or
   WebSocket, Send turns into "Stop generating" while an answer streams, and
   every answer carries a toolbar with a model badge, Copy, thumbs and
-  Regenerate. Its profile is testsite/chatapp.json.
+  Regenerate. Its profile is testsite/chatapp.json; it names when the page
+  is ready ("ready": the thread has arrived).
 
   Scenario: An answer streamed over fetch is followed to its end
     Given the site "testsite/chatapp.json"
-    When I open "/app/?load=0"
+    When I open "/app/"
     And I send "What is the capital of France?"
     And I wait for the answer
     Then the answer status is "complete"
@@ -19,7 +20,7 @@ Feature: A streaming chat app
 
   Scenario: An answer streamed over EventSource is followed to its end
     Given the site "testsite/chatapp.json"
-    When I open "/app/?load=0&transport=sse"
+    When I open "/app/?transport=sse"
     And I send "What is the capital of France?"
     And I wait for the answer
     Then the answer status is "complete"
@@ -28,9 +29,38 @@ Feature: A streaming chat app
 
   Scenario: An answer streamed over WebSocket is followed to its end
     Given the site "testsite/chatapp.json"
-    When I open "/app/?load=0&transport=ws"
+    When I open "/app/?transport=ws"
     And I send "What is the capital of France?"
     And I wait for the answer
     Then the answer status is "complete"
     And the states seen are "generating, complete"
     And the answer text is "The capital of France is Paris, on the Seine."
+
+  @APP-1
+  Scenario: A thread that loads late is read once it is ready, never half-loaded
+    Given the site "testsite/chatapp.json"
+    When I open "/app/?load=1500"
+    And I send "What is the capital of France?"
+    And I wait for the answer
+    Then the baseline holds the groups "h2, h4"
+    And the answer status is "complete"
+    And the answer text is "The capital of France is Paris, on the Seine."
+    And the answer group is not one of the earlier groups
+
+  @APP-1
+  Scenario: A send before the page is ready is refused, and goes through once it is
+    Given the site "testsite/chatapp.json"
+    When I open "/app/"
+    And I click the link "Chat 2" expecting the text "Loading conversation…"
+    And I send "What is the capital of France?"
+    Then the action is refused with "PAGE_NOT_READY"
+    When I wait for the page to be ready
+    And I send "What is the capital of France?"
+    And I wait for the answer
+    Then the baseline holds the groups "h2, h4"
+    And the answer text is "The capital of France is Paris, on the Seine."
+
+  @APP-1
+  Scenario: A page that never gets ready fails naming what was awaited
+    Given the site "testsite/chatapp.json"
+    Then opening "/app/?load=never" fails with "PAGE_NOT_READY: waited 5s for selector"

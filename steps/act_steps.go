@@ -120,7 +120,7 @@ func actSteps(r *table) {
 	const c = "Action results"
 	r.step(c, `^the action ends with "([^"]*)"$`, `the code the last action step ended with, "ok" when it succeeded: any engine code (TARGET_AMBIGUOUS, FIELD_MISMATCH, OUTCOME_UNKNOWN, TASK_BLOCKED, …)`,
 		`Then the action ends with "FIELD_MISMATCH"`, actEndsWith, isResult)
-	r.step(c, `^the action is refused with "([^"]*)"$`, "the last action step was refused before anything reached the page, with that code (TARGET_AMBIGUOUS, TARGET_QUERY_TRUNCATED, TARGET_NOT_FOUND, STALE_REF, MISSING_EXPECTATION, INVALID_EXPECTATION, TASK_BLOCKED, TASK_FINISHED); an outcome after delivery (FIELD_MISMATCH, OUTCOME_UNKNOWN) is not a refusal: check it with \"the action ends with\"",
+	r.step(c, `^the action is refused with "([^"]*)"$`, "the last action step was refused before anything reached the page, with that code (TARGET_AMBIGUOUS, TARGET_QUERY_TRUNCATED, TARGET_NOT_FOUND, STALE_REF, MISSING_EXPECTATION, INVALID_EXPECTATION, TASK_BLOCKED, TASK_FINISHED, PAGE_NOT_READY); an outcome after delivery (FIELD_MISMATCH, OUTCOME_UNKNOWN) is not a refusal: check it with \"the action ends with\"",
 		`Then the action is refused with "TARGET_AMBIGUOUS"`, refusedWith, isResult)
 	r.step(c, `^the refusal counts (\d+) match(?:es)?$`, "the number of matching elements the last action's refusal carries (TARGET_AMBIGUOUS and TARGET_QUERY_TRUNCATED count them)",
 		"And the refusal counts 2 matches", refusalCount, isResult)
@@ -184,7 +184,7 @@ func overMCP(ctx context.Context) error {
 	w := worldOf(ctx)
 	st := stateOf[actState](w)
 	srv := mcp.NewServer(mcp.Options{
-		Engine: engine.Config{Tracer: mcpTracer{w.log}, Adapter: w.adapter},
+		Engine: engine.Config{Tracer: mcpTracer{w.log}, Adapter: w.adapter, Ready: w.profile().Readiness()},
 		Driver: func(ctx context.Context, task, page string) (engine.Driver, func() error, error) {
 			if page != mcp.MainPage {
 				return nil, nil, fmt.Errorf("steps: the scenario has one tab; page %q", page)
@@ -232,7 +232,7 @@ func beginTask(ctx context.Context, goal string) error {
 		return err
 	}
 	if st.local == nil {
-		st.local = engine.New(engine.Config{Tracer: w.log, Adapter: w.adapter})
+		st.local = engine.New(engine.Config{Tracer: w.log, Adapter: w.adapter, Ready: w.profile().Readiness()})
 	}
 	t := st.local.Begin(ctx, goal)
 	st.task, st.taskID, st.page = t, t.ID, t.Page(mainTab, d)

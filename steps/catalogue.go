@@ -151,7 +151,7 @@ before the next action step: then the check decides. The result checks are
 "the action ends with" (any code, "ok" when it succeeded), "the action is
 refused with" (only refusals, where nothing reached the page: TARGET_*,
 STALE_REF, MISSING_EXPECTATION, INVALID_EXPECTATION, TASK_BLOCKED,
-TASK_FINISHED), and the refusal's count and descriptions. An alias is
+TASK_FINISHED, PAGE_NOT_READY), and the refusal's count and descriptions. An alias is
 another wording of a step and means exactly the same.
 `
 

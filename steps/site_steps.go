@@ -14,6 +14,7 @@ import (
 
 	"github.com/cucumber/godog"
 
+	"github.com/replaylab/replaylab/engine"
 	"github.com/replaylab/replaylab/engine/adapter"
 	"github.com/replaylab/replaylab/engine/conformance"
 	"github.com/replaylab/replaylab/engine/replay"
@@ -44,6 +45,17 @@ func siteSteps(r *table) {
 		`When I open "/missing" expecting an error page`, openExpectingError)
 	r.step(g, `^the page answered (\d+)$`, "the HTTP status of the last navigation",
 		"Then the page answered 404", pageAnswered)
+	r.step(g, `^I wait for the page to be ready$`,
+		"waits (bounded) until the page is ready to be read: the site profile's \"ready\", or when it names none no request in flight and the DOM quiet (opening a page waits for it already; use this after a click that opened another page); fails with PAGE_NOT_READY naming what was awaited",
+		"When I wait for the page to be ready", waitReady, isAction)
+}
+
+func waitReady(ctx context.Context) error {
+	w, p, err := worldPage(ctx)
+	if err != nil {
+		return err
+	}
+	return w.kept(p.AwaitReady(ctx))
 }
 
 // simOnly reports whether a step needs the sim: it is marked so
@@ -166,6 +178,9 @@ func (w *world) navigate(ctx context.Context, p interface {
 	st := stateOf[navState](w)
 	st.opened, st.status = true, 0
 	if err := p.Navigate(ctx, u); err != nil {
+		if engine.CodeOf(err) == string(engine.PageNotReady) {
+			return fmt.Errorf("%s answered but did not get ready: %w", u, err)
+		}
 		if expectError {
 			w.log.Emit(trace.E("page.status", trace.A("url", u), trace.A("status", "no answer")))
 			return nil

@@ -364,13 +364,13 @@ figure img{width:120px;height:60px}
 <body>
 <aside class="sidebar" aria-label="Recent chats">
 <h2>Recent</h2>
-{{range .Cards}}<article class="chat-card"><a href="/app/">{{.}}</a><p>You: a question about {{.}}</p></article>
+{{range $i, $c := .Cards}}<article class="chat-card"><a href="/app/?chat={{$i}}&amp;load=3000">{{$c}}</a><p>You: a question about {{$c}}</p></article>
 {{end}}</aside>
 <div class="app">
 <header><h1>Nova Studio</h1>
 <label>Model <select id="model" aria-label="Model">{{range .Models}}<option value="{{.Speaker}}">{{.Name}}</option>{{end}}</select></label></header>
 <main id="thread" aria-label="Conversation" aria-busy="true" data-ready="false">
-<div class="skeleton" aria-label="Loading conversation"><div class="bone"></div><div class="bone"></div><div class="bone"></div><div class="bone"></div></div>
+<div class="skeleton"><p class="loading">Loading conversation…</p><div class="bone"></div><div class="bone"></div><div class="bone"></div><div class="bone"></div></div>
 </main>
 <div class="composer-bar">
 <div id="composer" contenteditable="true" role="textbox" aria-label="Ask Nova" aria-multiline="true"></div>

@@ -41,7 +41,8 @@
 // note with Try again; either replaces it in place. Pictures load late
 // (a JS timer) or never ("broken picture"). The composer is a
 // contenteditable "Ask Nova"; the model picker (or ?model=orion) chooses
-// the persona. The sidebar lists 24 recent chats as <article> cards.
+// the persona. The sidebar lists 24 recent chats as <article> cards
+// (each opens the app again, with a thread that takes 3 s).
 // chatapp.json is its site profile, chatapp.adapter.json its adapter, and
 // chatapp-broken/ holds planted mistakes for validate.
 package testsite

@@ -22,9 +22,11 @@ import (
 )
 
 // loadSource turns SOURCE into a capture: an http(s) URL is opened in the
-// browser driver; a file holding a capture (JSON with a version) is loaded;
+// browser driver and captured once the page is ready (ready: the site
+// profile's readiness, or the default: no request in flight and the DOM
+// quiet; APP-1); a file holding a capture (JSON with a version) is loaded;
 // any other file is read as HTML. Malformed HTML is not bad input.
-func loadSource(ctx context.Context, src, cdpURL string) (*capture.Capture, error) {
+func loadSource(ctx context.Context, src, cdpURL string, ready engine.Readiness) (*capture.Capture, error) {
 	if strings.HasPrefix(src, "http://") || strings.HasPrefix(src, "https://") {
 		b, err := browser.Start(ctx, browser.Options{RemoteURL: cdpURL})
 		if err != nil {
@@ -38,6 +40,11 @@ func loadSource(ctx context.Context, src, cdpURL string) (*capture.Capture, erro
 		defer p.Close()
 		if err := p.Navigate(ctx, src); err != nil {
 			return nil, err
+		}
+		if p.NavigationStatus() < 400 {
+			if err := engine.AwaitReady(ctx, p, ready); err != nil {
+				return nil, err
+			}
 		}
 		return p.Capture(ctx)
 	}
@@ -117,18 +124,23 @@ func cmdObserve(ctx context.Context, args []string, stdout, stderr io.Writer) (i
 	if err != nil {
 		return exitBadInput, err
 	}
+	var ready engine.Readiness
 	if *siteFile != "" {
 		p, err := site.Load(*siteFile)
 		if err != nil {
 			return exitBadInput, badInput("--site: %v", err)
 		}
 		ad = p.Reader()
+		ready = p.Readiness()
 	}
 	var c *capture.Capture
 	if *captureN >= 0 {
 		c, err = sessionCapture(pos[0], *captureN)
 	} else {
-		c, err = loadSource(ctx, pos[0], *cdpURL)
+		c, err = loadSource(ctx, pos[0], *cdpURL, ready)
+	}
+	if engine.CodeOf(err) == string(engine.PageNotReady) {
+		return exitFailed, fmt.Errorf("observe: %s: %w", pos[0], err)
 	}
 	if err != nil {
 		return exitBadInput, err
@@ -280,7 +292,7 @@ func cmdFind(ctx context.Context, args []string, stdout, stderr io.Writer) (int,
 	if *offset < 0 || *limit < 1 || *limit > observe.MaxFindLimit {
 		return exitBadInput, badInput("--offset must be ≥ 0 and --limit within 1..%d", observe.MaxFindLimit)
 	}
-	c, err := loadSource(ctx, pos[0], "")
+	c, err := loadSource(ctx, pos[0], "", engine.Readiness{})
 	if err != nil {
 		return exitBadInput, err
 	}

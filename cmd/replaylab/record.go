@@ -143,6 +143,17 @@ func cmdRecord(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 	if err := rec.Navigate(work, *url); err != nil {
 		return exitFailed, err
 	}
+	// the page is ready (the profile's readiness, or the default) before
+	// the recording is announced (APP-1)
+	var ready engine.Readiness
+	if prof != nil {
+		ready = prof.Readiness()
+	}
+	if rec.NavigationStatus() < 400 {
+		if err := engine.AwaitReady(ctx, rec, ready); err != nil {
+			return exitFailed, fmt.Errorf("record: %s: %w", *url, err)
+		}
+	}
 	fmt.Fprintf(stderr, "replaylab record: recording %s into %s (Ctrl-C or %s or %d captures stop it)\n", *url, *out, lim.Duration, lim.Captures)
 	deadline := time.Now().Add(lim.Duration)
 	captures := 0
@@ -207,7 +218,7 @@ func startBrowser(ctx context.Context, opt browser.Options) (*browser.Browser, e
 // every capture the engine read on the way (it polls while an answer
 // streams, so the generating state is in the recording).
 func recordSends(ctx context.Context, rec *replay.Recorder, scrub *replay.Scrubber, prof *site.Profile, ad adapter.Adapter, url string, sends []string, wait time.Duration, path string, stdout, stderr io.Writer) (int, error) {
-	eng := engine.New(engine.Config{Adapter: ad})
+	eng := engine.New(engine.Config{Adapter: ad, Ready: prof.Readiness()})
 	task := eng.Begin(ctx, "record")
 	pg := task.Page("main", rec)
 	status := exitOK

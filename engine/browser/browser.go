@@ -464,6 +464,10 @@ func (b *Browser) newPage(ctx context.Context) (*Page, error) {
 		return nil, fmt.Errorf("browser: watch navigations: %w", err)
 	}
 	p.navs = navs
+	if err := p.installInflight(ctx); err != nil {
+		cancel()
+		return nil, fmt.Errorf("browser: count requests in flight: %w", err)
+	}
 	return p, nil
 }
 

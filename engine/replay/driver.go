@@ -194,6 +194,32 @@ func (d *Driver) Navigate(ctx context.Context, url string) error {
 	return nil
 }
 
+// WaitQuiet implements engine.Quieter: the recorded quiet wait is taken
+// again (captures before it that the engine did not read are skipped, as
+// before an action) and its recorded result returned. A session recorded
+// before quiet waits existed has none: its page is ready at once.
+func (d *Driver) WaitQuiet(ctx context.Context, quiet, max time.Duration) (string, error) {
+	if err := ctx.Err(); err != nil {
+		return "", err
+	}
+	d.mu.Lock()
+	i := d.pos
+	for i < len(d.s.Steps) && d.s.Steps[i].Kind == KindCapture {
+		i++
+	}
+	recorded := i < len(d.s.Steps) && d.s.Steps[i].Kind == KindQuiet
+	d.mu.Unlock()
+	if !recorded {
+		return "", nil
+	}
+	if err := d.act(Step{Kind: KindQuiet}); err != nil {
+		return "", err
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.s.Steps[d.pos-1].Error, nil
+}
+
 // NavigationError is a recorded navigation that got no answer.
 type NavigationError struct{ URL, Reason string }
 

@@ -101,6 +101,23 @@ func (r *Recorder) Navigate(ctx context.Context, url string) error {
 	return err
 }
 
+// WaitQuiet implements engine.Quieter when the live driver does, and
+// records the decision (KindQuiet) so a replay takes it again; with a
+// live driver that cannot tell, the page is ready at once and nothing is
+// recorded.
+func (r *Recorder) WaitQuiet(ctx context.Context, quiet, max time.Duration) (string, error) {
+	q, ok := r.live.(engine.Quieter)
+	if !ok {
+		return "", nil
+	}
+	busy, err := q.WaitQuiet(ctx, quiet, max)
+	if err != nil {
+		return "", err
+	}
+	r.add(Step{Kind: KindQuiet, Error: r.store(busy)})
+	return busy, nil
+}
+
 // StatusReporter is a driver that knows the HTTP status its last
 // navigation's document answered with (0: unknown).
 type StatusReporter interface {

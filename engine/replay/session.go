@@ -40,6 +40,12 @@ const (
 	KindClick    = "click"
 	KindType     = "type"
 	KindPress    = "press"
+	// KindQuiet is the driver's default readiness wait after a navigation
+	// (engine.Quieter, SPEC APP-1): Error holds what kept the page busy
+	// when it did not get quiet. A build that predates it refuses a
+	// session holding one by name (unknown kind "quiet"); a session
+	// without one replays as ready at once, as it was recorded.
+	KindQuiet = "quiet"
 )
 
 // Session is one recorded page session.
@@ -104,6 +110,11 @@ func (s Step) String() string {
 		return "click node=" + s.Node
 	case KindType:
 		return fmt.Sprintf("type node=%s text=%q", s.Node, s.Text)
+	case KindQuiet:
+		if s.Error != "" {
+			return "quiet wait (busy: " + s.Error + ")"
+		}
+		return "quiet wait"
 	case KindPress:
 		if s.Control != "" {
 			return fmt.Sprintf("press %s in %s", s.Key, s.Control)
@@ -205,7 +216,7 @@ func (s *Session) Validate() error {
 			if st.Capture == nil || *st.Capture < 0 || *st.Capture >= len(s.Captures) {
 				return fmt.Errorf("%w: steps[%d] names capture %d of %d", ErrMalformed, i, deref(st.Capture), len(s.Captures))
 			}
-		case KindNavigate, KindClick, KindType, KindPress:
+		case KindNavigate, KindClick, KindType, KindPress, KindQuiet:
 		default:
 			return fmt.Errorf("%w: steps[%d] has unknown kind %q", ErrMalformed, i, st.Kind)
 		}

@@ -26,7 +26,17 @@ func Target(c Control) engine.Target {
 // SendMessage fills p's composer with text and sends it by the send control (a
 // click) or Enter in the composer, expecting a new answer group within
 // wait; the engine records the baseline for waiting on the answer.
+//
+// A page that can tell (engine.Page: CheckReady) is asked first whether
+// it is ready (APP-1): a send before it is refused with PAGE_NOT_READY
+// before anything is typed; otherwise the engine refuses the send's
+// click, before its baseline.
 func (p *Profile) SendMessage(ctx context.Context, pg Page, text string, wait time.Duration) error {
+	if r, ok := pg.(interface{ CheckReady(context.Context) error }); ok {
+		if err := r.CheckReady(ctx); err != nil {
+			return err
+		}
+	}
 	composer := Target(p.Composer)
 	if err := pg.Fill(ctx, composer, text); err != nil {
 		return err

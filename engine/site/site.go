@@ -26,7 +26,13 @@
 //	  "generating": {                        // optional page-level signals: any of them on the page means the
 //	    "selectors": ["#log[aria-busy=true]"],//   newest assistant group (after the last user turn) is still generating
 //	    "controls": [{"role": "button", "name": "Stop"}]    // a visible control with that role and name
-//	  }
+//	  },
+//	  "ready": {                             // optional (APP-1): when the page is ready to be read; all named must hold
+//	    "selector": "#thread[data-ready=true]", // an element present (visible)
+//	    "text": "Today",                     //   a text present
+//	    "absent": ".skeleton",               //   no loading indicator
+//	    "timeout_ms": 10000                  //   the bound (default 10 s); without "ready": no request in flight
+//	  }                                      //   and the DOM quiet for 300 ms (engine.Readiness)
 //	}
 //
 // Speaker rules by pattern ("every speaker that is not the user is the
@@ -145,6 +151,8 @@ type Profile struct {
 	SendBy        string
 	Stop          Control
 	Generating    Signals
+	// Ready says when the site's page is ready to be read (APP-1).
+	Ready Ready
 	// Source is the profile's file, "" for a built-in profile.
 	Source string
 
@@ -252,7 +260,7 @@ func (ps *parser) selector(field, s string) cascadia.Matcher {
 }
 
 func (ps *parser) profile(o jsonfile.Object, source, root string) *Profile {
-	ps.Known(o, "version", "name", "base_url", "chat_path", "clock", "adapter", "composer", "send", "stop", "generating")
+	ps.Known(o, "version", "name", "base_url", "chat_path", "clock", "adapter", "composer", "send", "stop", "generating", "ready")
 	if ps.Err != nil {
 		return nil
 	}
@@ -350,6 +358,7 @@ func (ps *parser) profile(o jsonfile.Object, source, root string) *Profile {
 			p.Generating.Controls = append(p.Generating.Controls, c)
 		}
 	}
+	ps.ready(o, p)
 	if ps.Err != nil {
 		return nil
 	}

@@ -109,6 +109,10 @@ func TestParseBad(t *testing.T) {
 		{"click needs control", `{"version":1,"name":"a","base_url":"http://x","adapter":"marker","composer":{"role":"textbox"},"send":{}}`, "send.role", "missing required field"},
 		{"signal selector type", `{"version":1,"name":"a","base_url":"http://x","adapter":"marker","composer":{"role":"textbox"},"send":{"by":"enter"},"generating":{"selectors":[1]}}`, "generating.selectors[0]", "wrong type"},
 		{"signal control selector", `{"version":1,"name":"a","base_url":"http://x","adapter":"marker","composer":{"role":"textbox"},"send":{"by":"enter"},"generating":{"controls":[{"selector":"b"}]}}`, "generating.controls[0]", "role and name"},
+		{"ready names nothing", `{"version":1,"name":"a","base_url":"http://x","adapter":"marker","composer":{"role":"textbox"},"send":{"by":"enter"},"ready":{}}`, "ready", "names no condition"},
+		{"ready bad selector", `{"version":1,"name":"a","base_url":"http://x","adapter":"marker","composer":{"role":"textbox"},"send":{"by":"enter"},"ready":{"selector":"div[["}}`, "ready.selector", "invalid CSS selector"},
+		{"ready unknown field", `{"version":1,"name":"a","base_url":"http://x","adapter":"marker","composer":{"role":"textbox"},"send":{"by":"enter"},"ready":{"present":"x"}}`, "ready.present", "unknown field"},
+		{"ready timeout", `{"version":1,"name":"a","base_url":"http://x","adapter":"marker","composer":{"role":"textbox"},"send":{"by":"enter"},"ready":{"absent":".spinner","timeout_ms":0}}`, "ready.timeout_ms", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := Parse([]byte(tc.file), "p.json")
@@ -188,4 +192,33 @@ func FuzzParse(f *testing.F) {
 		}
 		_ = p.Reader().Groups(doc(t, `<div class="msg">x</div>`))
 	})
+}
+
+func TestReady(t *testing.T) {
+	p, err := Parse([]byte(strings.Replace(good, `"version": 1,`, `"version": 1, "ready": {"selector": "#thread[data-ready=true]", "text": "Today", "absent": ".skeleton"},`, 1)), "acme.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := p.Readiness()
+	if r.Check == nil || r.Awaited != `selector "#thread[data-ready=true]" and the text "Today" and no ".skeleton"` {
+		t.Fatalf("readiness %+v", r)
+	}
+	for _, tc := range []struct{ name, html, missing string }{
+		{"loading", `<main id="thread" data-ready="false"><div class="skeleton">Loading</div></main>`, `nothing matches "#thread[data-ready=true]"; "Today" is not on the page; ".skeleton" still shows (1 element)`},
+		{"ready", `<main id="thread" data-ready="true"><h2>Today</h2></main>`, ""},
+		{"a hidden skeleton is absent", `<main id="thread" data-ready="true"><p>Today</p><div class="skeleton" hidden>x</div></main>`, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := r.Check(doc(t, tc.html)); got != tc.missing {
+				t.Fatalf("missing %q, want %q", got, tc.missing)
+			}
+		})
+	}
+	if s := Sim("http://sim.test", nil).Readiness(); !s.AtLoad {
+		t.Errorf("the sim's pages are ready at their load event: %+v", s)
+	}
+	d, _ := Parse([]byte(good), "acme.json")
+	if r := d.Readiness(); r.Check != nil || r.AtLoad {
+		t.Errorf("a profile without ready takes the default: %+v", r)
+	}
 }

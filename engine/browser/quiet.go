@@ -1,0 +1,139 @@
+package browser
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/chromedp"
+)
+
+// A page's default readiness (engine.Quieter, SPEC APP-1): no request in
+// flight and no DOM change for a quiet window. Requests are counted in
+// the page by a script every new document runs first (the network domain
+// is not enabled: it would slow every capture), which wraps fetch and
+// XMLHttpRequest: a fetch is in flight until its response headers arrive
+// (a streamed body that follows is not), an XHR until it ends.
+// EventSource and WebSocket are long-lived by design and never counted.
+// DOM changes are the ones the page's change observer reports.
+
+// inflightScript installs window.__replaylabInflight, which lists the
+// requests in flight ("GET /app/api/thread").
+const inflightScript = `(() => {
+  if (window.__replaylabInflight) return;
+  const open = new Map();
+  let seq = 0;
+  const begin = (what) => { const id = ++seq; open.set(id, what); return () => { open.delete(id); }; };
+  const f = window.fetch;
+  if (f) {
+    window.fetch = function (input, init) {
+      const url = typeof input === "string" ? input : (input && input.url) || String(input);
+      const method = (init && init.method) || (input && input.method) || "GET";
+      const end = begin(method.toUpperCase() + " " + url);
+      let p;
+      try { p = f.apply(this, arguments); } catch (e) { end(); throw e; }
+      p.then(end, end);
+      return p;
+    };
+  }
+  const X = window.XMLHttpRequest;
+  if (X) {
+    const o = X.prototype.open, s = X.prototype.send;
+    X.prototype.open = function (m, u) { this.__replaylabWhat = String(m).toUpperCase() + " " + u; return o.apply(this, arguments); };
+    X.prototype.send = function () {
+      const end = begin(this.__replaylabWhat || "XHR");
+      this.addEventListener("loadend", end, {once: true});
+      try { return s.apply(this, arguments); } catch (e) { end(); throw e; }
+    };
+  }
+  Object.defineProperty(window, "__replaylabInflight", {value: () => Array.from(open.values())});
+})()`
+
+// busyScript lists what keeps the page busy: requests in flight, and the
+// document itself while it loads.
+const busyScript = `(() => {
+  const l = window.__replaylabInflight ? window.__replaylabInflight() : [];
+  if (document.readyState !== "complete") l.unshift("the document (" + document.readyState + ")");
+  return JSON.stringify(l);
+})()`
+
+// quietPoll is how often WaitQuiet looks.
+const quietPoll = 50 * time.Millisecond
+
+// installInflight makes every new document of the page count its requests.
+func (p *Page) installInflight(ctx context.Context) error {
+	return p.run(ctx, chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+		_, err := cdp.Call(ctx, t, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: inflightScript})
+		return err
+	}))
+}
+
+// busy lists what keeps the page busy now.
+func (p *Page) busy(ctx context.Context) ([]string, error) {
+	var out []string
+	err := p.run(ctx, chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+		res, err := cdp.Call(ctx, t, runtime.Evaluate, runtime.EvaluateParams{Expression: busyScript, ReturnByValue: new(true), Silent: new(true)})
+		if err != nil {
+			return err
+		}
+		if res.ExceptionDetails != nil || res.Result == nil {
+			return nil // a page mid-navigation: ask again
+		}
+		var s string
+		if err := json.Unmarshal(res.Result.Value, &s); err != nil {
+			return err
+		}
+		return json.Unmarshal([]byte(s), &out)
+	}))
+	return out, err
+}
+
+// WaitQuiet implements engine.Quieter: it returns "" once no request has
+// been in flight and the page's DOM has not changed for quiet, else, at
+// max, what kept the page busy.
+func (p *Page) WaitQuiet(ctx context.Context, quiet, max time.Duration) (string, error) {
+	start := time.Now()
+	deadline := start.Add(max)
+	gen, since := p.gen.Load(), start
+	var busy []string
+	for {
+		b, err := p.busy(ctx)
+		if err != nil {
+			return "", fmt.Errorf("browser: wait for the page to be quiet: %w", err)
+		}
+		busy = b
+		now := time.Now()
+		if g := p.gen.Load(); g != gen {
+			gen, since = g, now
+		}
+		if len(busy) > 0 {
+			since = now
+		}
+		if now.Sub(since) >= quiet {
+			return "", nil
+		}
+		if !now.Before(deadline) {
+			break
+		}
+		t := time.NewTimer(min(quietPoll, deadline.Sub(now)))
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return "", ctx.Err()
+		case <-t.C:
+		}
+	}
+	if len(busy) > 0 {
+		s := "s"
+		if len(busy) == 1 {
+			s = ""
+		}
+		return fmt.Sprintf("%d request%s in flight: %s", len(busy), s, strings.Join(busy, ", ")), nil
+	}
+	return fmt.Sprintf("the DOM still changing (last change %s ago)", time.Since(since).Round(time.Millisecond)), nil
+}
