@@ -79,6 +79,7 @@ const SweptMax = 4096
 
 func openLab(opts Options) (*lab, error) {
 	l := &lab{tokens: opts.Tokens}
+	l.sessions.limits = opts.SignIn.withDefaults()
 	if l.tokens == nil {
 		l.tokens = ledger.DefaultTokens()
 	}
@@ -319,7 +320,7 @@ func (s *Server) patchPage(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Query().Has("token") {
 			notice = "Tokens are not accepted in the address; type yours into the form."
 		}
-		writeSignIn(w, http.StatusOK, notice)
+		writeSignIn(w, http.StatusOK, notice, "")
 		return
 	}
 	who := sess.who
@@ -364,6 +365,7 @@ var patchTmpl = template.Must(template.New("patch").Parse(`<!doctype html>
 <main>
 <h1>Patch</h1>
 <p id="who">Signed in as {{.Who.Name}} ({{.Who.Role}})</p>
+<p><a id="sign-out" href="/patch/session/end">Sign out</a></p>
 {{with .Job}}<h2 id="state">Job {{.ID}} is {{.State}}</h2>
 <table aria-label="Attempts">
 <tr><th>Attempt</th><th>Provider</th><th>State</th><th>Callback</th><th>Applied</th></tr>

@@ -14,21 +14,28 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
-// Timeouts bound how long the sim's server waits for a client. Zero fields
-// take DefaultTimeouts; a negative field switches that bound off.
+// Timeouts bound how long the sim's server waits for a client, on every
+// route alike (LED-16): one server configuration, no route left out. Zero
+// fields take DefaultTimeouts; a negative field switches that bound off.
 type Timeouts struct {
 	// ReadHeader bounds reading a request line and its headers
-	// (http.Server.ReadHeaderTimeout).
+	// (http.Server.ReadHeaderTimeout). A request that has started and not
+	// finished its headers in time is answered 408 REQUEST_TIMEOUT before
+	// the connection is closed.
 	ReadHeader time.Duration
-	// ReadBody bounds reading a request body of the job API and the patch
-	// page, from the end of its headers; a body that does not arrive in
-	// time is answered 408 BODY_TIMEOUT and the connection is closed.
+	// ReadBody bounds reading a request body, from the end of its
+	// headers; a body that does not arrive in time is answered 408
+	// (BODY_TIMEOUT on the job API) and the connection is closed, also
+	// where the handler does not read the body (Go's server reads what is
+	// left of it before the next request).
 	ReadBody time.Duration
-	// Write bounds writing one response of the job API and the patch page.
-	// (Chat pages are not bounded: they may be long-lived.)
+	// Write bounds writing one response, counted from the end of the
+	// body's time (so a 408 still has all of it). The page-event stream
+	// (/sim/stage/events) lives as long as its page and opts out.
 	Write time.Duration
 	// Idle bounds a keep-alive connection waiting for its next request
 	// (http.Server.IdleTimeout).
@@ -43,19 +50,26 @@ var DefaultTimeouts = Timeouts{
 	Idle:       120 * time.Second,
 }
 
-// Header bounds: HeaderBytesMax is what a request of the sim may carry in
-// its request line and headers; a bigger one is answered 431
-// HEADERS_TOO_LARGE as problem+json. Go's HTTP layer refuses beyond
-// headerBytesHard itself (with the same shape, see errorShapeConn).
+// Request bounds of every route: HeaderBytesMax is what a request may
+// carry in its request line and headers (a bigger one is answered 431
+// HEADERS_TOO_LARGE as problem+json; Go's HTTP layer refuses a little
+// beyond it itself, with the same shape, see errorShapeConn); BodyBytesMax
+// is the most any handler reads of a request body (the job API answers
+// BODY_TOO_LARGE at ledger.BodyBytesMax, the same); ConnsMax bounds the open
+// connections (one more is answered 503 and closed).
 const (
-	HeaderBytesMax  = 64 << 10
-	headerBytesHard = 1 << 20
+	HeaderBytesMax = 64 << 10
+	BodyBytesMax   = 1 << 20
+	ConnsMax       = 1024
 )
 
 // Codes of the sim's HTTP-level errors.
 const (
 	CodeHeadersTooLarge = "HEADERS_TOO_LARGE"
 	CodeBadHTTPRequest  = "BAD_HTTP_REQUEST"
+	CodeRequestTimeout  = "REQUEST_TIMEOUT"
+	CodeTooManyConns    = "TOO_MANY_CONNECTIONS"
+	CodeHostRefused     = "HOST_REFUSED"
 )
 
 // CloseGrace bounds Close's wait for requests in flight.
@@ -92,6 +106,9 @@ type conns struct {
 }
 
 func (c *conns) track(nc net.Conn, st http.ConnState) {
+	if ec, ok := nc.(*errorShapeConn); ok {
+		ec.setState(st)
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.state == nil {
@@ -150,13 +167,15 @@ func newHTTPServer(handler http.Handler, to Timeouts, cs *conns) *http.Server {
 		Handler:           handler,
 		ReadHeaderTimeout: to.ReadHeader,
 		IdleTimeout:       to.Idle,
-		MaxHeaderBytes:    headerBytesHard,
+		MaxHeaderBytes:    HeaderBytesMax,
 		ConnState:         cs.track,
 	}
 }
 
-// bounded applies the body-read and write timeouts and the header bound to
-// one route (the job API and the patch page).
+// bounded applies the body-read and write deadlines, the header bound and
+// the body bound to every route. The write deadline starts where the
+// body's ends, so a 408 for a late body is written before the connection
+// closes.
 func bounded(to Timeouts, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if n := headerBytes(r); n > HeaderBytesMax {
@@ -166,12 +185,14 @@ func bounded(to Timeouts, next http.Handler) http.Handler {
 			return
 		}
 		rc := http.NewResponseController(w)
+		start := time.Now()
 		if to.ReadBody > 0 {
-			_ = rc.SetReadDeadline(time.Now().Add(to.ReadBody))
+			_ = rc.SetReadDeadline(start.Add(to.ReadBody))
 		}
 		if to.Write > 0 {
-			_ = rc.SetWriteDeadline(time.Now().Add(to.Write))
+			_ = rc.SetWriteDeadline(start.Add(max(to.ReadBody, 0) + to.Write))
 		}
+		r.Body = http.MaxBytesReader(w, r.Body, BodyBytesMax)
 		next.ServeHTTP(w, r)
 		if to.Write > 0 {
 			// the next request on this connection gets its own bound
@@ -192,15 +213,34 @@ func headerBytes(r *http.Request) int {
 	return n
 }
 
-// errorShapeListener wraps every accepted connection in errorShapeConn.
-type errorShapeListener struct{ net.Listener }
+// errorShapeListener wraps every accepted connection in errorShapeConn
+// and bounds the open ones by ConnsMax: one more is answered 503
+// TOO_MANY_CONNECTIONS and closed at once.
+type errorShapeListener struct {
+	net.Listener
+	open *atomic.Int64
+}
+
+func newErrorShapeListener(l net.Listener) errorShapeListener {
+	return errorShapeListener{Listener: l, open: new(atomic.Int64)}
+}
 
 func (l errorShapeListener) Accept() (net.Conn, error) {
-	c, err := l.Listener.Accept()
-	if err != nil {
-		return nil, err
+	for {
+		c, err := l.Listener.Accept()
+		if err != nil {
+			return nil, err
+		}
+		if l.open.Add(1) > ConnsMax {
+			l.open.Add(-1)
+			js := fmt.Sprintf(`{"type":"about:blank","title":"Service Unavailable","status":503,"detail":"sim: %d connections open; at most %d","code":%q}`+"\n", ConnsMax+1, ConnsMax, CodeTooManyConns)
+			_ = c.SetWriteDeadline(time.Now().Add(time.Second))
+			_, _ = fmt.Fprintf(c, "HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/problem+json\r\nRetry-After: 1\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s", len(js), js)
+			_ = c.Close()
+			continue
+		}
+		return &errorShapeConn{Conn: c, open: l.open}, nil
 	}
-	return &errorShapeConn{Conn: c}, nil
 }
 
 // goErrorResponse is the whole response Go's HTTP server writes itself for
@@ -214,9 +254,65 @@ var goErrorResponse = regexp.MustCompile(`^HTTP/1\.1 ([45]\d\d) ([^\r\n]*)\r\nCo
 // writes directly to the connection into problem+json, so every error of
 // the sim has one shape. Responses of handlers are written with a Date
 // header and never match goErrorResponse.
+//
+// It also answers a request whose headers did not arrive within
+// ReadHeaderTimeout (a slowloris) with 408 REQUEST_TIMEOUT before Go's
+// server closes the connection, which it would do without a word: a read
+// that times out after some bytes of a request arrived, while no handler
+// runs (the connection state, from http.Server.ConnState, is new or idle),
+// writes the 408 first.
 type errorShapeConn struct {
 	net.Conn
-	mu sync.Mutex
+	mu   sync.Mutex
+	open *atomic.Int64 // the listener's count of open connections
+
+	stateMu   sync.Mutex
+	handling  bool // a handler runs (StateActive)
+	partial   bool // bytes of a request arrived outside a handler
+	answered  bool // the 408 was written
+	closeOnce sync.Once
+}
+
+// setState follows http.Server.ConnState.
+func (c *errorShapeConn) setState(st http.ConnState) {
+	c.stateMu.Lock()
+	defer c.stateMu.Unlock()
+	switch st {
+	case http.StateActive:
+		c.handling, c.partial = true, false
+	case http.StateIdle:
+		c.handling, c.partial = false, false
+	}
+}
+
+func (c *errorShapeConn) Read(b []byte) (int, error) {
+	n, err := c.Conn.Read(b)
+	c.stateMu.Lock()
+	if n > 0 && !c.handling {
+		c.partial = true
+	}
+	timeout := false
+	if ne, ok := err.(net.Error); ok && ne.Timeout() && !c.handling && c.partial && !c.answered {
+		timeout, c.answered = true, true
+	}
+	c.stateMu.Unlock()
+	if timeout {
+		js := fmt.Sprintf(`{"type":"about:blank","title":"Request Timeout","status":408,"detail":"sim: the request line and headers did not arrive in time","code":%q}`+"\n", CodeRequestTimeout)
+		c.mu.Lock()
+		_ = c.Conn.SetWriteDeadline(time.Now().Add(time.Second))
+		_, _ = fmt.Fprintf(c.Conn, "HTTP/1.1 408 Request Timeout\r\nContent-Type: application/problem+json\r\nX-Content-Type-Options: nosniff\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s", len(js), js)
+		c.mu.Unlock()
+	}
+	return n, err
+}
+
+func (c *errorShapeConn) Close() error {
+	c.closeOnce.Do(func() {
+		if c.open != nil {
+			c.open.Add(-1)
+		}
+	})
+	return c.Conn.Close()
 }
 
 func (c *errorShapeConn) Write(b []byte) (int, error) {
@@ -246,15 +342,49 @@ func (c *errorShapeConn) Write(b []byte) (int, error) {
 	return len(b), nil
 }
 
-// boundLedgerRoutes applies bounded to the job API and the patch page and
-// passes every other route through unchanged.
-func boundLedgerRoutes(to Timeouts, mux http.Handler) http.Handler {
+// guarded is the one configuration of every route (LED-16, LED-17): the
+// Host allow-list, the page headers that forbid framing, and bounded.
+func guarded(to Timeouts, hosts hostList, mux http.Handler) http.Handler {
 	b := bounded(to, mux)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if strings.HasPrefix(r.URL.Path, "/api/") || r.URL.Path == "/patch" || strings.HasPrefix(r.URL.Path, "/patch/") {
-			b.ServeHTTP(w, r)
+		h := w.Header()
+		h.Set("X-Frame-Options", "DENY")
+		h.Set("Content-Security-Policy", "frame-ancestors 'none'")
+		h.Set("X-Content-Type-Options", "nosniff")
+		if !hosts.allows(r.Host) {
+			h.Set("Connection", "close")
+			problem(w, http.StatusMisdirectedRequest, CodeHostRefused,
+				"sim: requests must name this server in Host (a loopback name or the configured address); a DNS-rebinding name is refused")
 			return
 		}
-		mux.ServeHTTP(w, r)
+		b.ServeHTTP(w, r)
 	})
+}
+
+// hostList is the Host allow-list (LED-17): the loopback names and the
+// server's configured address; any port.
+type hostList map[string]bool
+
+func newHostList(addr string, extra []string) hostList {
+	l := hostList{"localhost": true, "127.0.0.1": true, "::1": true}
+	if h, _, err := net.SplitHostPort(addr); err == nil && h != "" {
+		l[strings.ToLower(h)] = true
+	}
+	for _, h := range extra {
+		l[strings.ToLower(strings.TrimSuffix(h, "."))] = true
+	}
+	return l
+}
+
+func (l hostList) allows(hostport string) bool {
+	h := hostport
+	if hh, _, err := net.SplitHostPort(hostport); err == nil {
+		h = hh
+	}
+	h = strings.ToLower(strings.TrimSuffix(strings.Trim(h, "[]"), "."))
+	if l[h] {
+		return true
+	}
+	ip := net.ParseIP(h)
+	return ip != nil && ip.IsLoopback()
 }

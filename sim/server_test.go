@@ -138,10 +138,10 @@ func TestHTTPErrorsAreProblemJSON(t *testing.T) {
 		code      string
 	}{
 		{name: "malformed request line", req: "GARBAGE\r\n\r\n", status: 400, code: "BAD_HTTP_REQUEST"},
-		{name: "bad header bytes", req: "GET /api/jobs/x HTTP/1.1\r\nHost: a\r\nX-Bad\x01: v\r\n\r\n", status: 400, code: "BAD_HTTP_REQUEST"},
-		{name: "headers over the sim's bound", req: "GET /api/jobs/x HTTP/1.1\r\nHost: a\r\nX-Big: " + big + "\r\n\r\n", status: 431, code: "HEADERS_TOO_LARGE"},
-		{name: "headers over Go's bound", req: "GET /api/jobs/x HTTP/1.1\r\nHost: a\r\nX-Big: " + huge + "\r\n\r\n", status: 431, code: "HEADERS_TOO_LARGE"},
-		{name: "partial body", req: "POST /api/jobs HTTP/1.1\r\nHost: a\r\nAuthorization: Bearer alice-token\r\nIdempotency-Key: k\r\nContent-Length: 100\r\n\r\n{\"task\":", status: 408, code: "BODY_TIMEOUT"},
+		{name: "bad header bytes", req: "GET /api/jobs/x HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Bad\x01: v\r\n\r\n", status: 400, code: "BAD_HTTP_REQUEST"},
+		{name: "headers over the sim's bound", req: "GET /api/jobs/x HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: " + big + "\r\n\r\n", status: 431, code: "HEADERS_TOO_LARGE"},
+		{name: "headers over Go's bound", req: "GET /api/jobs/x HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: " + huge + "\r\n\r\n", status: 431, code: "HEADERS_TOO_LARGE"},
+		{name: "partial body", req: "POST /api/jobs HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer alice-token\r\nIdempotency-Key: k\r\nContent-Length: 100\r\n\r\n{\"task\":", status: 408, code: "BODY_TIMEOUT"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			res, body := rawRequest(t, s, tc.req)

@@ -47,6 +47,10 @@ type Options struct {
 	// Addr is the listen address; default "127.0.0.1:0" (a free port).
 	// Only loopback addresses are accepted.
 	Addr string
+	// Hosts are more names the Host header may carry (LED-17); the
+	// loopback names and Addr's host are always allowed, anything else is
+	// refused 421 HOST_REFUSED (DNS rebinding).
+	Hosts []string
 	// Seed drives every generated text.
 	Seed int64
 	// Handler, when set, is mounted under /api/ beside the chat (the
@@ -57,6 +61,9 @@ type Options struct {
 	// DB is the ledger's database: a SQLite file path or a postgres:// URL;
 	// "" is a new SQLite file in a temp dir removed on Close.
 	DB string
+	// SignIn bounds the patch page's sign-in and sessions (LED-17); zero
+	// fields take DefaultSignInLimits.
+	SignIn SignInLimits
 	// Tokens map bearer tokens to principals; nil is ledger.DefaultTokens().
 	Tokens map[string]ledger.Principal
 	// IDs makes job and attempt ids; nil is ledger.SequentialIDs() for the
@@ -120,11 +127,11 @@ func NewServer(opts Options) (*Server, error) {
 	s.chat.Seed = opts.Seed
 	mux := http.NewServeMux()
 	s.routes(mux, opts.API)
-	s.srv = newHTTPServer(boundLedgerRoutes(opts.Timeouts.withDefaults(), mux), opts.Timeouts.withDefaults(), &s.conns)
+	s.srv = newHTTPServer(guarded(opts.Timeouts.withDefaults(), newHostList(ln.Addr().String(), opts.Hosts), mux), opts.Timeouts.withDefaults(), &s.conns)
 	s.wg.Add(1)
 	go func() {
 		defer s.wg.Done()
-		_ = s.srv.Serve(errorShapeListener{ln})
+		_ = s.srv.Serve(newErrorShapeListener(ln))
 	}()
 	return s, nil
 }

@@ -207,6 +207,7 @@ func (s *Server) stageEvents(w http.ResponseWriter, r *http.Request) {
 	}()
 	rc := http.NewResponseController(w)
 	_ = rc.SetWriteDeadline(time.Time{}) // the stream lives as long as the page
+	_ = rc.SetReadDeadline(time.Time{})  // (a GET: no body to wait for)
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(http.StatusOK)

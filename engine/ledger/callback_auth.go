@@ -150,6 +150,27 @@ func decodeCallbackBody(body []byte) (CallbackBody, error) {
 // CALLBACK_UNVERIFIED (401) with one fixed detail; a body that is not a
 // callback at all is a 400 that names no attempt.
 func (s *Service) VerifiedCallback(ctx context.Context, signature string, body []byte) (Reconciliation, error) {
+	start := time.Now()
+	rec, err := s.verifiedCallback(ctx, signature, body)
+	if CodeOf(err) == CodeCallbackUnverified {
+		// Every refusal takes at least CallbackRefusalMin, so how long it
+		// took says nothing of whether the attempt exists (LED-17).
+		t := time.NewTimer(time.Until(start.Add(CallbackRefusalMin)))
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+		}
+		t.Stop()
+	}
+	return rec, err
+}
+
+// CallbackRefusalMin is the least time a refused callback takes: the
+// lookup of an existing and of a missing attempt differ by microseconds,
+// which this hides (and it slows guessing).
+const CallbackRefusalMin = 5 * time.Millisecond
+
+func (s *Service) verifiedCallback(ctx context.Context, signature string, body []byte) (Reconciliation, error) {
 	ts, at, macs, ok := parseSignature(signature)
 	now := s.now()
 	if !ok || at.Before(now.Add(-CallbackTolerance)) || at.After(now.Add(CallbackTolerance)) {

@@ -183,7 +183,26 @@ func NewHandler(svc *Service, tokens map[string]Principal, opts ...HandlerOption
 	mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
 		h.problem(w, r, errorf(CodeNotFound, "no route %s %s", r.Method, r.URL.Path))
 	})
-	return mux
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if err := checkHeaders(r.Header); err != nil {
+			h.problem(w, r, err)
+			return
+		}
+		mux.ServeHTTP(w, r)
+	})
+}
+
+// checkHeaders refuses a NUL byte or invalid UTF-8 in any header value,
+// also in the parts of a header no handler reads (LED-17).
+func checkHeaders(hd http.Header) error {
+	for k, vs := range hd {
+		for _, v := range vs {
+			if err := CheckText("header "+k, v); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 type authedFunc func(w http.ResponseWriter, r *http.Request, p Principal)
