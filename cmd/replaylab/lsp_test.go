@@ -373,3 +373,52 @@ func TestLSPProcessExit(t *testing.T) {
 		})
 	}
 }
+
+// TestLSPRunsTheFix runs the fix of a scenario without recording as an
+// editor would: the warning's code action, workspace/executeCommand, and
+// the real `replaylab run --mode record-once` it names (this test binary
+// stands in for replaylab). The golden appears and the warning goes.
+func TestLSPRunsTheFix(t *testing.T) {
+	root := t.TempDir()
+	path := filepath.Join(root, "features", "qa.feature")
+	text := "Feature: QA\n  Scenario: Only scripting\n    Given a marker-style chat with 2 earlier turns\n"
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c, _ := startLSP(t, root)
+	ctx := timeout(t)
+	uri := lsp.PathURI(path)
+	if err := c.Open(uri, 1, text); err != nil {
+		t.Fatal(err)
+	}
+	diags, err := c.Diagnostics(ctx, uri, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(diags) != 1 || diags[0].Code != lsp.CodeNoRecording {
+		t.Fatalf("got %+v, want one no-recording warning", diags)
+	}
+	var acts []lsp.CodeAction
+	if err := c.Call(ctx, "textDocument/codeAction", lsp.CodeActionParams{TextDocument: lsp.TextDocumentIdentifier{URI: uri}, Range: diags[0].Range}, &acts); err != nil {
+		t.Fatal(err)
+	}
+	if len(acts) != 1 || acts[0].Command == nil || !strings.HasSuffix(acts[0].Title, "run --mode record-once features/qa.feature:2") {
+		t.Fatalf("got %+v", acts)
+	}
+	err = c.Call(ctx, "workspace/executeCommand", lsp.ExecuteCommandParams{Command: acts[0].Command.Command, Arguments: acts[0].Command.Arguments}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(root, "recordings", "golden", "qa", "only-scripting.golden")); err != nil {
+		t.Fatalf("the fix made no golden: %v; editor told: %+v", err, c.Notifications("window/showMessage"))
+	}
+	if diags, err := c.Diagnostics(ctx, uri, 1); err != nil || len(diags) != 0 {
+		t.Fatalf("after the fix: %+v %v", diags, err)
+	}
+	if msgs := c.Notifications("window/showMessage"); len(msgs) != 1 || !strings.Contains(string(msgs[0].Params), ": done") {
+		t.Fatalf("showMessage: %+v", msgs)
+	}
+}

@@ -674,7 +674,11 @@ func (s *Server) CodeActions(p CodeActionParams) []CodeAction {
 		data, err := os.ReadFile(d.path)
 		saved = err == nil && string(data) == d.text
 	}
-	for _, diag := range s.Diagnostics(d) {
+	diags := d.diags // as published for this version of the document
+	if diags == nil {
+		diags = s.Diagnostics(d)
+	}
+	for _, diag := range diags {
 		if diag.Data == nil || !overlaps(diag.Range, p.Range) {
 			continue
 		}

@@ -28,6 +28,7 @@ type document struct {
 	pickles   []*messages.Pickle
 	steps     []stepRef           // every AST step, in file order
 	texts     map[string][]string // AST step id → its pickle texts (an outline's rows filled in)
+	diags     []Diagnostic        // as last published (nil: not yet computed)
 }
 
 // parseError is one error of the Gherkin parser.

@@ -440,3 +440,53 @@ func TestRecordingFix(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestWatchedFiles: a client that registers watchers dynamically is
+// asked to watch recordings/ and feature files; a change it reports
+// makes the server read the recording state again.
+func TestWatchedFiles(t *testing.T) {
+	root := project(t, nil)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	c, errc := lsptest.Pipe(ctx, lsp.Options{Root: root, Vocabulary: testVocab, Recordings: madeRecordings{}})
+	caps := map[string]any{"workspace": map[string]any{"didChangeWatchedFiles": map[string]any{"dynamicRegistration": true}}}
+	if err := c.Call(ctx, "initialize", map[string]any{"processId": nil, "rootUri": lsp.PathURI(root), "capabilities": caps}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Notify("initialized", map[string]any{}); err != nil {
+		t.Fatal(err)
+	}
+	uri := lsp.PathURI(filepath.Join(root, "features", "x.feature"))
+	if err := c.Open(uri, 1, "Feature: F\n  Scenario: S\n    When I wait 3 ms\n"); err != nil {
+		t.Fatal(err)
+	}
+	if d, err := c.Diagnostics(ctx, uri, 1); err != nil || len(d) != 1 {
+		t.Fatalf("before: %+v %v", d, err)
+	}
+	reg := c.Notifications("client/registerCapability")
+	if len(reg) != 1 || !strings.Contains(string(reg[0].Params), `"globPattern":"**/recordings/**"`) {
+		t.Fatalf("registration: %+v", reg)
+	}
+	if err := os.WriteFile(filepath.Join(root, "made"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	notes := len(c.Notifications("textDocument/publishDiagnostics"))
+	if err := c.Notify("workspace/didChangeWatchedFiles", map[string]any{"changes": []any{map[string]any{"uri": lsp.PathURI(filepath.Join(root, "made")), "type": 1}}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Call(ctx, "textDocument/documentSymbol", map[string]any{"textDocument": map[string]string{"uri": uri}}, nil); err != nil {
+		t.Fatal(err) // answered after the notification: its diagnostics are in
+	}
+	if n := len(c.Notifications("textDocument/publishDiagnostics")); n != notes+1 {
+		t.Fatalf("%d diagnostics published after the change, want 1", n-notes)
+	}
+	if d, err := c.Diagnostics(ctx, uri, 1); err != nil || len(d) != 0 {
+		t.Fatalf("after: %+v %v", d, err)
+	}
+	if err := c.Shutdown(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-errc; err != nil {
+		t.Fatal(err)
+	}
+}

@@ -50,7 +50,14 @@ type InitializeParams struct {
 	RootURI          string            `json:"rootUri,omitempty"`
 	RootPath         string            `json:"rootPath,omitempty"`
 	WorkspaceFolders []WorkspaceFolder `json:"workspaceFolders,omitempty"`
-	ClientInfo       *struct {
+	Capabilities     struct {
+		Workspace struct {
+			DidChangeWatchedFiles struct {
+				DynamicRegistration bool `json:"dynamicRegistration"`
+			} `json:"didChangeWatchedFiles"`
+		} `json:"workspace"`
+	} `json:"capabilities"`
+	ClientInfo *struct {
 		Name    string `json:"name"`
 		Version string `json:"version,omitempty"`
 	} `json:"clientInfo,omitempty"`

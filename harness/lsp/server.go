@@ -74,6 +74,7 @@ type Server struct {
 	root  string
 	docs  map[string]*document // open documents by URI
 	disk  map[string]*document // the feature files under root/features by URI
+	watch bool                 // the client registers file watchers when asked
 	state bool                 // initialize answered
 	down  bool                 // shutdown answered
 	// jobs carries the ends of commands running in the background
@@ -298,6 +299,12 @@ func (s *Server) notification(method string, params json.RawMessage) {
 			s.loadDisk(p.TextDocument.URI)
 			_ = s.conn.notify("textDocument/publishDiagnostics", PublishDiagnosticsParams{URI: p.TextDocument.URI, Diagnostics: []Diagnostic{}})
 		}
+	case "initialized":
+		if s.watch && s.conn != nil {
+			// recordings made in a terminal, feature files changed outside
+			// the editor: hear of them (the reply is not waited for)
+			_ = s.conn.write(&message{ID: json.RawMessage(`"replaylab-watch"`), Method: "client/registerCapability", Params: watchRegistration})
+		}
 	case "workspace/didChangeWatchedFiles":
 		s.scan()
 		for _, d := range s.docs {
@@ -305,6 +312,11 @@ func (s *Server) notification(method string, params json.RawMessage) {
 		}
 	}
 }
+
+// watchRegistration asks the client to report changes under
+// recordings/ and to feature files (workspace/didChangeWatchedFiles).
+var watchRegistration = json.RawMessage(`{"registrations":[{"id":"replaylab-watch","method":"workspace/didChangeWatchedFiles",` +
+	`"registerOptions":{"watchers":[{"globPattern":"**/recordings/**"},{"globPattern":"**/*.feature"}]}}]}`)
 
 // initialize finds the root, reads features/ and says what the server
 // answers.
@@ -319,6 +331,7 @@ func (s *Server) initialize(params json.RawMessage) (any, *ResponseError) {
 		return nil, &ResponseError{Code: CodeInvalidRequest, Message: "initialize was already answered"}
 	}
 	s.state = true
+	s.watch = p.Capabilities.Workspace.DidChangeWatchedFiles.DynamicRegistration
 	s.root = s.opt.Root
 	if s.root == "" {
 		start := ""
@@ -477,6 +490,7 @@ func applyEdit(text string, r Range, repl string) string {
 // publish sends the document's diagnostics.
 func (s *Server) publish(d *document) []Diagnostic {
 	diags := s.Diagnostics(d)
+	d.diags = diags
 	if s.conn != nil {
 		v := d.version
 		if err := s.conn.notify("textDocument/publishDiagnostics", PublishDiagnosticsParams{URI: d.uri, Version: &v, Diagnostics: diags}); err != nil {

@@ -81,7 +81,7 @@ func (c *Client) readLoop(r *bufio.Reader) {
 			return
 		}
 		var m struct {
-			ID     *int               `json:"id"`
+			ID     json.RawMessage    `json:"id"`
 			Method string             `json:"method"`
 			Params json.RawMessage    `json:"params"`
 			Result json.RawMessage    `json:"result"`
@@ -95,12 +95,15 @@ func (c *Client) readLoop(r *bufio.Reader) {
 		}
 		c.mu.Lock()
 		switch {
-		case m.Method == "" && m.ID != nil:
-			if ch, ok := c.waiting[*m.ID]; ok {
-				ch <- response{m.Result, m.Error}
-				delete(c.waiting, *m.ID)
+		case m.Method == "" && len(m.ID) > 0:
+			var id int
+			if json.Unmarshal(m.ID, &id) == nil {
+				if ch, ok := c.waiting[id]; ok {
+					ch <- response{m.Result, m.Error}
+					delete(c.waiting, id)
+				}
 			}
-		case m.Method != "":
+		case m.Method != "": // a notification, or a request of the server's (kept the same way, not answered)
 			if m.Method == "textDocument/publishDiagnostics" {
 				var p lsp.PublishDiagnosticsParams
 				if json.Unmarshal(m.Params, &p) == nil {
