@@ -215,7 +215,8 @@ const CompletionItemsMax = 100
 
 // completeSteps ranks the catalogue against the typed text: examples it
 // begins first, then those it begins with the parameters masked, then
-// those that hold each typed word, then the closest.
+// those with a word beginning with each typed word, then (when none of
+// these) the closest.
 func (s *Server) completeSteps(typed, indent string) []CompletionItem {
 	t := strings.ToLower(strings.TrimLeft(typed, " "))
 	words := strings.Fields(t)
@@ -231,7 +232,7 @@ func (s *Server) completeSteps(typed, indent string) []CompletionItem {
 			rank = 0
 		case strings.HasPrefix(maskParams(ex), maskParams(t)):
 			rank = 1
-		case len(words) > 0 && containsAll(ex, words):
+		case len(words) > 0 && wordPrefixes(strings.Fields(ex), words):
 			rank = 2
 		}
 		if rank >= 0 {
@@ -277,9 +278,18 @@ func (s *Server) completeSteps(typed, indent string) []CompletionItem {
 	return items
 }
 
-func containsAll(s string, words []string) bool {
-	for _, w := range words {
-		if !strings.Contains(s, w) {
+// wordPrefixes reports whether each typed word begins a word of the
+// example (quotes ignored): "open sim" finds `I open the sim page "…"`.
+func wordPrefixes(exWords, typed []string) bool {
+	for _, w := range typed {
+		found := false
+		for _, e := range exWords {
+			if strings.HasPrefix(strings.TrimLeft(e, `"`), strings.TrimLeft(w, `"`)) {
+				found = true
+				break
+			}
+		}
+		if !found {
 			return false
 		}
 	}

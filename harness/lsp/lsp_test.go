@@ -490,3 +490,32 @@ func TestWatchedFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestCompletionRanking: the examples the typed text begins come first,
+// shorter first; a typed word must begin a word of the example.
+func TestCompletionRanking(t *testing.T) {
+	root := project(t, nil)
+	s := server(t, root)
+	uri := lsp.PathURI(filepath.Join(root, "features", "x.feature"))
+	tests := []struct {
+		name, line string
+		want       []string
+	}{
+		{"prefix", "    When I", []string{"I pay $5", "I wait 300 ms", `I open the page "/home"`}},
+		{"words begin words", "    When page open", []string{`I open the page "/home"`}},
+		{"prefix first, then words", "    When I pa", []string{"I pay $5", `I open the page "/home"`}},
+		{"nothing begins: the closest", "    When zz", []string{"I open the page \"/home\"", "I wait 300 ms", "the page shows:", "I pay $5"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s.Open(uri, 1, "Feature: F\n  Scenario: S\n"+tt.line+"\n")
+			var got []string
+			for _, it := range s.Completion(lsptest.At(uri, 2, len(tt.line))).Items {
+				got = append(got, it.Label)
+			}
+			if strings.Join(got, "|") != strings.Join(tt.want, "|") {
+				t.Fatalf("got %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
