@@ -9,6 +9,7 @@ import (
 	"golang.org/x/net/html/atom"
 
 	"github.com/replaylab/replaylab/engine/adapter"
+	"github.com/replaylab/replaylab/engine/errcode"
 	"github.com/replaylab/replaylab/engine/locate"
 	"github.com/replaylab/replaylab/engine/observe"
 )
@@ -99,7 +100,7 @@ func (p *Page) evaluate(doc *observe.Document, groups adapter.Result, x Expect) 
 			met = append(met, fmt.Sprintf("text %q visible", x.TextVisible))
 		}
 		if x.Gone != nil {
-			if _, err := locate.Resolve(o, x.Gone.Locator); locate.CodeOf(err) != string(locate.TargetNotFound) {
+			if _, err := locate.Resolve(o, x.Gone.Locator); errcode.Of(err) != locate.TargetNotFound {
 				return false, "element still present", nil
 			}
 			met = append(met, "element gone")

@@ -6,6 +6,7 @@ import (
 
 	"github.com/replaylab/replaylab/engine/adapter"
 	"github.com/replaylab/replaylab/engine/answer"
+	"github.com/replaylab/replaylab/engine/errcode"
 	"github.com/replaylab/replaylab/engine/locate"
 	"github.com/replaylab/replaylab/engine/monitor"
 	"github.com/replaylab/replaylab/engine/observe"
@@ -118,7 +119,7 @@ func (p *Page) resolve(ctx context.Context, op string, t Target) (observe.Elemen
 		}
 		el, err := locate.ByRef(p.obs, t.Ref)
 		if err != nil {
-			p.emit("resolve", trace.A("op", op), trace.A("target", t), trace.A("code", locate.CodeOf(err)))
+			p.emit("resolve", trace.A("op", op), trace.A("target", t), trace.A("code", errcode.Of(err)))
 		}
 		return el, err
 	}
@@ -134,7 +135,7 @@ func (p *Page) resolve(ctx context.Context, op string, t Target) (observe.Elemen
 	}
 	if err != nil {
 		var le *locate.Error
-		attrs := []trace.Attr{trace.A("op", op), trace.A("target", t), trace.A("code", locate.CodeOf(err))}
+		attrs := []trace.Attr{trace.A("op", op), trace.A("target", t), trace.A("code", errcode.Of(err))}
 		if asLocate(err, &le) && le.Count > 0 {
 			attrs = append(attrs, trace.A("count", le.Count))
 		}
@@ -206,7 +207,7 @@ func (p *Page) Press(ctx context.Context, t Target, key string, x Expect) error 
 func (p *Page) act(ctx context.Context, op string, t Target, x Expect, key string, do func(node string) error) error {
 	// The expectation is checked before anything is sent.
 	if err := x.validate(); err != nil {
-		p.emit(op, trace.A("target", t), trace.A("code", CodeOf(err)))
+		p.emit(op, trace.A("target", t), trace.A("code", errcode.Of(err)))
 		return err
 	}
 	if err := p.task.mutation(op); err != nil {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/replaylab/replaylab/engine/errcode"
 	"github.com/replaylab/replaylab/engine/observe"
 	"github.com/replaylab/replaylab/engine/trace"
 )
@@ -42,7 +43,7 @@ const (
 
 // PageNotReady is the code of a page that did not get ready in time, and
 // of a send refused while the page is not ready.
-const PageNotReady Code = "PAGE_NOT_READY"
+const PageNotReady = errcode.PageNotReady
 
 // Quieter is implemented by drivers that can tell when a page is quiet:
 // no request in flight (fetch, XHR; not long-lived streams such as
@@ -127,7 +128,7 @@ func (p *Page) awaitReady(ctx context.Context) error {
 	err := AwaitReady(ctx, p.d, r)
 	if r.Check != nil && !r.AtLoad {
 		if err != nil {
-			p.emit("ready", trace.A("awaited", r.Awaited), trace.A("code", CodeOf(err)))
+			p.emit("ready", trace.A("awaited", r.Awaited), trace.A("code", errcode.Of(err)))
 		} else {
 			p.emit("ready", trace.A("awaited", r.Awaited))
 		}

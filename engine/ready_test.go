@@ -11,6 +11,7 @@ import (
 
 	"github.com/replaylab/replaylab/engine"
 	"github.com/replaylab/replaylab/engine/capture"
+	"github.com/replaylab/replaylab/engine/errcode"
 	"github.com/replaylab/replaylab/engine/observe"
 	"github.com/replaylab/replaylab/engine/replay"
 	"github.com/replaylab/replaylab/engine/trace"
@@ -75,7 +76,7 @@ func TestNavigateWaitsForTheSitesReadiness(t *testing.T) {
 			d := replay.NewDriver(readySession(tt.caps...))
 			p := engine.New(engine.Config{Tracer: log, Ready: siteReady}).Begin(context.Background(), t.Name()).Page("main", d)
 			err := p.Navigate(context.Background(), url)
-			if got := engine.CodeOf(err); got != tt.code {
+			if got := string(errcode.Of(err)); got != tt.code {
 				t.Fatalf("code %q (%v), want %q", got, err, tt.code)
 			}
 			if tt.code != "" {
@@ -139,7 +140,7 @@ func TestDefaultReadinessReplaysTheRecordedQuietWait(t *testing.T) {
 			d := replay.NewDriver(s)
 			p := engine.New(engine.Config{}).Begin(context.Background(), t.Name()).Page("main", d)
 			err := p.Navigate(context.Background(), url)
-			if got := engine.CodeOf(err); got != tt.code {
+			if got := string(errcode.Of(err)); got != tt.code {
 				t.Fatalf("code %q (%v), want %q", got, err, tt.code)
 			}
 			if tt.busy != "" && !strings.Contains(err.Error(), "no request in flight and the DOM quiet for 300ms: "+tt.busy) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/replaylab/replaylab/engine/errcode"
 	"github.com/replaylab/replaylab/engine/locate"
 	"github.com/replaylab/replaylab/engine/observe"
 	"github.com/replaylab/replaylab/engine/trace"
@@ -14,8 +15,8 @@ import (
 
 // Codes of the passive operations.
 const (
-	WaitTimeout   Code = "WAIT_TIMEOUT"
-	OutcomeNotMet Code = "OUTCOME_NOT_MET"
+	WaitTimeout   = errcode.WaitTimeout
+	OutcomeNotMet = errcode.OutcomeNotMet
 )
 
 // WaitFor waits, without acting, until x holds or its timeout passes

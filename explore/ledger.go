@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/replaylab/replaylab/engine/errcode"
 	"github.com/replaylab/replaylab/engine/ledger"
 	"github.com/replaylab/replaylab/sim"
 )
@@ -62,22 +63,22 @@ type world struct {
 // jobModel is what the explorer did to one logical job.
 type jobModel struct {
 	id       string
-	created  int                  // creates answered created=true
-	sent     int                  // creates sent
-	attempts map[int]string       // number → attempt id
-	provider map[string]string    // attempt id → provider
-	calls    map[string]int       // attempt id → callbacks delivered
-	fails    map[string]bool      // attempt id → a failure callback was delivered
-	supers   map[string]bool      // attempt id → seen superseded
-	outcomes map[string][]string  // attempt id → reconciliation outcomes returned
-	applied  map[string]bool      // attempt id → a callback returned an applied outcome
-	refusals map[ledger.Code]bool // codes seen (diagnostics)
+	created  int                   // creates answered created=true
+	sent     int                   // creates sent
+	attempts map[int]string        // number → attempt id
+	provider map[string]string     // attempt id → provider
+	calls    map[string]int        // attempt id → callbacks delivered
+	fails    map[string]bool       // attempt id → a failure callback was delivered
+	supers   map[string]bool       // attempt id → seen superseded
+	outcomes map[string][]string   // attempt id → reconciliation outcomes returned
+	applied  map[string]bool       // attempt id → a callback returned an applied outcome
+	refusals map[errcode.Code]bool // codes seen (diagnostics)
 }
 
 func newJobModel() *jobModel {
 	return &jobModel{attempts: map[int]string{}, provider: map[string]string{}, calls: map[string]int{},
 		fails: map[string]bool{}, supers: map[string]bool{}, outcomes: map[string][]string{},
-		applied: map[string]bool{}, refusals: map[ledger.Code]bool{}}
+		applied: map[string]bool{}, refusals: map[errcode.Code]bool{}}
 }
 
 // openWorld makes a fresh database for one run: a SQLite file in its own
@@ -219,9 +220,9 @@ func (w *world) step(ctx context.Context, a Action) (string, *Violation, error) 
 		}
 		att, err := w.svc.AddAttempt(ctx, caller, m.id, provider, reason)
 		if err != nil {
-			switch ledger.CodeOf(err) {
+			switch ledger.ProblemCode(err) {
 			case ledger.CodeReviewRequired, ledger.CodeInvalidTransition, ledger.CodeFallbackDisabled:
-				m.refusals[ledger.CodeOf(err)] = true
+				m.refusals[ledger.ProblemCode(err)] = true
 				return codeOf(err), nil, nil
 			}
 			return "", unexpected(a, err), nil
@@ -231,7 +232,7 @@ func (w *world) step(ctx context.Context, a Action) (string, *Violation, error) 
 	case KindCancel:
 		j, err := w.svc.Cancel(ctx, owner(a.Job), m.id)
 		if err != nil {
-			if ledger.CodeOf(err) == ledger.CodeInvalidTransition {
+			if ledger.ProblemCode(err) == ledger.CodeInvalidTransition {
 				return codeOf(err), nil, nil
 			}
 			return "", unexpected(a, err), nil
@@ -311,7 +312,7 @@ func (w *world) crash(ctx context.Context, a Action) (string, *Violation, error)
 		what = "committed j" + fmt.Sprint(a.Job) + ", died before sending"
 	} else {
 		att, err := dead.AddAttempt(ctx, reviewer, m.id, a.Provider, "explorer: stuck")
-		switch ledger.CodeOf(err) {
+		switch ledger.ProblemCode(err) {
 		case "":
 			m.attempts[att.Number], m.provider[att.ID] = att.ID, att.Provider
 			what = fmt.Sprintf("committed j%d#%d on %s, died before sending", a.Job, att.Number, att.Provider)
@@ -417,7 +418,7 @@ func codeOf(err error) string {
 	if err == nil {
 		return "ok"
 	}
-	return string(ledger.CodeOf(err))
+	return string(ledger.ProblemCode(err))
 }
 
 func unexpected(a Action, err error) *Violation {

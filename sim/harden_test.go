@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/replaylab/replaylab/engine/errcode"
 	"github.com/replaylab/replaylab/engine/ledger"
 	"github.com/replaylab/replaylab/sim"
 )
@@ -118,7 +119,7 @@ func TestHostAllowList(t *testing.T) {
 			if res.StatusCode != tc.status {
 				t.Errorf("Host %s %s: %d %s, want %d", tc.host, path, res.StatusCode, b, tc.status)
 			}
-			if tc.status == 421 && !strings.Contains(string(b), sim.CodeHostRefused) {
+			if tc.status == 421 && !strings.Contains(string(b), string(sim.CodeHostRefused)) {
 				t.Errorf("Host %s: %s, want code %s", tc.host, b, sim.CodeHostRefused)
 			}
 		}
@@ -324,7 +325,7 @@ func TestCallbackRefusalsTakeAlike(t *testing.T) {
 	measure := func(id string) time.Duration {
 		body, sig := ledger.NewSignedCallback(id, "whsec_wrong", "succeeded", "x", svc.Now())
 		start := time.Now()
-		if _, err := svc.VerifiedCallback(ctx, sig, body); ledger.CodeOf(err) != ledger.CodeCallbackUnverified {
+		if _, err := svc.VerifiedCallback(ctx, sig, body); errcode.Of(err) != ledger.CodeCallbackUnverified {
 			t.Fatalf("got %v, want CALLBACK_UNVERIFIED", err)
 		}
 		return time.Since(start)

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/replaylab/replaylab/engine/errcode"
 	"github.com/replaylab/replaylab/engine/ledger"
 	"github.com/replaylab/replaylab/sim"
 )
@@ -315,7 +316,7 @@ func TestTempLedgerIsRemovedOnClose(t *testing.T) {
 		t.Fatal(err)
 	}
 	rec, err := s.DeliverCallback(context.Background(), "att_9999", "succeeded", "x")
-	if ledger.CodeOf(err) != ledger.CodeNotFound {
+	if errcode.Of(err) != ledger.CodeNotFound {
 		t.Fatalf("callback for an unknown attempt: %v %v", rec, err)
 	}
 	before, _ := filepath.Glob(filepath.Join(os.TempDir(), "replaylab-sim-ledger-*"))

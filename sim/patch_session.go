@@ -20,6 +20,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/replaylab/replaylab/engine/errcode"
 	"github.com/replaylab/replaylab/engine/ledger"
 )
 
@@ -101,12 +102,12 @@ func (l SignInLimits) withDefaults() SignInLimits {
 	return l
 }
 
-// Codes of the patch page's sign-in.
+// Codes of the patch page's sign-in (errcode values).
 const (
-	CodeCrossSite       = "CROSS_SITE_REFUSED"
-	CodeSignInLimited   = "SIGN_IN_RATE_LIMITED"
-	CodeSessionsFull    = "SESSIONS_FULL"
-	CodeSessionRequired = "SESSION_REQUIRED"
+	CodeCrossSite       = errcode.CrossSiteRefused
+	CodeSignInLimited   = errcode.SignInRateLimited
+	CodeSessionsFull    = errcode.SessionsFull
+	CodeSessionRequired = errcode.SessionRequired
 )
 
 type session struct {
@@ -494,7 +495,7 @@ func (s *Server) patchSignOut(w http.ResponseWriter, r *http.Request) {
 func (s *Server) patchAPI(w http.ResponseWriter, r *http.Request) {
 	sess, ok := s.lab.sessions.get(r)
 	if !ok {
-		problem(w, http.StatusUnauthorized, string(ledger.CodeUnauthorized), "sign in on /patch first")
+		problem(w, http.StatusUnauthorized, ledger.CodeUnauthorized, "sign in on /patch first")
 		return
 	}
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
@@ -517,10 +518,10 @@ func (s *Server) patchAPI(w http.ResponseWriter, r *http.Request) {
 
 // writeSignIn is the sign-in form; it lists no token. code, when set, is
 // the refusal's code (data-code on the notice).
-func writeSignIn(w http.ResponseWriter, status int, notice, code string) {
+func writeSignIn(w http.ResponseWriter, status int, notice string, code errcode.Code) {
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.WriteHeader(status)
-	_ = signInTmpl.Execute(w, map[string]string{"Notice": notice, "Code": code})
+	_ = signInTmpl.Execute(w, map[string]string{"Notice": notice, "Code": string(code)})
 }
 
 var signInTmpl = template.Must(template.New("sign-in").Parse(`<!doctype html>

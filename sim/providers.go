@@ -414,7 +414,7 @@ func (p *Providers) retry(f func() error) error {
 		if err = f(); err == nil {
 			return nil
 		}
-		if c := ledger.CodeOf(err); c != ledger.CodeBusy && c != ledger.CodeUncertain {
+		if c := ledger.ProblemCode(err); c != ledger.CodeBusy && c != ledger.CodeUncertain {
 			return err
 		}
 		if i+1 < providerRetriesMax && !p.sleepWall(providerRetryWait) {

@@ -16,6 +16,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/replaylab/replaylab/engine/errcode"
 )
 
 // Timeouts bound how long the sim's server waits for a client, on every
@@ -65,11 +67,11 @@ const (
 
 // Codes of the sim's HTTP-level errors.
 const (
-	CodeHeadersTooLarge = "HEADERS_TOO_LARGE"
-	CodeBadHTTPRequest  = "BAD_HTTP_REQUEST"
-	CodeRequestTimeout  = "REQUEST_TIMEOUT"
-	CodeTooManyConns    = "TOO_MANY_CONNECTIONS"
-	CodeHostRefused     = "HOST_REFUSED"
+	CodeHeadersTooLarge = errcode.HeadersTooLarge
+	CodeBadHTTPRequest  = errcode.BadHTTPRequest
+	CodeRequestTimeout  = errcode.RequestTimeout
+	CodeTooManyConns    = errcode.TooManyConnections
+	CodeHostRefused     = errcode.HostRefused
 )
 
 // CloseGrace bounds Close's wait for requests in flight.

@@ -110,7 +110,7 @@ func TestSendFollowsTheScript(t *testing.T) {
 	if code, m := post(`{"text":"hello"}`); code != 200 || m["version"] != 1.0 {
 		t.Fatalf("send: %d %v", code, m)
 	}
-	if code, m := post(`not json`); code != http.StatusBadRequest || m["code"] != sim.CodeBadRequest {
+	if code, m := post(`not json`); code != http.StatusBadRequest || m["code"] != string(sim.CodeBadRequest) {
 		t.Fatalf("bad body: %d", code)
 	}
 	if got := s.Received(); len(got) != 1 || got[0] != "hello" {

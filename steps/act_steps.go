@@ -14,6 +14,7 @@ import (
 
 	"github.com/replaylab/replaylab/engine"
 	"github.com/replaylab/replaylab/engine/answer"
+	"github.com/replaylab/replaylab/engine/errcode"
 	"github.com/replaylab/replaylab/engine/locate"
 	"github.com/replaylab/replaylab/engine/mcp"
 	"github.com/replaylab/replaylab/engine/observe"
@@ -350,7 +351,7 @@ func actRecheck(ctx context.Context) error {
 	}
 	ok, err := st.task.Recheck(ctx)
 	st.late = &ok
-	if code := engine.CodeOf(err); code != "" {
+	if code := string(errcode.Of(err)); code != "" {
 		// the engine traces what a re-check found, not a refused one
 		worldOf(ctx).log.Emit(trace.E("recheck.refused", trace.A("task", st.taskID), trace.A("code", code)))
 	}

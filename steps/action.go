@@ -9,6 +9,7 @@ import (
 	"github.com/cucumber/godog"
 
 	"github.com/replaylab/replaylab/engine"
+	"github.com/replaylab/replaylab/engine/errcode"
 	"github.com/replaylab/replaylab/engine/locate"
 	"github.com/replaylab/replaylab/engine/mcp"
 )
@@ -105,7 +106,7 @@ func (w *world) kept(err error) error {
 		text = as.texts[as.cur]
 	}
 	as.last = &actionResult{step: text, err: err}
-	code := engine.CodeOf(err)
+	code := string(errcode.Of(err))
 	switch {
 	case err == nil:
 		return nil
@@ -131,7 +132,7 @@ func (r *actionResult) code() string {
 	if r.err == nil {
 		return "ok"
 	}
-	return engine.CodeOf(r.err)
+	return string(errcode.Of(r.err))
 }
 
 // refusal is what a refusal tells about the matches of its target.

@@ -34,6 +34,7 @@ import (
 	"time"
 
 	"github.com/replaylab/replaylab/engine/clock"
+	"github.com/replaylab/replaylab/engine/errcode"
 	"github.com/replaylab/replaylab/engine/ledger"
 	"github.com/replaylab/replaylab/engine/observe"
 	"github.com/replaylab/replaylab/engine/trace"
@@ -91,7 +92,7 @@ type ledgerState struct {
 
 type ledgerResponse struct {
 	status int
-	code   ledger.Code // problem code, "" on success
+	code   errcode.Code // problem code, "" on success
 	body   []byte
 	job    string // id of the job the body names, if any
 }
@@ -399,7 +400,7 @@ func (st *ledgerState) request(ctx context.Context, actor, method, path string, 
 		if err := json.Unmarshal(b, &p); err == nil {
 			r.code = p.Code
 		} else if m := ledPageCode.FindSubmatch(b); m != nil {
-			r.code = ledger.Code(m[1]) // an error page of the sim
+			r.code = errcode.Code(m[1]) // an error page of the sim
 		}
 		return r, nil
 	}

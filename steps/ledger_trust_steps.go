@@ -16,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/replaylab/replaylab/engine/errcode"
 	"github.com/replaylab/replaylab/engine/ledger"
 	"github.com/replaylab/replaylab/engine/trace"
 	"github.com/replaylab/replaylab/sim"
@@ -234,7 +235,7 @@ func ledNoJob(ctx context.Context) error {
 		return err
 	}
 	_, err = st.srv.Ledger().Get(ctx, ledHarness, "job_0001")
-	if ledger.CodeOf(err) != ledger.CodeNotFound {
+	if errcode.Of(err) != ledger.CodeNotFound {
 		return fmt.Errorf("a job exists (%v)", err)
 	}
 	w.ledEmit("jobs", trace.A("count", 0))

@@ -16,6 +16,7 @@ import (
 
 	"github.com/replaylab/replaylab/engine"
 	"github.com/replaylab/replaylab/engine/browser"
+	"github.com/replaylab/replaylab/engine/errcode"
 	"github.com/replaylab/replaylab/engine/mcp"
 	"github.com/replaylab/replaylab/engine/replay"
 	"github.com/replaylab/replaylab/engine/trace"
@@ -283,7 +284,7 @@ func mcpFillRef(ctx context.Context, label, text string) error {
 	err = act.page.Fill(ctx, engine.Target{Ref: ref}, text)
 	code := "ok"
 	if err != nil {
-		code = engine.CodeOf(err)
+		code = string(errcode.Of(err))
 	}
 	worldOf(ctx).log.Emit(trace.E("mcp.fill", trace.A("ref", ref), trace.A("code", code)))
 	return worldOf(ctx).kept(err)

@@ -17,6 +17,7 @@ import (
 	"github.com/replaylab/replaylab/engine"
 	"github.com/replaylab/replaylab/engine/adapter"
 	"github.com/replaylab/replaylab/engine/conformance"
+	"github.com/replaylab/replaylab/engine/errcode"
 	"github.com/replaylab/replaylab/engine/replay"
 	"github.com/replaylab/replaylab/engine/site"
 	"github.com/replaylab/replaylab/engine/trace"
@@ -178,7 +179,7 @@ func (w *world) navigate(ctx context.Context, p interface {
 	st := stateOf[navState](w)
 	st.opened, st.status = true, 0
 	if err := p.Navigate(ctx, u); err != nil {
-		if engine.CodeOf(err) == string(engine.PageNotReady) {
+		if errcode.Of(err) == engine.PageNotReady {
 			return fmt.Errorf("%s answered but did not get ready: %w", u, err)
 		}
 		if expectError {

@@ -15,6 +15,7 @@ import (
 	"github.com/replaylab/replaylab/engine/adapter"
 	"github.com/replaylab/replaylab/engine/browser"
 	"github.com/replaylab/replaylab/engine/capture"
+	"github.com/replaylab/replaylab/engine/errcode"
 	"github.com/replaylab/replaylab/engine/locate"
 	"github.com/replaylab/replaylab/engine/observe"
 	"github.com/replaylab/replaylab/engine/replay"
@@ -139,7 +140,7 @@ func cmdObserve(ctx context.Context, args []string, stdout, stderr io.Writer) (i
 	} else {
 		c, err = loadSource(ctx, pos[0], *cdpURL, ready)
 	}
-	if engine.CodeOf(err) == string(engine.PageNotReady) {
+	if errcode.Of(err) == engine.PageNotReady {
 		return exitFailed, fmt.Errorf("observe: %s: %w", pos[0], err)
 	}
 	if err != nil {
@@ -321,7 +322,7 @@ func cmdFind(ctx context.Context, args []string, stdout, stderr io.Writer) (int,
 		return exitFailed, err
 	}
 	if el, err := locate.Verdict(loc, rr); err != nil {
-		v.Status = locate.CodeOf(err)
+		v.Status = string(errcode.Of(err))
 		var le *locate.Error
 		if errors.As(err, &le) {
 			v.Count = le.Count

@@ -20,6 +20,7 @@ import (
 
 	"github.com/replaylab/replaylab/engine/adapter"
 	"github.com/replaylab/replaylab/engine/answer"
+	"github.com/replaylab/replaylab/engine/errcode"
 	"github.com/replaylab/replaylab/engine/locate"
 	"github.com/replaylab/replaylab/engine/observe"
 	"github.com/replaylab/replaylab/engine/replay"
@@ -442,7 +443,7 @@ func resolve(o *observe.Observation, l locate.Locator) Resolve {
 		return Resolve{Status: "UNREADABLE"}
 	}
 	if _, err := locate.Resolve(o, l); err != nil {
-		r := Resolve{Status: locate.CodeOf(err)}
+		r := Resolve{Status: string(errcode.Of(err))}
 		var le *locate.Error
 		if errors.As(err, &le) {
 			r.Count, r.Candidates = le.Count, le.Candidates

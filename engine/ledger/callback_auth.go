@@ -27,6 +27,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/replaylab/replaylab/engine/errcode"
 )
 
 // CallbackSignatureHeader is the header that carries a callback's signature.
@@ -152,7 +154,7 @@ func decodeCallbackBody(body []byte) (CallbackBody, error) {
 func (s *Service) VerifiedCallback(ctx context.Context, signature string, body []byte) (Reconciliation, error) {
 	start := time.Now()
 	rec, err := s.verifiedCallback(ctx, signature, body)
-	if CodeOf(err) == CodeCallbackUnverified {
+	if errcode.Of(err) == CodeCallbackUnverified {
 		// Every refusal takes at least CallbackRefusalMin, so how long it
 		// took says nothing of whether the attempt exists (LED-17).
 		t := time.NewTimer(time.Until(start.Add(CallbackRefusalMin)))

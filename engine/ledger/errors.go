@@ -4,67 +4,38 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
+
+	"github.com/replaylab/replaylab/engine/errcode"
 )
 
-// Code is a stable machine-readable error code. Codes are errors themselves,
-// so callers can test with errors.Is(err, ledger.CodeReviewRequired) and with
-// ==, whichever reads better.
-type Code string
-
-// Error codes returned by the Service and the HTTP handler.
+// The error codes returned by the Service and the HTTP handler: errcode
+// values, so errors.Is(err, ledger.CodeReviewRequired) and == both work,
+// and Code.Status gives each its HTTP status (in the comments below).
 const (
-	CodeIdempotencyKeyMissing Code = "IDEMPOTENCY_KEY_MISSING" // 400: POST /api/jobs without a key
-	CodeIdempotencyKeyReused  Code = "IDEMPOTENCY_KEY_REUSED"  // 422: same (owner, key), other input digest
-	CodeReviewRequired        Code = "REVIEW_REQUIRED"         // 409: an attempt is starting or unknown
-	CodeFallbackDisabled      Code = "FALLBACK_DISABLED"       // 409: fallback switched off (rollback)
-	CodeNotFound              Code = "NOT_FOUND"               // 404: no such job/attempt, or not yours
-	CodeForbidden             Code = "FORBIDDEN"               // 403: e.g. a non-reviewer supersedes
-	CodeNoWinner              Code = "NO_WINNER"               // 409: output asked before a winner exists
-	CodeInvalidInput          Code = "INVALID_INPUT"           // 400: a field or value is not acceptable
-	CodeInvalidTransition     Code = "INVALID_TRANSITION"      // 409: not allowed from the current state
-	CodeUnauthorized          Code = "UNAUTHORIZED"            // 401: no or unknown bearer token
-	CodeBodyInvalidJSON       Code = "BODY_INVALID_JSON"       // 400: request body is not JSON
-	CodeBodyNotObject         Code = "BODY_NOT_OBJECT"         // 400: request body is JSON but not an object
-	CodeBodyTooLarge          Code = "BODY_TOO_LARGE"          // 400: request body over BodyBytesMax
-	CodeBodyTimeout           Code = "BODY_TIMEOUT"            // 408: the request body did not arrive in time
-	CodeCallbackUnverified    Code = "CALLBACK_UNVERIFIED"     // 401: a provider callback without its attempt's valid signature
-	CodeUncertain             Code = "OUTCOME_UNCERTAIN"       // 503: the store could not say whether a write committed
-	CodeBusy                  Code = "STORE_BUSY"              // 503: conflicts went on longer than TxAttemptsMax runs
-	CodeInternal              Code = "INTERNAL"                // 500: anything else
+	CodeIdempotencyKeyMissing = errcode.IdempotencyKeyMissing // 400: POST /api/jobs without a key
+	CodeIdempotencyKeyReused  = errcode.IdempotencyKeyReused  // 422: same (owner, key), other input digest
+	CodeReviewRequired        = errcode.ReviewRequired        // 409: an attempt is starting or unknown
+	CodeFallbackDisabled      = errcode.FallbackDisabled      // 409: fallback switched off (rollback)
+	CodeNotFound              = errcode.NotFound              // 404: no such job/attempt, or not yours
+	CodeForbidden             = errcode.Forbidden             // 403: e.g. a non-reviewer supersedes
+	CodeNoWinner              = errcode.NoWinner              // 409: output asked before a winner exists
+	CodeInvalidInput          = errcode.InvalidInput          // 400: a field or value is not acceptable
+	CodeInvalidTransition     = errcode.InvalidTransition     // 409: not allowed from the current state
+	CodeUnauthorized          = errcode.Unauthorized          // 401: no or unknown bearer token
+	CodeBodyInvalidJSON       = errcode.BodyInvalidJSON       // 400: request body is not JSON
+	CodeBodyNotObject         = errcode.BodyNotObject         // 400: request body is JSON but not an object
+	CodeBodyTooLarge          = errcode.BodyTooLarge          // 400: request body over BodyBytesMax
+	CodeBodyTimeout           = errcode.BodyTimeout           // 408: the request body did not arrive in time
+	CodeCallbackUnverified    = errcode.CallbackUnverified    // 401: a provider callback without its attempt's valid signature
+	CodeUncertain             = errcode.OutcomeUncertain      // 503: the store could not say whether a write committed
+	CodeBusy                  = errcode.StoreBusy             // 503: conflicts went on longer than TxAttemptsMax runs
+	CodeInternal              = errcode.Internal              // 500: anything else
 )
-
-// Error implements error so a Code can be returned and matched directly.
-func (c Code) Error() string { return "ledger: " + string(c) }
-
-// Status is the HTTP status that goes with the code.
-func (c Code) Status() int {
-	switch c {
-	case CodeIdempotencyKeyMissing, CodeInvalidInput, CodeBodyInvalidJSON, CodeBodyNotObject, CodeBodyTooLarge:
-		return http.StatusBadRequest
-	case CodeIdempotencyKeyReused:
-		return http.StatusUnprocessableEntity
-	case CodeReviewRequired, CodeFallbackDisabled, CodeNoWinner, CodeInvalidTransition:
-		return http.StatusConflict
-	case CodeNotFound:
-		return http.StatusNotFound
-	case CodeForbidden:
-		return http.StatusForbidden
-	case CodeUnauthorized, CodeCallbackUnverified:
-		return http.StatusUnauthorized
-	case CodeBodyTimeout:
-		return http.StatusRequestTimeout
-	case CodeUncertain, CodeBusy:
-		return http.StatusServiceUnavailable
-	default:
-		return http.StatusInternalServerError
-	}
-}
 
 // Error is a coded error with an HTTP status and a human-readable detail.
 // errors.Is(err, code) is true for an *Error carrying that code.
 type Error struct {
-	Code   Code
+	Code   errcode.Code
 	Status int
 	Detail string
 	cause  error // for logs and errors.Is; never shown to a client
@@ -82,26 +53,23 @@ func (e *Error) Error() string {
 
 // Is makes errors.Is(err, CodeX) work.
 func (e *Error) Is(target error) bool {
-	c, ok := target.(Code)
+	c, ok := target.(errcode.Code)
 	return ok && c == e.Code
 }
 
-func errorf(code Code, format string, args ...any) *Error {
-	return &Error{Code: code, Status: code.Status(), Detail: fmt.Sprintf(format, args...)}
-}
+// ErrorCode returns the stable code (errcode.Of reads it).
+func (e *Error) ErrorCode() string { return string(e.Code) }
 
-// CodeOf returns the Code carried by err, CodeInternal when there is none,
-// and "" for a nil error.
-func CodeOf(err error) Code {
+// ProblemCode returns the code the job API answers err with: the code err
+// carries (errcode.Of) and, for an error that carries none, the store's
+// reading of it: a commit of uncertain outcome is CodeUncertain, a store
+// that did not answer before the request's context ended CodeBusy, and
+// anything else CodeInternal. It returns "" for a nil error.
+func ProblemCode(err error) errcode.Code {
 	if err == nil {
 		return ""
 	}
-	var e *Error
-	if errors.As(err, &e) {
-		return e.Code
-	}
-	var c Code
-	if errors.As(err, &c) {
+	if c := errcode.Of(err); c != "" {
 		return c
 	}
 	if errors.Is(err, ErrCommitUncertain) {
@@ -111,6 +79,10 @@ func CodeOf(err error) Code {
 		return CodeBusy // the store did not answer before the request ended
 	}
 	return CodeInternal
+}
+
+func errorf(code errcode.Code, format string, args ...any) *Error {
+	return &Error{Code: code, Status: code.Status(), Detail: fmt.Sprintf(format, args...)}
 }
 
 // Store-level sentinels. A Store implementation returns (wraps) these; the

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/replaylab/replaylab/engine/errcode"
 	"github.com/replaylab/replaylab/engine/ledger"
 )
 
@@ -40,7 +41,7 @@ func Example() {
 	fmt.Println(a.ID, a.State)
 
 	_, err = svc.AddAttempt(ctx, alice, job.ID, "beta", "")
-	fmt.Println(string(ledger.CodeOf(err)))
+	fmt.Println(string(errcode.Of(err)))
 	second, _ := svc.AddAttempt(ctx, rita, job.ID, "beta", "alpha silent")
 	fmt.Println(second.ID, second.State)
 

@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/replaylab/replaylab/engine/errcode"
 )
 
 // BodyBytesMax bounds every request body of the job API.
@@ -37,11 +39,11 @@ func DefaultTokens() map[string]Principal {
 // Problem is an application/problem+json error body (RFC 9457) with the
 // ledger's machine code.
 type Problem struct {
-	Type   string `json:"type"`
-	Title  string `json:"title"`
-	Status int    `json:"status"`
-	Detail string `json:"detail,omitempty"`
-	Code   Code   `json:"code"`
+	Type   string       `json:"type"`
+	Title  string       `json:"title"`
+	Status int          `json:"status"`
+	Detail string       `json:"detail,omitempty"`
+	Code   errcode.Code `json:"code"`
 	// RequestID names the request in the server's log; set on every 5xx.
 	RequestID string `json:"requestId,omitempty"`
 }
@@ -374,7 +376,7 @@ func (h *handler) callback(w http.ResponseWriter, r *http.Request) {
 	}
 	rec, err := h.svc.VerifiedCallback(r.Context(), sig, body)
 	if err != nil {
-		if CodeOf(err) == CodeCallbackUnverified {
+		if errcode.Of(err) == CodeCallbackUnverified {
 			w.Header().Set("WWW-Authenticate", `Signature realm="replaylab-callbacks", header="`+CallbackSignatureHeader+`"`)
 		}
 		h.problem(w, r, err)
@@ -395,7 +397,7 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 // ProblemFor builds the problem document for err. A 5xx never carries
 // the cause's text (driver messages, SQLSTATEs): only a fixed detail.
 func ProblemFor(err error) Problem {
-	code := CodeOf(err)
+	code := ProblemCode(err)
 	status := code.Status()
 	var le *Error
 	if errors.As(err, &le) && le.Status != 0 {

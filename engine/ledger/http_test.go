@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/replaylab/replaylab/engine/errcode"
 	"github.com/replaylab/replaylab/engine/ledger"
 )
 
@@ -167,7 +168,7 @@ func TestHandlerErrors(t *testing.T) {
 		headers                   map[string]string
 		body                      string
 		status                    int
-		code                      ledger.Code
+		code                      errcode.Code
 	}{
 		{"no token", "GET", jobPath, "", nil, "", 401, ledger.CodeUnauthorized},
 		{"unknown token", "GET", jobPath, "mallory", nil, "", 401, ledger.CodeUnauthorized},

@@ -42,6 +42,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/replaylab/replaylab/engine/errcode"
 )
 
 // Recovery actions.
@@ -396,7 +398,7 @@ func (s *Service) applyRecovery(ctx context.Context, rec Recovery, from, to Atte
 		job, att, ok = j, a, true
 		return nil
 	})
-	if errors.Is(err, ErrNoRow) || CodeOf(err) == CodeNotFound {
+	if errors.Is(err, ErrNoRow) || errcode.Of(err) == CodeNotFound {
 		return Recovery{}, false, nil
 	}
 	if err != nil {

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/replaylab/replaylab/engine/errcode"
 	"github.com/replaylab/replaylab/engine/ledger"
 	"github.com/replaylab/replaylab/engine/ledger/ledgertest"
 )
@@ -84,7 +85,7 @@ func TestRecoverSentAttempts(t *testing.T) {
 		job       ledger.JobState
 		attempt   ledger.AttemptState
 		retry     int // the owner's retry afterwards: 201, or 409 (REVIEW_REQUIRED/INVALID_TRANSITION)
-		retryCode ledger.Code
+		retryCode errcode.Code
 	}{
 		{name: "provider answered, callback lost", setup: func(t *testing.T, p *statusProvider, svc *ledger.Service, _ *movingClock, a string) {
 			sent(t, svc, a)

@@ -33,6 +33,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/replaylab/replaylab/engine/errcode"
 	"github.com/replaylab/replaylab/engine/ledger"
 	"github.com/replaylab/replaylab/engine/ledger/ledgertest"
 	"github.com/replaylab/replaylab/internal/syncbuf"
@@ -99,7 +100,7 @@ type trustResp struct {
 	took   time.Duration
 }
 
-func (r trustResp) code() ledger.Code {
+func (r trustResp) code() errcode.Code {
 	var p ledger.Problem
 	_ = json.Unmarshal(r.body, &p)
 	return p.Code
@@ -372,7 +373,7 @@ var driverText = []string{"SQLSTATE", "sqlite", "pgx", "pgconn", "duplicate key"
 func TestTrustBadInput(t *testing.T) {
 	type answer struct {
 		Status int
-		Code   ledger.Code
+		Code   errcode.Code
 		Detail string
 	}
 	answers := map[string]map[string]answer{} // store → case → answer

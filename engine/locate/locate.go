@@ -5,31 +5,25 @@
 package locate
 
 import (
-	"errors"
 	"fmt"
 	"strings"
 
+	"github.com/replaylab/replaylab/engine/errcode"
 	"github.com/replaylab/replaylab/engine/observe"
 )
 
-// Code is a stable machine code; Codes are errors so errors.Is works on
-// them directly and on every *Error that carries them.
-type Code string
-
-func (c Code) Error() string { return string(c) }
-
-// The codes of this package.
+// The codes of this package (they are errcode values).
 const (
-	TargetAmbiguous      Code = "TARGET_AMBIGUOUS"
-	TargetQueryTruncated Code = "TARGET_QUERY_TRUNCATED"
-	TargetNotFound       Code = "TARGET_NOT_FOUND"
-	StaleRef             Code = "STALE_REF"
-	InvalidLocator       Code = "INVALID_LOCATOR"
+	TargetAmbiguous      = errcode.TargetAmbiguous
+	TargetQueryTruncated = errcode.TargetQueryTruncated
+	TargetNotFound       = errcode.TargetNotFound
+	StaleRef             = errcode.StaleRef
+	InvalidLocator       = errcode.InvalidLocator
 )
 
 // Error is a failed resolve with what the fresh find saw.
 type Error struct {
-	Code    Code
+	Code    errcode.Code
 	Locator Locator
 	Count   int
 	// Candidates describe the matches: role, name, frame and ref — never
@@ -155,17 +149,4 @@ func ByRef(o *observe.Observation, ref string) (observe.Element, error) {
 		return observe.Element{}, &Error{Code: TargetNotFound, Locator: Locator{Role: "ref:" + ref}}
 	}
 	return e, nil
-}
-
-// CodeOf returns the stable code of err, "" when it has none.
-func CodeOf(err error) string {
-	var c interface{ ErrorCode() string }
-	if errors.As(err, &c) {
-		return c.ErrorCode()
-	}
-	var code Code
-	if errors.As(err, &code) {
-		return string(code)
-	}
-	return ""
 }

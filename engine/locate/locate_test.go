@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/replaylab/replaylab/engine/errcode"
 	"github.com/replaylab/replaylab/engine/observe"
 )
 
@@ -30,7 +31,7 @@ func TestResolve(t *testing.T) {
 	tests := []struct {
 		name  string
 		loc   Locator
-		code  Code // "" for a match
+		code  errcode.Code // "" for a match
 		count int
 		want  string // name of the match
 	}{
@@ -57,8 +58,8 @@ func TestResolve(t *testing.T) {
 			if !errors.As(err, &le) || !errors.Is(err, tt.code) || le.Count != tt.count {
 				t.Fatalf("got %v, want %s with count %d", err, tt.code, tt.count)
 			}
-			if CodeOf(err) != string(tt.code) {
-				t.Errorf("CodeOf = %q", CodeOf(err))
+			if errcode.Of(err) != tt.code {
+				t.Errorf("errcode.Of = %q", errcode.Of(err))
 			}
 			if strings.Contains(err.Error(), "secret") {
 				t.Errorf("error leaks a typed value: %v", err)
@@ -111,7 +112,7 @@ func ExampleResolve() {
 	el, err := Resolve(o, Locator{Role: "textbox", Name: "Message"})
 	fmt.Println(el.Ref, el.Role, el.Name, err)
 	_, err = Resolve(o, Locator{Role: "button", Name: "Send"})
-	fmt.Println(CodeOf(err))
+	fmt.Println(errcode.Of(err))
 	// Output:
 	// s1e1 textbox Message <nil>
 	// TARGET_AMBIGUOUS

@@ -11,6 +11,7 @@ import (
 	mcpsdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/replaylab/replaylab/engine"
+	"github.com/replaylab/replaylab/engine/errcode"
 	"github.com/replaylab/replaylab/engine/mcp"
 	"github.com/replaylab/replaylab/engine/mcp/mcptest"
 )
@@ -68,7 +69,7 @@ func TestArgumentErrorsCarryCodes(t *testing.T) {
 	for _, tc := range []struct {
 		name, tool string
 		args       map[string]any
-		code       string
+		code       errcode.Code
 		field      string
 	}{
 		{"unknown field", "snapshot", map[string]any{"task": "t1", "viewport": "wide"}, mcp.UnknownArgument, "viewport"},
@@ -78,7 +79,7 @@ func TestArgumentErrorsCarryCodes(t *testing.T) {
 		{"wrong type", "find", map[string]any{"task": "t1", "limit": "ten"}, mcp.WrongArgumentType, "limit"},
 		{"fraction for an integer", "find", map[string]any{"task": "t1", "limit": 2.5}, mcp.WrongArgumentType, "limit"},
 		{"wrong nested type", "click", map[string]any{"task": "t1", "target": map[string]any{"role": "button"}, "expect": map[string]any{"newAnswer": "yes"}}, mcp.WrongArgumentType, "expect.newAnswer"},
-		{"engine's own refusal", "click", map[string]any{"task": "t1", "target": map[string]any{"role": "button", "name": "Send"}}, string(engine.MissingExpectation), ""},
+		{"engine's own refusal", "click", map[string]any{"task": "t1", "target": map[string]any{"role": "button", "name": "Send"}}, engine.MissingExpectation, ""},
 		{"no such task", "snapshot", map[string]any{"task": "t9"}, mcp.TaskNotFound, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -128,7 +129,7 @@ func TestProgressDuringLongWait(t *testing.T) {
 	call("begin", map[string]any{"goal": "wait"}, nil)
 	call("navigate", map[string]any{"task": "t1", "url": "http://chat.test/"}, nil)
 	res := call("waitFor", map[string]any{"task": "t1", "expect": map[string]any{"textVisible": "never shown", "timeoutMs": 900}}, "tok-1")
-	if te := toolErrorOf(t, res); te.Code != string(engine.WaitTimeout) {
+	if te := toolErrorOf(t, res); te.Code != engine.WaitTimeout {
 		t.Errorf("got %s, want WAIT_TIMEOUT", te.Code)
 	}
 	if n := notes.Load(); n < 4 {

@@ -11,20 +11,25 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/replaylab/replaylab/engine/answer"
+	"github.com/replaylab/replaylab/engine/errcode"
 )
 
 // argError is an argument the server refuses before running the tool,
 // with its code and the field's path (e.g. "target.role").
 type argError struct {
-	code, tool, field, msg string
+	code             errcode.Code
+	tool, field, msg string
 }
 
 func (e *argError) Error() string {
-	return "mcp: " + e.tool + ": " + e.code + ": " + e.msg
+	return "mcp: " + e.tool + ": " + string(e.code) + ": " + e.msg
 }
 
 // ErrorCode returns the stable code.
-func (e *argError) ErrorCode() string { return e.code }
+func (e *argError) ErrorCode() string { return string(e.code) }
+
+// Is matches the code.
+func (e *argError) Is(target error) bool { return target == e.code }
 
 // decodeArgs checks raw against the tool's input schema — unknown
 // fields, missing fields and wrong JSON types each with their own code —

@@ -15,7 +15,7 @@ import (
 
 	"github.com/replaylab/replaylab/engine"
 	"github.com/replaylab/replaylab/engine/answer"
-	"github.com/replaylab/replaylab/engine/locate"
+	"github.com/replaylab/replaylab/engine/errcode"
 	"github.com/replaylab/replaylab/engine/monitor"
 	"github.com/replaylab/replaylab/engine/observe"
 )
@@ -23,11 +23,11 @@ import (
 // Codes the client adds: the call got no answer in time, or the server is
 // gone (exited, closed its output, or the connection broke).
 const (
-	CallTimeout = "CALL_TIMEOUT"
-	ServerGone  = "SERVER_GONE"
+	CallTimeout = errcode.CallTimeout
+	ServerGone  = errcode.ServerGone
 	// BadResult: the server answered with something this client cannot
 	// read.
-	BadResult = "BAD_RESULT"
+	BadResult = errcode.BadResult
 )
 
 // DefaultCallTimeout bounds every call beyond the operation's own wait.
@@ -163,8 +163,8 @@ func (c *Client) Tools(ctx context.Context) ([]*mcpsdk.Tool, error) {
 
 // Error is a failed call: a tool error from the server with its stable
 // code, or the client's own CALL_TIMEOUT, SERVER_GONE or BAD_RESULT.
-// engine.CodeOf reads its code and errors.Is matches engine and locate
-// codes, as for in-process errors.
+// errcode.Of reads its code and errors.Is matches it (engine, locate or
+// mcp codes alike), as for in-process errors.
 type Error struct {
 	Tool string
 	ToolError
@@ -172,7 +172,7 @@ type Error struct {
 }
 
 func (e *Error) Error() string {
-	msg := "mcp: " + e.Tool + ": " + e.Code
+	msg := "mcp: " + e.Tool + ": " + string(e.Code)
 	if e.Message != "" {
 		msg += ": " + e.Message
 	}
@@ -180,21 +180,14 @@ func (e *Error) Error() string {
 }
 
 // ErrorCode returns the stable code.
-func (e *Error) ErrorCode() string { return e.Code }
+func (e *Error) ErrorCode() string { return string(e.Code) }
 
 // Unwrap returns the transport error, if any.
 func (e *Error) Unwrap() error { return e.Err }
 
-// Is matches engine.Code and locate.Code values.
-func (e *Error) Is(target error) bool {
-	switch t := target.(type) {
-	case engine.Code:
-		return string(t) == e.Code
-	case locate.Code:
-		return string(t) == e.Code
-	}
-	return false
-}
+// Is matches the code (an errcode value: engine, locate and mcp codes
+// alike).
+func (e *Error) Is(target error) bool { return target == e.Code }
 
 // transportError classifies an error of the SDK's call.
 func (c *Client) transportError(ctx context.Context, tool string, err error) error {

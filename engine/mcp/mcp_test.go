@@ -18,6 +18,7 @@ import (
 	"github.com/replaylab/replaylab/engine"
 	"github.com/replaylab/replaylab/engine/browser"
 	"github.com/replaylab/replaylab/engine/capture"
+	"github.com/replaylab/replaylab/engine/errcode"
 	"github.com/replaylab/replaylab/engine/locate"
 	"github.com/replaylab/replaylab/engine/mcp"
 	"github.com/replaylab/replaylab/engine/observe"
@@ -206,11 +207,11 @@ func TestToolErrorCarriesCode(t *testing.T) {
 	if !errors.As(err, &me) {
 		t.Fatalf("fill: got %v, want a tool error", err)
 	}
-	if me.Code != string(locate.TargetAmbiguous) || me.Count != 2 || len(me.Candidates) != 2 {
+	if me.Code != locate.TargetAmbiguous || me.Count != 2 || len(me.Candidates) != 2 {
 		t.Errorf("got code %s count %d candidates %v, want TARGET_AMBIGUOUS with 2", me.Code, me.Count, me.Candidates)
 	}
-	if !errors.Is(err, locate.TargetAmbiguous) || engine.CodeOf(err) != "TARGET_AMBIGUOUS" {
-		t.Errorf("errors.Is / CodeOf do not see the code: %v", err)
+	if !errors.Is(err, locate.TargetAmbiguous) || errcode.Of(err) != "TARGET_AMBIGUOUS" {
+		t.Errorf("errors.Is / errcode.Of do not see the code: %v", err)
 	}
 	x, err := p.Extract(ctx, engine.ExtractRequest{What: engine.ExtractSearch, Query: "Inputs received: 0"})
 	if err != nil {
@@ -222,7 +223,7 @@ func TestToolErrorCarriesCode(t *testing.T) {
 	// a click without an expectation is refused by the engine before
 	// anything is sent
 	err = p.Click(ctx, engine.ByRole("button", "Submit"), engine.Expect{})
-	if engine.CodeOf(err) != string(engine.MissingExpectation) {
+	if errcode.Of(err) != engine.MissingExpectation {
 		t.Errorf("click without expectation: got %v, want MISSING_EXPECTATION", err)
 	}
 	if _, err := c.Begin(ctx, "second"); err != nil {
@@ -255,7 +256,7 @@ type agentTask interface {
 func agent(ctx context.Context, base string, t agentTask, p agentPage) []string {
 	var out []string
 	note := func(what string, err error) {
-		code := engine.CodeOf(err)
+		code := string(errcode.Of(err))
 		if err != nil && code == "" {
 			code = "ERROR " + err.Error()
 		}
@@ -354,7 +355,7 @@ func TestCallTimeout(t *testing.T) {
 	}
 	start := time.Now()
 	err = task.Page("main").Navigate(ctx, "http://127.0.0.1:1/")
-	if engine.CodeOf(err) != mcp.CallTimeout {
+	if errcode.Of(err) != mcp.CallTimeout {
 		t.Fatalf("got %v, want CALL_TIMEOUT", err)
 	}
 	if took := time.Since(start); took > 5*time.Second {
@@ -389,14 +390,14 @@ func TestDeadServerIsAnErrorNotAHang(t *testing.T) {
 	}
 	select {
 	case err := <-done:
-		if engine.CodeOf(err) != mcp.ServerGone {
+		if errcode.Of(err) != mcp.ServerGone {
 			t.Errorf("in-flight call: got %v, want SERVER_GONE", err)
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("the in-flight call hangs after the server died")
 	}
 	start := time.Now()
-	if _, err := c.Begin(ctx, "after"); engine.CodeOf(err) != mcp.ServerGone {
+	if _, err := c.Begin(ctx, "after"); errcode.Of(err) != mcp.ServerGone {
 		t.Errorf("call after death: got %v, want SERVER_GONE", err)
 	}
 	if took := time.Since(start); took > 2*time.Second {
@@ -418,7 +419,7 @@ func TestNewTaskInheritsNothing(t *testing.T) {
 	if err := pa.Navigate(ctx, s.URL+"/act/late"); err != nil {
 		t.Fatal(err)
 	}
-	if err := pa.Click(ctx, engine.ByRole("button", "Save"), engine.Expect{TextVisible: "Saved", Timeout: 200 * time.Millisecond}); engine.CodeOf(err) != string(engine.OutcomeUnknown) {
+	if err := pa.Click(ctx, engine.ByRole("button", "Save"), engine.Expect{TextVisible: "Saved", Timeout: 200 * time.Millisecond}); errcode.Of(err) != engine.OutcomeUnknown {
 		t.Fatalf("click: %v, want OUTCOME_UNKNOWN", err)
 	}
 	if err := pa.VerifyOutcome(ctx, engine.Expect{TextVisible: "Saved"}); err != nil {
@@ -441,13 +442,13 @@ func TestNewTaskInheritsNothing(t *testing.T) {
 	if b.ID == a.ID {
 		t.Fatalf("the second task reuses id %s", a.ID)
 	}
-	if _, err := b.Recheck(ctx); engine.CodeOf(err) != string(engine.InvalidArgument) {
+	if _, err := b.Recheck(ctx); errcode.Of(err) != engine.InvalidArgument {
 		t.Errorf("recheck on a fresh task: %v, want INVALID_ARGUMENT (nothing to re-check)", err)
 	}
 	if m, err := b.Metrics(ctx); err != nil || m.Calls != 2 { // begin and recheck
 		t.Errorf("fresh task metrics %+v %v, want its own 2 calls", m, err)
 	}
-	if err := pa.VerifyOutcome(ctx, engine.Expect{TextVisible: "Saved"}); engine.CodeOf(err) != mcp.TaskFinished {
+	if err := pa.VerifyOutcome(ctx, engine.Expect{TextVisible: "Saved"}); errcode.Of(err) != mcp.TaskFinished {
 		t.Errorf("a finished task's page: %v, want TASK_FINISHED", err)
 	}
 	if lb.Pages() != 1 {

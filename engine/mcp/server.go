@@ -37,29 +37,30 @@ import (
 
 	"github.com/replaylab/replaylab/engine"
 	"github.com/replaylab/replaylab/engine/answer"
+	"github.com/replaylab/replaylab/engine/errcode"
 	"github.com/replaylab/replaylab/engine/locate"
 	"github.com/replaylab/replaylab/engine/observe"
 )
 
-// Codes the server adds to the engine's.
+// Codes the server adds to the engine's (errcode values).
 const (
 	// TaskNotFound: no task with that id was begun on this server.
-	TaskNotFound = "TASK_NOT_FOUND"
+	TaskNotFound = errcode.TaskNotFound
 	// UnknownArgument: the arguments hold a field the tool does not take.
-	UnknownArgument = "UNKNOWN_ARGUMENT"
+	UnknownArgument = errcode.UnknownArgument
 	// MissingArgument: a required field is missing.
-	MissingArgument = "MISSING_ARGUMENT"
+	MissingArgument = errcode.MissingArgument
 	// WrongArgumentType: a field has the wrong JSON type.
-	WrongArgumentType = "WRONG_ARGUMENT_TYPE"
+	WrongArgumentType = errcode.WrongArgumentType
 	// URLNotAllowed: navigate was given a URL other than http(s) and the
 	// server was not started to allow others (--allow-file-urls).
-	URLNotAllowed = "URL_NOT_ALLOWED"
+	URLNotAllowed = errcode.URLNotAllowed
 	// TaskFinished: the task finished; its pages are closed.
-	TaskFinished = string(engine.TaskFinished)
+	TaskFinished = engine.TaskFinished
 	// DriverFailed: the page's driver could not be opened (no browser).
-	DriverFailed = "DRIVER_FAILED"
+	DriverFailed = errcode.DriverFailed
 	// ServerClosed: the server is shutting down.
-	ServerClosed = "SERVER_CLOSED"
+	ServerClosed = errcode.ServerClosed
 )
 
 // MainPage is the page name used when a call names none.
@@ -219,11 +220,15 @@ func (ts *taskState) closePages() error {
 
 // codeError is an error the server itself raises, with its code.
 type codeError struct {
-	code, op, msg string
+	code    errcode.Code
+	op, msg string
 }
 
-func (e *codeError) Error() string     { return "mcp: " + e.op + ": " + e.code + ": " + e.msg }
-func (e *codeError) ErrorCode() string { return e.code }
+func (e *codeError) Error() string     { return "mcp: " + e.op + ": " + string(e.code) + ": " + e.msg }
+func (e *codeError) ErrorCode() string { return string(e.code) }
+
+// Is matches the code.
+func (e *codeError) Is(target error) bool { return target == e.code }
 
 // taskOf returns the task's state, locked; the caller unlocks.
 func (s *Server) taskOf(op, id string) (*taskState, error) {
@@ -421,15 +426,15 @@ func (s *Server) count(task string, c engine.CallMetrics) {
 
 // toolError turns an error into its structured form with a stable code.
 func toolError(err error) ToolError {
-	te := ToolError{Code: engine.CodeOf(err), Message: err.Error()}
+	te := ToolError{Code: errcode.Of(err), Message: err.Error()}
 	var ae *argError
 	if errors.As(err, &ae) {
 		te.Field = ae.field
 	}
 	if te.Code == "" {
-		te.Code = "INTERNAL"
+		te.Code = errcode.Internal
 		if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
-			te.Code = "CANCELLED"
+			te.Code = errcode.Cancelled
 		}
 	}
 	var ee *engine.Error
@@ -618,12 +623,12 @@ func (s *Server) register() {
 func (s *Server) allowedURL(raw string) error {
 	u, err := url.Parse(raw)
 	if err != nil || !u.IsAbs() {
-		return &codeError{string(engine.InvalidArgument), "navigate", fmt.Sprintf("%q is not an absolute URL", raw)}
+		return &codeError{engine.InvalidArgument, "navigate", fmt.Sprintf("%q is not an absolute URL", raw)}
 	}
 	switch strings.ToLower(u.Scheme) {
 	case "http", "https":
 		if u.Host == "" {
-			return &codeError{string(engine.InvalidArgument), "navigate", fmt.Sprintf("%q has no host", raw)}
+			return &codeError{engine.InvalidArgument, "navigate", fmt.Sprintf("%q has no host", raw)}
 		}
 		return nil
 	}

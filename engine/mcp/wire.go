@@ -6,6 +6,7 @@ import (
 	"github.com/replaylab/replaylab/engine"
 	"github.com/replaylab/replaylab/engine/adapter"
 	"github.com/replaylab/replaylab/engine/answer"
+	"github.com/replaylab/replaylab/engine/errcode"
 	"github.com/replaylab/replaylab/engine/locate"
 	"github.com/replaylab/replaylab/engine/monitor"
 )
@@ -163,13 +164,13 @@ type AnswerOut struct {
 // OUTCOME_UNKNOWN, TASK_BLOCKED, …) and the message; argument errors name
 // the field; locate refusals add the match count and short descriptions.
 type ToolError struct {
-	OK         bool     `json:"ok"`
-	Code       string   `json:"code"`
-	Op         string   `json:"op,omitempty"`
-	Message    string   `json:"message"`
-	Field      string   `json:"field,omitempty"`
-	Count      int      `json:"count,omitempty"`
-	Candidates []string `json:"candidates,omitempty"`
+	OK         bool         `json:"ok"`
+	Code       errcode.Code `json:"code"`
+	Op         string       `json:"op,omitempty"`
+	Message    string       `json:"message"`
+	Field      string       `json:"field,omitempty"`
+	Count      int          `json:"count,omitempty"`
+	Candidates []string     `json:"candidates,omitempty"`
 }
 
 func (t Target) engine() engine.Target {

@@ -8,10 +8,12 @@ import (
 	"time"
 
 	"github.com/replaylab/replaylab/engine/capture"
+	"github.com/replaylab/replaylab/engine/errcode"
 )
 
-// Code is the stable code of a divergence.
-const Code = "REPLAY_DIVERGED"
+// Code is the stable code of a divergence, REPLAY_DIVERGED (an errcode
+// value: errors.Is(err, replay.Code) is true for every *DivergedError).
+const Code = errcode.ReplayDiverged
 
 // DivergedError says where the engine departed from the recording.
 type DivergedError struct {
@@ -33,7 +35,10 @@ func (e *DivergedError) Error() string {
 }
 
 // ErrorCode returns REPLAY_DIVERGED.
-func (e *DivergedError) ErrorCode() string { return Code }
+func (e *DivergedError) ErrorCode() string { return string(Code) }
+
+// Is makes errors.Is(err, replay.Code) true.
+func (e *DivergedError) Is(target error) bool { return target == Code }
 
 // Driver replays a session. It implements engine.Driver on the
 // recording's clock: Now starts at the recording's start and advances with

@@ -12,6 +12,7 @@ import (
 
 	"github.com/replaylab/replaylab/engine"
 	"github.com/replaylab/replaylab/engine/capture"
+	"github.com/replaylab/replaylab/engine/errcode"
 	"github.com/replaylab/replaylab/engine/replay"
 )
 
@@ -72,8 +73,8 @@ func TestDivergenceNamesTheField(t *testing.T) {
 			if de.Field != tt.field {
 				t.Fatalf("field: got %q, want %q (%v)", de.Field, tt.field, err)
 			}
-			if engine.CodeOf(err) != replay.Code {
-				t.Fatalf("code: got %q, want %s", engine.CodeOf(err), replay.Code)
+			if errcode.Of(err) != replay.Code || !errors.Is(err, replay.Code) {
+				t.Fatalf("code: got %q, want %s", errcode.Of(err), replay.Code)
 			}
 			if !strings.Contains(err.Error(), "closest recorded action") {
 				t.Fatalf("error does not show the closest recorded action: %v", err)

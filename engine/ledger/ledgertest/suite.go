@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/replaylab/replaylab/engine/errcode"
 	"github.com/replaylab/replaylab/engine/ledger"
 )
 
@@ -114,10 +115,10 @@ func (e *env) events(id string) []ledger.Event {
 	return evs
 }
 
-func wantCode(t testing.TB, err error, code ledger.Code) {
+func wantCode(t testing.TB, err error, code errcode.Code) {
 	t.Helper()
 	if !errors.Is(err, code) {
-		t.Fatalf("error = %v (code %s), want %s", err, ledger.CodeOf(err), code)
+		t.Fatalf("error = %v (code %s), want %s", err, errcode.Of(err), code)
 	}
 }
 
