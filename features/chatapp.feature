@@ -64,3 +64,52 @@ Feature: A streaming chat app
   Scenario: A page that never gets ready fails naming what was awaited
     Given the site "testsite/chatapp.json"
     Then opening "/app/?load=never" fails with "PAGE_NOT_READY: waited 5s for selector"
+
+  @APP-3
+  Scenario: A stopped answer is ANSWER_STOPPED, and the stop is no send
+    Given the site "testsite/chatapp-page.json"
+    When I open "/app/?load=0&stream=6000"
+    And I send "Tell me something long"
+    And I stop the answer
+    And I wait for the answer
+    Then the answer status is "ANSWER_STOPPED"
+    And the states seen are "stopped"
+    And the answer group is not one of the earlier groups
+
+  @APP-3
+  Scenario: A regenerated answer replaces the old one in place and is the new answer
+    Given the site "testsite/chatapp.json"
+    When I open "/app/"
+    And I send "What is the capital of France?"
+    And I wait for the answer
+    And I regenerate the answer
+    And I wait for the answer
+    Then the baseline holds the groups "h2, h4, m2"
+    And the answer status is "complete"
+    And the answer text is "Paris is the capital of France."
+    And the answer group is the last group on the page
+
+  @APP-3
+  Scenario: An error shown in the answer is ANSWER_FAILED, and a retry is the new answer
+    Given the site "testsite/chatapp.json"
+    When I open "/app/"
+    And I send "Please fail"
+    And I wait for the answer
+    Then the answer status is "ANSWER_FAILED"
+    When I retry the answer
+    And I wait for the answer
+    Then the answer status is "complete"
+    And the answer text is "Nova read your 2-word message and has this to say: thank you for writing."
+    And the answer group is the last group on the page
+
+  @APP-3
+  Scenario: The site's own error signal (a usage-limit note) is ANSWER_FAILED on the second persona
+    Given the site "testsite/chatapp.json"
+    When I open "/app/?model=orion"
+    And I send "You hit the limit"
+    And I wait for the answer
+    Then the answer status is "ANSWER_FAILED"
+    When I retry the answer
+    And I wait for the answer
+    Then the answer status is "complete"
+    And the answer text is "Orion here. Orion read your 4-word message and has this to say: thank you for writing."

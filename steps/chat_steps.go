@@ -67,6 +67,15 @@ func chatSteps(r *table) {
 		`the engine fills the site's composer (the sim's textbox "Message"), verifies it, and sends by the site profile's send control or Enter (the sim's button "Send") expecting a new answer group; the baseline (the groups on the page before the click) is stored for the answer steps`,
 		`And I send "What is the capital of France?"`, send, isAction, defaults("waits up to 10 s for the new answer group to appear (OUTCOME_UNKNOWN after that)"))
 	r.alias(`^I send "([^"]*)"$`, `^I try to send "([^"]*)"$`, `When I try to send "Anyone there?"`, send)
+	r.step(a, `^I stop the answer$`,
+		"click the site's stop control (the profile's \"stop\", else button \"Stop generating\") while the answer streams, expecting it to go; a stop is no send: the next \"I wait for the answer\" follows the same answer, which ends ANSWER_STOPPED",
+		`When I stop the answer`, stopAnswer, isAction, defaults("waits up to 10 s for the stop control to go"))
+	r.step(a, `^I regenerate the answer$`,
+		"click the site's regenerate control (the profile's \"regenerate\", else button \"Regenerate\"), expecting a new answer group: the regenerated answer replaces the old one in place, and \"I wait for the answer\" follows it (no new user turn)",
+		`When I regenerate the answer`, regenerateAnswer, isAction, defaults("waits up to 10 s for the new answer group to appear"))
+	r.step(a, `^I retry the answer$`,
+		"click the failed answer's retry control (the profile's \"retry\", else button \"Retry\" or \"Try again\"), expecting a new answer group in its place",
+		`When I retry the answer`, retryAnswer, isAction, defaults("waits up to 10 s for the new answer group to appear"))
 	r.step(a, `^I send "([^"]*)" within (\d+) ms$`,
 		`the same send, waiting that long for the new answer group to appear`,
 		`When I send "Anyone there?" within 500 ms`, sendWithin, isAction)
@@ -219,6 +228,21 @@ func sendUpTo(ctx context.Context, text string, wait time.Duration) error {
 	return act(ctx, func(p actPage) error {
 		return sendThrough(ctx, p, w.profile(), text, wait)
 	})
+}
+
+func stopAnswer(ctx context.Context) error {
+	w := worldOf(ctx)
+	return act(ctx, func(p actPage) error { return w.profile().StopAnswer(ctx, p, sendWait) })
+}
+
+func regenerateAnswer(ctx context.Context) error {
+	w := worldOf(ctx)
+	return act(ctx, func(p actPage) error { return w.profile().RegenerateAnswer(ctx, p, sendWait) })
+}
+
+func retryAnswer(ctx context.Context) error {
+	w := worldOf(ctx)
+	return act(ctx, func(p actPage) error { return w.profile().RetryAnswer(ctx, p, sendWait) })
 }
 
 func waitAnswer(ctx context.Context) error {

@@ -86,8 +86,13 @@
 // Continue; a lone standing button ("Continue Response", "Regenerate") is
 // no confirmation. A streaming class on the element wrapping the text
 // (result-streaming) marks generating and keeps its text. Generating
-// wins over failed, failed over needs_confirmation; a turn with none of
-// them is complete. Media (ANS-6) is read from the live state a browser
+// wins over failed, failed over stopped, stopped over needs_confirmation;
+// a turn with none of them is complete. Stopped (APP-3) is a note that the
+// user stopped the answer ("You stopped this response.", "Response
+// stopped", "Stopped generating", "Generation stopped"). The text of a
+// group never holds the site's controls (buttons), toolbars (role=toolbar
+// or menubar, or a class ending in "toolbar") or badges (a class ending
+// in "badge"); an adapter file's text.exclude adds its own. Media (ANS-6) is read from the live state a browser
 // capture writes (data-rl-ready, data-rl-src, data-rl-size) on img, video
 // and audio inside the turn: a video is ready at readyState ≥ 3 with a
 // source, an image when "complete" with a non-zero size.
@@ -119,7 +124,8 @@
 //	    "builtin": true,                  // false: use only this file's signals
 //	    "generating":   {"selectors": [".acme-spinner"], "attributes": [{"name": "data-state", "value": "streaming"}], "buttons": ["Halt"]},
 //	    "confirmation": {"buttons": ["Run tool"]},
-//	    "failure":      {"selectors": [".acme-error"], "texts": ["quota exceeded"]}
+//	    "failure":      {"selectors": [".acme-error"], "texts": ["quota exceeded"]},
+//	    "stopped":      {"attributes": [{"name": "data-state", "value": "stopped"}]}
 //	  },                                  // each may list selectors, attributes (value "" = present), buttons (accessible names), texts
 //	  "text": {"exclude": ["span.cursor", "figcaption"]},  // optional: elements left out of a group's text
 //	  "media": {                          // optional; default: every img, video and audio
@@ -156,6 +162,9 @@ const (
 	StateComplete          = "complete"
 	StateNeedsConfirmation = "needs_confirmation"
 	StateFailed            = "failed"
+	// StateStopped: the user stopped the answer while it streamed (APP-3);
+	// its text is what had arrived.
+	StateStopped = "stopped"
 )
 
 // Group is one assistant turn and everything inside it.

@@ -100,6 +100,8 @@ func TestStatesEveryStyle(t *testing.T) {
 		{name: "error text with retry", inner: `<p>Something went wrong.</p><button>Try again</button>`, state: StateFailed, evidence: `error text "something went wrong" with retry control "Try again"`},
 		{name: "error text without retry is content", inner: `<p>Something went wrong in your code.</p>`, state: StateComplete, evidence: "no generating signal"},
 		{name: "hidden stop control does not count", inner: `<p>done</p><button style="display:none">Stop generating</button>`, state: StateComplete, evidence: "no generating signal"},
+		{name: "stopped note", inner: `<p>Paris is</p><div class="note">You stopped this response.</div><button>Regenerate</button>`, state: StateStopped, evidence: `stopped note "you stopped this response"`},
+		{name: "file: own stopped signal", inner: `<div data-state="halted">x</div>`, state: StateStopped, evidence: "data-state=halted", only: "file"},
 		{name: "file: own spinner", inner: `<span class="acme-spinner"></span>`, state: StateGenerating, evidence: `selector ".acme-spinner"`, only: "file"},
 		{name: "file: own attribute", inner: `<div data-state="streaming">x</div>`, state: StateGenerating, evidence: "data-state=streaming", only: "file"},
 		{name: "file: own button", inner: `<button>Halt</button>`, state: StateGenerating, evidence: `control "Halt"`, only: "file"},
@@ -304,5 +306,29 @@ func TestGroupOfFlatTurn(t *testing.T) {
 	}
 	if got := of(user); got != "" {
 		t.Errorf("user turn in group %q", got)
+	}
+}
+
+// The text of a group never holds the site's toolbars or badges (APP-3).
+func TestToolbarsAndBadgesAreNotText(t *testing.T) {
+	tests := []struct{ name, inner, text string }{
+		{"role=toolbar", `<p>Paris.</p><div role="toolbar"><span>nova-pro</span><button>Copy</button></div>`, "Paris."},
+		{"a badge class", `<p>Paris.</p><span class="model-badge">nova-pro</span>`, "Paris."},
+		{"a toolbar class", `<p>Paris.</p><div class="message-toolbar"><span>2 / 2</span><button>Copy</button></div>`, "Paris."},
+		{"other text stays", `<p>Paris.</p><footer class="meta">Sources: 2</footer>`, "Paris. Sources: 2"},
+	}
+	ads := styles(t)
+	for _, style := range []string{"marker", "heading", "file"} {
+		for _, tt := range tests {
+			t.Run(style+"/"+tt.name, func(t *testing.T) {
+				r := ads[style].Groups(parse(t, page(stateTurn[style](tt.inner))))
+				if len(r.Groups) != 2 {
+					t.Fatalf("got %d groups, want 2", len(r.Groups))
+				}
+				if got := r.Groups[1].Text; got != tt.text {
+					t.Errorf("text %q, want %q", got, tt.text)
+				}
+			})
+		}
 	}
 }

@@ -210,11 +210,12 @@ func (p *parser) file(o jsonfile.Object, source string) *File {
 		p.turn(t, a)
 	}
 	if s, ok := p.Object(o, "states", false); ok {
-		p.Known(s, "builtin", "generating", "confirmation", "failure")
+		p.Known(s, "builtin", "generating", "confirmation", "failure", "stopped")
 		a.states.NoBuiltin = !p.Bool(s, "builtin", true)
 		a.states.Generating = p.signals(s, "generating")
 		a.states.Confirmation = p.signals(s, "confirmation")
 		a.states.Failure = p.signals(s, "failure")
+		a.states.Stopped = p.signals(s, "stopped")
 	}
 	if t, ok := p.Object(o, "text", false); ok {
 		p.Known(t, "exclude")

@@ -72,11 +72,13 @@ var (
 	// or a question in the turn's text with a control named exactly as a
 	// go-ahead other than "Continue" (a common standing button). A lone standing action-bar button every answer carries
 	// ("Continue", "Continue Response", "Regenerate") is not one.
-	confirmYes  = []string{"confirm", "approve", "continue", "allow", "yes", "yes, continue", "accept", "proceed", "run"}
-	confirmNo   = []string{"cancel", "deny", "reject", "decline", "no", "not now"}
-	retryNames  = []string{"retry", "try again", "regenerate"}
-	errorTexts  = []string{"something went wrong", "an error occurred", "error generating", "network error"}
-	typingClass = []string{"typing-indicator", "result-streaming"}
+	confirmYes = []string{"confirm", "approve", "continue", "allow", "yes", "yes, continue", "accept", "proceed", "run"}
+	confirmNo  = []string{"cancel", "deny", "reject", "decline", "no", "not now"}
+	retryNames = []string{"retry", "try again", "regenerate"}
+	errorTexts = []string{"something went wrong", "an error occurred", "error generating", "network error"}
+	// stoppedTexts are notes that the user stopped the answer (APP-3).
+	stoppedTexts = []string{"you stopped this response", "response stopped", "stopped generating", "generation stopped", "you stopped generating"}
+	typingClass  = []string{"typing-indicator", "result-streaming"}
 	// indicatorClass marks an indicator element whose text is not part of
 	// the answer; result-streaming (and other streaming classes) mark the
 	// element that wraps the answer's text while it streams, whose text is
@@ -114,6 +116,7 @@ type States struct {
 	Generating   Signals
 	Confirmation Signals
 	Failure      Signals
+	Stopped      Signals
 }
 
 func (s Signals) empty() bool {
@@ -160,7 +163,7 @@ func (s Signals) matchText(text string) string {
 // with none of them is complete. text is the turn's text (lower case is
 // taken here).
 func classify(doc *observe.Document, s span, text string, st *States) (state, evidence string) {
-	var generating, confirm, retry, alert string
+	var generating, confirm, retry, alert, stopped string
 	var yes, yesExact, no string
 	builtin := st == nil || !st.NoBuiltin
 	s.each(doc, func(n *html.Node) bool {
@@ -208,6 +211,9 @@ func classify(doc *observe.Document, s span, text string, st *States) (state, ev
 			if alert == "" {
 				alert = st.Failure.match(doc, n, role)
 			}
+			if stopped == "" {
+				stopped = st.Stopped.match(doc, n, role)
+			}
 		}
 		return true
 	})
@@ -228,7 +234,18 @@ func classify(doc *observe.Document, s span, text string, st *States) (state, ev
 			}
 		}
 	}
+	if builtin && stopped == "" {
+		for _, t := range stoppedTexts {
+			if strings.Contains(lower, t) || strings.Contains(strings.ToLower(s.textWithExcluded(doc)), t) {
+				stopped = "stopped note " + quote(t)
+				break
+			}
+		}
+	}
 	if st != nil {
+		if stopped == "" {
+			stopped = st.Stopped.matchText(lower)
+		}
 		if generating == "" {
 			generating = st.Generating.matchText(lower)
 		}
@@ -247,6 +264,8 @@ func classify(doc *observe.Document, s span, text string, st *States) (state, ev
 			return StateFailed, alert + " with " + retry
 		}
 		return StateFailed, alert
+	case stopped != "":
+		return StateStopped, stopped
 	case confirm != "":
 		return StateNeedsConfirmation, confirm
 	}
@@ -317,7 +336,40 @@ func skipText(n *html.Node) bool {
 	case atom.Script, atom.Style, atom.Template, atom.Noscript:
 		return true
 	}
-	return observe.Role(n) == "button" || hasClass(n, indicatorClass)
+	switch observe.Role(n) {
+	case "button", "toolbar", "menubar":
+		return true
+	}
+	return hasClass(n, indicatorClass) || classEnds(n, "toolbar", "badge")
+}
+
+// classEnds reports whether a class of n is one of the suffixes or ends
+// in "-" or "_" and one of them ("message-toolbar", "model_badge").
+func classEnds(n *html.Node, suffixes ...string) bool {
+	cls := observe.Attr(n, "class")
+	if cls == "" {
+		return false
+	}
+	for _, tok := range strings.Fields(strings.ToLower(cls)) {
+		for _, suf := range suffixes {
+			if tok == suf || strings.HasSuffix(tok, "-"+suf) || strings.HasSuffix(tok, "_"+suf) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// textWithExcluded is the turn's text with the adapter's text.exclude
+// elements kept (a stopped note an adapter leaves out of the answer still
+// says the answer was stopped).
+func (s span) textWithExcluded(doc *observe.Document) string {
+	if len(s.exclude) == 0 {
+		return ""
+	}
+	t := s
+	t.exclude = nil
+	return t.text(doc)
 }
 
 // MediaRule says where media lives inside a turn and what kind it is.

@@ -19,9 +19,12 @@ const (
 	StatusComplete          = "complete"
 	StatusNeedsConfirmation = "NEEDS_CONFIRMATION"
 	StatusFailed            = "ANSWER_FAILED"
-	StatusNoNewAnswer       = "NO_NEW_ANSWER"
-	StatusMediaNotReady     = "MEDIA_NOT_READY"
-	StatusStructureUnknown  = "STRUCTURE_UNKNOWN"
+	// StatusStopped: the new answer was stopped while it streamed (APP-3);
+	// Text is what had arrived.
+	StatusStopped          = "ANSWER_STOPPED"
+	StatusNoNewAnswer      = "NO_NEW_ANSWER"
+	StatusMediaNotReady    = "MEDIA_NOT_READY"
+	StatusStructureUnknown = "STRUCTURE_UNKNOWN"
 	// StatusIncomplete: a new group appeared but was still generating at
 	// the deadline; its text is partial and is never the answer.
 	StatusIncomplete = "ANSWER_INCOMPLETE"
@@ -151,6 +154,9 @@ func Wait(ctx context.Context, src Source, b Baseline, opt Options, onState Obse
 				return res, nil
 			case adapter.StateFailed:
 				res.Status, res.Evidence = StatusFailed, g.Evidence
+				return res, nil
+			case adapter.StateStopped:
+				res.Status, res.Evidence = StatusStopped, g.Evidence
 				return res, nil
 			}
 		}

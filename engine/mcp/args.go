@@ -184,7 +184,7 @@ func jsonType(v any) string {
 // AnswerStatuses are every status waitAnswer reports; its output schema
 // lists them (an enum), so a client knows each one a wait can end with.
 var AnswerStatuses = []string{answer.StatusComplete, answer.StatusIncomplete, answer.StatusNeedsConfirmation,
-	answer.StatusFailed, answer.StatusNoNewAnswer, answer.StatusMediaNotReady, answer.StatusStructureUnknown}
+	answer.StatusFailed, answer.StatusNoNewAnswer, answer.StatusMediaNotReady, answer.StatusStructureUnknown, answer.StatusStopped}
 
 // tuneOutput adds to an inferred output schema what the Go type cannot
 // say.

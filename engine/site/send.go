@@ -2,9 +2,11 @@ package site
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/replaylab/replaylab/engine"
+	"github.com/replaylab/replaylab/engine/locate"
 )
 
 // Page is what sending needs of a page (engine.Page, or the same
@@ -46,4 +48,79 @@ func (p *Profile) SendMessage(ctx context.Context, pg Page, text string, wait ti
 		return pg.Press(ctx, composer, "Enter", x)
 	}
 	return pg.Click(ctx, Target(p.Send), x)
+}
+
+// Built-in non-send controls (APP-3), used where the profile names none:
+// a stop control, a regenerate control and retry controls (by role and
+// accessible name).
+var (
+	DefaultStop       = Control{Role: "button", Name: "Stop generating"}
+	DefaultRegenerate = Control{Role: "button", Name: "Regenerate"}
+	DefaultRetry      = []Control{{Role: "button", Name: "Retry"}, {Role: "button", Name: "Try again"}}
+)
+
+// StopControl is the profile's stop control, or DefaultStop.
+func (p *Profile) StopControl() Control {
+	if !p.Stop.IsZero() {
+		return p.Stop
+	}
+	return DefaultStop
+}
+
+// RegenerateControl is the profile's regenerate control, or
+// DefaultRegenerate.
+func (p *Profile) RegenerateControl() Control {
+	if !p.Regenerate.IsZero() {
+		return p.Regenerate
+	}
+	return DefaultRegenerate
+}
+
+// RetryControls are the profile's retry control, or DefaultRetry.
+func (p *Profile) RetryControls() []Control {
+	if !p.Retry.IsZero() {
+		return []Control{p.Retry}
+	}
+	return DefaultRetry
+}
+
+// NonSend lists the controls that act on an answer and are no send
+// (stop, regenerate, retry): the validator does not take a click on one
+// for a send.
+func (p *Profile) NonSend() []Control {
+	out := []Control{p.StopControl(), p.RegenerateControl()}
+	out = append(out, p.RetryControls()...)
+	if !p.Stop.IsZero() && p.Stop != DefaultStop {
+		out = append(out, DefaultStop)
+	}
+	return out
+}
+
+// StopAnswer clicks the stop control while an answer streams, expecting
+// the control to go (the answer then ends ANSWER_STOPPED). A stop is no
+// send: the baseline of the last send stays.
+func (p *Profile) StopAnswer(ctx context.Context, pg Page, wait time.Duration) error {
+	t := Target(p.StopControl())
+	return pg.Click(ctx, t, engine.Expect{Gone: &t, Timeout: wait})
+}
+
+// RegenerateAnswer clicks the regenerate control, expecting a new answer group:
+// the regenerated answer replaces the old one in place under a new id, and
+// it is the answer the next wait follows (no new user turn).
+func (p *Profile) RegenerateAnswer(ctx context.Context, pg Page, wait time.Duration) error {
+	return pg.Click(ctx, Target(p.RegenerateControl()), engine.Expect{NewAnswer: true, Timeout: wait})
+}
+
+// RetryAnswer clicks the first retry control on the page (the profile's, else
+// Retry, else Try again), expecting a new answer group in place of the
+// failed one.
+func (p *Profile) RetryAnswer(ctx context.Context, pg Page, wait time.Duration) error {
+	var err error
+	for _, c := range p.RetryControls() {
+		err = pg.Click(ctx, Target(c), engine.Expect{NewAnswer: true, Timeout: wait})
+		if !errors.Is(err, locate.TargetNotFound) {
+			return err
+		}
+	}
+	return err
 }

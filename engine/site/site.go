@@ -23,6 +23,8 @@
 //	  "send": {"role": "button", "name": "Send", "by": "click"}, // required; "by": "click" (default) or "enter"
 //	                                                        // (Enter is pressed in the composer; role/name may then be left out)
 //	  "stop": {"role": "button", "name": "Stop"},            // optional: the control that replaces Send while streaming
+//	  "regenerate": {"role": "button", "name": "Regenerate"}, // optional (default: button "Regenerate")
+//	  "retry": {"role": "button", "name": "Retry"},          // optional (default: button "Retry" or "Try again")
 //	  "generating": {                        // optional page-level signals: any of them on the page means the
 //	    "selectors": ["#log[aria-busy=true]"],//   newest assistant group (after the last user turn) is still generating
 //	    "controls": [{"role": "button", "name": "Stop"}]    // a visible control with that role and name
@@ -150,7 +152,11 @@ type Profile struct {
 	Send          Control
 	SendBy        string
 	Stop          Control
-	Generating    Signals
+	// Regenerate and Retry are the controls that regenerate an answer or
+	// retry a failed one (APP-3); zero: the built-in names.
+	Regenerate Control
+	Retry      Control
+	Generating Signals
 	// Ready says when the site's page is ready to be read (APP-1).
 	Ready Ready
 	// Source is the profile's file, "" for a built-in profile.
@@ -260,7 +266,7 @@ func (ps *parser) selector(field, s string) cascadia.Matcher {
 }
 
 func (ps *parser) profile(o jsonfile.Object, source, root string) *Profile {
-	ps.Known(o, "version", "name", "base_url", "chat_path", "clock", "adapter", "composer", "send", "stop", "generating", "ready")
+	ps.Known(o, "version", "name", "base_url", "chat_path", "clock", "adapter", "composer", "send", "stop", "regenerate", "retry", "generating", "ready")
 	if ps.Err != nil {
 		return nil
 	}
@@ -328,6 +334,12 @@ func (ps *parser) profile(o jsonfile.Object, source, root string) *Profile {
 	}
 	if s, ok := ps.Object(o, "stop", false); ok {
 		p.Stop = ps.control(s, true)
+	}
+	if s, ok := ps.Object(o, "regenerate", false); ok {
+		p.Regenerate = ps.control(s, true)
+	}
+	if s, ok := ps.Object(o, "retry", false); ok {
+		p.Retry = ps.control(s, true)
 	}
 	if g, ok := ps.Object(o, "generating", false); ok {
 		ps.Known(g, "selectors", "controls")
