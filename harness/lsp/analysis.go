@@ -482,6 +482,15 @@ func (s *Server) Hover(p TextDocumentPositionParams) *Hover {
 	}
 	if p.Position.Line < len(d.lines) {
 		lt := d.lines[p.Position.Line]
+		if m := tagsComment.FindStringSubmatch(lt); m != nil {
+			r := d.lineRange(p.Position.Line)
+			expr, err := tagexpr.Parse(m[1])
+			if err != nil {
+				return &Hover{Contents: MarkupContent{Kind: "markdown", Value: err.Error()}, Range: &r}
+			}
+			run := shellJoin(append(append([]string(nil), s.opt.Command...), "--tags", m[1]))
+			return &Hover{Contents: MarkupContent{Kind: "markdown", Value: fmt.Sprintf("`%s` selects %s in features/: `%s`", m[1], plural(s.countMatching(expr), "scenario"), run)}, Range: &r}
+		}
 		cur := d.offset(p.Position)
 		a := strings.LastIndexAny(lt[:cur], " \t") + 1
 		b := len(lt)

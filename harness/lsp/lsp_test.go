@@ -204,6 +204,10 @@ func TestTagCompletionAndHover(t *testing.T) {
 	if h == nil || !strings.Contains(h.Contents.Value, "*Defaults:* none") {
 		t.Fatalf("hover %+v", h)
 	}
+	s.Open(uri, 2, "# tags: @fast and not @smoke\nFeature: B\n  Scenario: S\n    When I wait 3 ms\n")
+	if h := s.Hover(lsptest.At(uri, 0, 12)); h == nil || h.Contents.Value != "`@fast and not @smoke` selects 0 scenarios in features/: `replaylab run --tags '@fast and not @smoke'`" {
+		t.Fatalf("hover on a tags comment: %+v", h)
+	}
 	ah := s.Hover(lsptest.At(lsp.PathURI(filepath.Join(root, "features", "a.feature")), 5, 9))
 	if ah == nil || !strings.Contains(ah.Contents.Value, "`@GATE-7`: 1 scenario in features/") {
 		t.Fatalf("tag hover %+v", ah)
