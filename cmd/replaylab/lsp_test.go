@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"os"
@@ -10,6 +11,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	gherkin "github.com/cucumber/gherkin/go/v42"
+	messages "github.com/cucumber/messages/go/v34"
 
 	"github.com/replaylab/replaylab/harness"
 	"github.com/replaylab/replaylab/harness/lsp"
@@ -230,10 +234,9 @@ func TestLSPCheckoutFeatures(t *testing.T) {
 		for _, d := range diags {
 			t.Errorf("%s:%d: diagnostic %s (severity %d): %s", filepath.Base(f), d.Range.Start.Line+1, d.Code, d.Severity, d.Message)
 		}
-		for i, line := range strings.Split(string(data), "\n") {
-			if !isStepLine(line) {
-				continue
-			}
+		lines := strings.Split(string(data), "\n")
+		for _, i := range astStepLines(t, data) {
+			line := lines[i]
 			stepsSeen++
 			col := len(line) - len(strings.TrimLeft(line, " ")) + 1
 			var hover lsp.Hover
@@ -252,6 +255,40 @@ func TestLSPCheckoutFeatures(t *testing.T) {
 		t.Fatalf("only %d step lines seen in features/", stepsSeen)
 	}
 	t.Logf("%d feature files, %d step lines: hover and definition answered for each", len(files), stepsSeen)
+}
+
+// astStepLines are the 0-based lines of every step of a feature file
+// (backgrounds, scenarios, rules), as the Gherkin parser finds them.
+func astStepLines(t *testing.T, data []byte) []int {
+	t.Helper()
+	doc, err := gherkin.ParseGherkinDocument(bytes.NewReader(data), (&messages.Incrementing{}).NewId)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []int
+	add := func(steps []*messages.Step) {
+		for _, st := range steps {
+			out = append(out, int(st.Location.Line)-1)
+		}
+	}
+	for _, ch := range doc.Feature.Children {
+		switch {
+		case ch.Background != nil:
+			add(ch.Background.Steps)
+		case ch.Scenario != nil:
+			add(ch.Scenario.Steps)
+		case ch.Rule != nil:
+			for _, rc := range ch.Rule.Children {
+				if rc.Background != nil {
+					add(rc.Background.Steps)
+				}
+				if rc.Scenario != nil {
+					add(rc.Scenario.Steps)
+				}
+			}
+		}
+	}
+	return out
 }
 
 // isStepLine reports whether a line of a feature file of this checkout
