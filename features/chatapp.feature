@@ -113,3 +113,12 @@ Feature: A streaming chat app
     And I wait for the answer
     Then the answer status is "complete"
     And the answer text is "Orion here. Orion read your 4-word message and has this to say: thank you for writing."
+
+  @APP-3
+  Scenario: A picture that loads late is waited for inside the answer
+    Given the site "testsite/chatapp.json"
+    When I open "/app/"
+    And I send "Draw me a chart picture"
+    And I wait up to 8000 ms for the answer with a image
+    Then the answer status is "complete"
+    And the answer text is "Here is the chart you asked for, drawn from the figures above."

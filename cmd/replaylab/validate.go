@@ -24,7 +24,7 @@ func cmdValidate(ctx context.Context, args []string, stdout, stderr io.Writer) (
 	adapterName := fs.String("adapter", "", "the adapter to validate: marker, heading, auto or an adapter file (this or --site)")
 	siteFile := fs.String("site", "", "a site profile: validate its adapter, controls (Stop may replace Send while streaming) and page-level signals")
 	quiet := fs.Bool("quiet", false, "print only each session's totals and its violations, one line per kind")
-	asJSON := fs.String("json", "", "also write the report as JSON to this file (- for stdout)")
+	asJSON := fs.String("json", "", "also write the report as JSON to this file (- for stdout: then stdout holds only the JSON)")
 	composerRole := fs.String("composer-role", conformance.DefaultOptions.Composer.Role, "role of the composer")
 	composerName := fs.String("composer-name", "", "accessible name of the composer (empty: the page must have exactly one)")
 	sendName := fs.String("send-name", conformance.DefaultOptions.Send.Name, "accessible name of the send button")
@@ -87,9 +87,11 @@ func cmdValidate(ctx context.Context, args []string, stdout, stderr io.Writer) (
 	if len(reps) == 0 {
 		return exitBadInput, badInput("%s holds no recorded sessions (only other JSON files)", pos[0])
 	}
-	if *quiet {
+	switch {
+	case *asJSON == "-": // stdout holds the JSON only
+	case *quiet:
 		fmt.Fprint(stdout, conformance.Quiet(reps))
-	} else {
+	default:
 		fmt.Fprint(stdout, conformance.Text(reps))
 	}
 	if *asJSON != "" {

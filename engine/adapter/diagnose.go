@@ -126,3 +126,58 @@ func (a *File) Uncovered(doc *observe.Document, g Group) []string {
 	})
 	return out
 }
+
+// Speakers is what an adapter file's speaker rule makes of the elements
+// its turn selector matches on a page (APP-4): values in neither list,
+// and elements without a speaker value at all.
+type Speakers struct {
+	// Unknown counts the turns whose value is in neither list, by value;
+	// AfterUser counts those that follow a user turn (an answer, most
+	// likely: its value belongs under assistant).
+	Unknown   map[string]int
+	AfterUser map[string]int
+	// NoSpeaker counts the matches with no speaker value; Sample
+	// describes the first ("article class=\"chat-card\"").
+	NoSpeaker int
+	Sample    string
+}
+
+// SpeakerCheck reports the matches of the turn selector that the speaker
+// rule drops. A file without a speaker rule drops none.
+func (a *File) SpeakerCheck(doc *observe.Document) Speakers {
+	s := Speakers{Unknown: map[string]int{}, AfterUser: map[string]int{}}
+	if a.turn == nil || !a.hasSpeaker {
+		return s
+	}
+	for _, f := range doc.Frames {
+		prevUser := false
+		walkEl(f.Root, func(n *html.Node) bool {
+			if doc.Hidden(n) {
+				return false
+			}
+			if !a.turn.Match(n) {
+				return true
+			}
+			v := a.rawSpeaker(n)
+			switch who := speakerOf(v, a.assistant, a.user); {
+			case v == "":
+				s.NoSpeaker++
+				if s.Sample == "" {
+					s.Sample = n.Data
+					if c := observe.Attr(n, "class"); c != "" {
+						s.Sample += " class=" + strconv.Quote(c)
+					}
+				}
+			case who == "":
+				s.Unknown[v]++
+				if prevUser {
+					s.AfterUser[v]++
+				}
+			default:
+				prevUser = who == "user"
+			}
+			return false
+		})
+	}
+	return s
+}

@@ -141,6 +141,7 @@ type Decision struct {
 	users0, groups0, capture int
 	speakers                 string
 	structure                bool // the send's last capture had turns
+	replace                  bool // a regenerate or retry: a new group in place of one
 }
 
 // Session is the report of one recorded session.
@@ -172,16 +173,37 @@ func Check(file string, s *replay.Session, ad adapter.Adapter, opt Options) Sess
 	users, groups := 0, 0
 	typed := ""
 	positionWarned := false
+	life := newLifecycle()
+	// readiness (APP-1): a page is ready while the profile's "ready"
+	// holds, or, in a session recorded with the default readiness, after
+	// its quiet wait; before it, the composer and send checks are skipped
+	quietSession := slices.ContainsFunc(s.Steps, func(st replay.Step) bool { return st.Kind == replay.KindQuiet })
+	quiet := !quietSession
 	for si, st := range s.Steps {
 		if st.Kind != replay.KindCapture {
-			if st.Kind == replay.KindType {
+			switch st.Kind {
+			case replay.KindType:
 				typed = st.Text
+			case replay.KindQuiet:
+				quiet = st.Error == ""
+			case replay.KindNavigate:
+				quiet = !quietSession
+			}
+			if st.Kind != replay.KindType {
+				life.acted()
 			}
 			if st.Kind == replay.KindClick || st.Kind == replay.KindPress {
+				kind := actionKind(st, prevObs, opt)
+				if kind != actSend && kind != actReplace {
+					continue // a stop, a click into the composer, a link: no send
+				}
 				if pending != nil {
 					rep.close(pending)
 				}
-				pending = &Decision{Step: si, Action: actionName(st, prevObs), Baseline: []string{}, Typed: typed, users0: users, groups0: groups, capture: -1}
+				pending = &Decision{Step: si, Action: actionName(st, prevObs), Baseline: []string{}, Typed: typed, users0: users, groups0: groups, capture: -1, replace: kind == actReplace}
+				if kind == actReplace {
+					pending.Typed = ""
+				}
 				typed = ""
 				if lastIdx >= 0 {
 					pending.Baseline = append(pending.Baseline, ids(prev)...)
@@ -200,8 +222,19 @@ func Check(file string, s *replay.Session, ad adapter.Adapter, opt Options) Sess
 		add := func(check, detail string) {
 			rep.Violations = append(rep.Violations, Violation{Capture: cr.Index, Check: check, Detail: detail, Severity: SeverityError})
 		}
-		// an empty chat before its first send has no turns yet
-		if !res.Structure && (pending != nil || !hasSends(s)) {
+		ready := life.ready(opt.Profile, doc, res.Turns, add) && quiet
+		if ready {
+			life.speakers(file_, doc, add)
+		}
+		for _, g := range res.Groups {
+			life.group(doc, g, cr.Index, add)
+		}
+		if slices.ContainsFunc(res.Groups, func(g adapter.Group) bool { return g.State == adapter.StateGenerating }) {
+			life.stop(o, opt.Profile)
+		}
+		// an empty chat before its first send has no turns yet, nor a page
+		// that is not ready
+		if ready && !res.Structure && (pending != nil || !hasSends(s)) {
 			detail := "the " + res.Adapter + " adapter found no turns (STRUCTURE_UNKNOWN)"
 			if file_ != nil && doc != nil {
 				d := file_.Diagnose(doc)
@@ -250,17 +283,20 @@ func Check(file string, s *replay.Session, ad adapter.Adapter, opt Options) Sess
 			}
 		}
 		cr.Composer = resolveControl(o, opt.Composer, opt.Profile, "composer")
-		if cr.Composer.Status != "ok" {
+		if ready && cr.Composer.Status != "ok" {
 			add(CheckComposer, fmt.Sprintf("%s: %s", controlName(opt, "composer"), describe(cr.Composer)))
 		}
 		cr.Send = resolveControl(o, opt.Send, opt.Profile, "send")
 		generating := slices.ContainsFunc(res.Groups, func(g adapter.Group) bool { return g.State == adapter.StateGenerating })
-		if cr.Send.Status != "ok" && !generating && !stopShows(o, doc, opt.Profile) {
+		if ready && cr.Send.Status != "ok" && !generating && !stopShows(o, doc, opt.Profile) {
 			if opt.Profile == nil || opt.Profile.SendBy != site.SendEnter {
 				add(CheckSend, fmt.Sprintf("%s: %s", controlName(opt, "send"), describe(cr.Send)))
 			}
 		}
 		for i := 0; i < len(prev) && i < len(cr.Groups); i++ {
+			if pending != nil && pending.replace && i == len(prev)-1 {
+				break // a regenerated or retried answer replaces the last group under a new id
+			}
 			if prev[i].ID != cr.Groups[i].ID && !slices.ContainsFunc(cr.Groups, func(g Group) bool { return g.ID == prev[i].ID }) {
 				add(CheckStability, fmt.Sprintf("group %d was %s in the capture before, now %s", i+1, prev[i].ID, cr.Groups[i].ID))
 				break
@@ -291,6 +327,9 @@ func Check(file string, s *replay.Session, ad adapter.Adapter, opt Options) Sess
 	if pending != nil {
 		rep.close(pending)
 	}
+	life.end(opt.Profile, func(check, detail string) {
+		rep.Violations = append(rep.Violations, Violation{Capture: max(0, len(rep.Captures)-1), Check: check, Detail: detail, Severity: SeverityError})
+	})
 	return rep
 }
 
@@ -351,13 +390,21 @@ func (rep *Session) close(d *Decision) {
 	if d.Group == "" {
 		add(CheckNewGroup, fmt.Sprintf("after step %d (%s) no group outside the baseline of %d appeared", d.Step, d.Action, len(d.Baseline)))
 	}
+	if d.replace {
+		// a regenerate or retry adds no user turn: the new group takes the
+		// old one's place
+		if d.Group != "" && !slices.Contains(d.States, adapter.StateGenerating) {
+			add(CheckGenerating, fmt.Sprintf("after step %d (%s) the new group %s never showed a generating state (states %s): the generating signals probably match nothing", d.Step, d.Action, d.Group, strings.Join(d.States, " → ")))
+		}
+		return
+	}
 	if d.Typed != "" && d.Group != "" && observe.Normalize(d.Text) == observe.Normalize(d.Typed) {
 		add(CheckSwapped, fmt.Sprintf("after step %d (%s) the new group %s holds exactly what was typed (%q): the user's turn is read as the assistant's; swap the assistant and user values of turn.speaker", d.Step, d.Action, d.Group, cut(d.Typed)))
 	}
 	if d.capture >= 0 && d.structure && (d.UsersAdded != 1 || d.GroupsAdded != 1) {
 		detail := fmt.Sprintf("after step %d (%s) the send added %d user turns and %d assistant groups, want 1 and 1", d.Step, d.Action, d.UsersAdded, d.GroupsAdded)
 		if d.speakers != "" {
-			detail += "; speaker values seen: " + d.speakers + "; a value in neither turn.speaker list drops that turn (list it under assistant or user)"
+			detail += "; speaker values seen: " + d.speakers + "; a turn whose value is in neither turn.speaker list is dropped: list an answering persona's value under assistant, the person's under user"
 		}
 		add(CheckSendTurns, detail)
 	}
