@@ -146,8 +146,7 @@ func indexFeature(doc *messages.GherkinDocument) *featureIndex {
 	for _, t := range f.Tags {
 		fi.tags = append(fi.tags, report.Tag{Name: t.Name, Line: int(t.Location.Line)})
 	}
-	var tags func([]*messages.Tag)
-	tags = func(ts []*messages.Tag) {
+	tags := func(ts []*messages.Tag) {
 		for _, t := range ts {
 			fi.nodes[t.Id] = astNode{line: int(t.Location.Line)}
 		}

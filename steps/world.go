@@ -53,9 +53,8 @@ type world struct {
 	tabs     map[string]*tab
 	tabOrder []string
 
-	answer    *answer.Result
-	lastView  *engine.View
-	lastError error
+	answer   *answer.Result
+	lastView *engine.View
 
 	cleanups []func()
 	skipped  bool

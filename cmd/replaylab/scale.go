@@ -74,6 +74,3 @@ func (f *runScaleFlags) resolve(stderr io.Writer) (browser.Options, []string, ha
 	sc.Retries, sc.RepeatEach = *f.retries, *f.repeatEach
 	return bo, pool, sc, nil
 }
-
-// cdpGiven reports whether any remote browser was named.
-func (f *runScaleFlags) cdpGiven() bool { return len(f.cdp) > 0 || *f.cdpFile != "" }

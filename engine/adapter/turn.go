@@ -119,10 +119,6 @@ type States struct {
 	Stopped      Signals
 }
 
-func (s Signals) empty() bool {
-	return len(s.Selectors) == 0 && len(s.Attrs) == 0 && len(s.Buttons) == 0 && len(s.Texts) == 0
-}
-
 // match returns the evidence of the first signal of s on n, "" for none.
 func (s Signals) match(doc *observe.Document, n *html.Node, role string) string {
 	for i, sel := range s.Selectors {
