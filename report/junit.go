@@ -79,12 +79,14 @@ func seconds(d Duration) string { return fmt.Sprintf("%.3f", d.Seconds()) }
 func WriteJUnit(w io.Writer, r *Run) error {
 	out := junitSuites{Name: "replaylab", Time: seconds(r.Duration)}
 	byFile := map[string]int{}
+	var suiteTime []Duration // each suite's total, formatted once at the end
 	for _, sc := range r.Scenarios {
 		i, ok := byFile[sc.File]
 		if !ok {
 			i = len(out.Suites)
 			byFile[sc.File] = i
 			out.Suites = append(out.Suites, junitSuite{Name: sc.Feature, File: sc.File})
+			suiteTime = append(suiteTime, 0)
 			if !r.Started.IsZero() {
 				out.Suites[i].Timestamp = r.Started.UTC().Format("2006-01-02T15:04:05")
 			}
@@ -137,12 +139,15 @@ func WriteJUnit(w io.Writer, r *Run) error {
 			s.Failures++
 		}
 		s.Tests++
-		s.Time = addSeconds(s.Time, total)
+		suiteTime[i] += total
 		s.Cases = append(s.Cases, tc)
 		out.Tests++
 		if tc.Failure != nil {
 			out.Failures++
 		}
+	}
+	for i, d := range suiteTime {
+		out.Suites[i].Time = seconds(d)
 	}
 	if _, err := io.WriteString(w, xml.Header); err != nil {
 		return err
@@ -182,12 +187,6 @@ func scenarioTitle(sc *Scenario) string {
 		return fmt.Sprintf("%s (repeat %d)", sc.Name, sc.Repeat)
 	}
 	return sc.Name
-}
-
-func addSeconds(s string, d Duration) string {
-	var f float64
-	fmt.Sscanf(s, "%f", &f)
-	return fmt.Sprintf("%.3f", f+d.Seconds())
 }
 
 func firstLine(s string) string {

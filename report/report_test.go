@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"encoding/xml"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -275,4 +276,46 @@ func FuzzLoad(f *testing.F) {
 			t.Fatal(err)
 		}
 	})
+}
+
+// TestJUnitSuiteTime: a suite's time is the sum of its cases' durations,
+// formatted once, so no case's time is lost to rounding on the way (three
+// cases of 0.4 ms are a suite of 0.001 s, not 0.000 s) and none is read
+// back from text.
+func TestJUnitSuiteTime(t *testing.T) {
+	tests := []struct {
+		name string
+		each []time.Duration
+		want string
+	}{
+		{"one case", []time.Duration{1500 * time.Millisecond}, "1.500"},
+		{"sub-millisecond cases add up", []time.Duration{400 * time.Microsecond, 400 * time.Microsecond, 400 * time.Microsecond}, "0.001"},
+		{"no time", []time.Duration{0, 0}, "0.000"},
+		{"long and short", []time.Duration{90 * time.Second, 1234567 * time.Microsecond}, "91.235"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := &Run{Driver: "replay"}
+			for i, d := range tt.each {
+				r.Scenarios = append(r.Scenarios, &Scenario{ID: fmt.Sprintf("f.feature:%d", i), Feature: "F", File: "f.feature", Line: i + 1,
+					Keyword: "Scenario", Name: fmt.Sprint(i), Attempts: []*Attempt{{Status: Passed, Duration: Duration(d)}}})
+			}
+			r.Finish()
+			var buf bytes.Buffer
+			if err := WriteJUnit(&buf, r); err != nil {
+				t.Fatal(err)
+			}
+			var doc struct {
+				Suites []struct {
+					Time string `xml:"time,attr"`
+				} `xml:"testsuite"`
+			}
+			if err := xml.Unmarshal(buf.Bytes(), &doc); err != nil {
+				t.Fatal(err)
+			}
+			if len(doc.Suites) != 1 || doc.Suites[0].Time != tt.want {
+				t.Fatalf("got suites %+v, want one of time %s", doc.Suites, tt.want)
+			}
+		})
+	}
 }
