@@ -32,7 +32,8 @@
   if (W.__replaylabClock) return;
   const RealDate = W.Date, realSetTimeout = W.setTimeout.bind(W), realNow = W.performance.now.bind(W.performance);
   const INTERVAL = __INTERVAL__, FIRST = __FIRST__, IDLE = __IDLE__, PART = __PART__;
-  let now = __NOW__, seq = 0, ids = 0, inflight = 0, slots = 0;
+  let now = __NOW__, seq = 0, ids = 0, flights = 0, slots = 0;
+  const inflight = new Map(); // what is in flight, by a number of its own
   const origin = now, timers = new Map(), unpaced = new Set();
   const add = (fn, delay, args, every) => {
     const id = ++ids, d = Math.max(0, Number(delay) || 0);
@@ -55,8 +56,8 @@
   FakeDate.now = () => now; FakeDate.parse = RealDate.parse; FakeDate.UTC = RealDate.UTC;
   W.Date = FakeDate;
   Object.defineProperty(W.performance, "now", {value: () => now - origin, configurable: true});
-  const track = (p) => { inflight++; let done = false; const end = () => { if (!done) { done = true; inflight--; } }; p.then(end, end); return p; };
-  const once = () => { inflight++; let done = false; return () => { if (!done) { done = true; inflight--; } }; };
+  const once = (what) => { const id = ++flights; inflight.set(id, what); return () => { inflight.delete(id); }; };
+  const track = (p, what) => { const end = once(what); p.then(end, end); return p; };
 
   // Streams. A stream holds what arrived (q, parts in order, each a
   // function that hands one part to the page) and has at most one slot
@@ -109,8 +110,10 @@
   if (W.fetch) {
     const f = W.fetch;
     W.fetch = function (input, init) {
-      const p = track(f.apply(this, arguments));
       const method = ((init && init.method) || (input && input.method) || "GET").toUpperCase();
+      let url = "";
+      try { url = new URL(typeof input === "string" ? input : (input && input.url) || String(input), W.location.href).href; } catch (e) { url = String(input); }
+      const p = track(f.apply(this, arguments), "fetch " + method + " " + url);
       const signal = (init && init.signal) || (input && input.signal) || null;
       return p.then((r) => { fetched.set(r, {name: "fetch " + method + " " + r.url, signal}); return r; });
     };
@@ -118,7 +121,7 @@
   if (W.Response) {
     for (const m of ["json", "text", "arrayBuffer", "blob", "formData", "bytes"]) {
       const f = W.Response.prototype[m];
-      if (f) W.Response.prototype[m] = function (...a) { return track(f.apply(this, a)); };
+      if (f) W.Response.prototype[m] = function (...a) { return track(f.apply(this, a), "the body of " + this.url + " (" + m + "())"); };
     }
     const d = Object.getOwnPropertyDescriptor(W.Response.prototype, "body");
     if (d && d.get) Object.defineProperty(W.Response.prototype, "body", {configurable: true, enumerable: d.enumerable, get() {
@@ -257,7 +260,7 @@
       }
       send(...a) {
         const st = xs.get(this);
-        const end = once();
+        const end = once(st ? st.name : "XMLHttpRequest");
         if (st) st.end = end;
         ael.call(this, "loadend", end);
         try { return send.apply(this, a); } catch (e) { end(); throw e; }
@@ -297,7 +300,7 @@
     return {s, intercept};
   };
   const connecting = (tgt) => {
-    const end = once();
+    const end = once(tgt.constructor.name + " " + tgt.url + " (connecting)");
     for (const type of ["open", "error", "close"]) EventTarget.prototype.addEventListener.call(tgt, type, end, true);
   };
   if (W.WebSocket) {
@@ -400,11 +403,11 @@
         }
         if (!blocked && t > now) now = t;
         await tick();
-        const busy = inflight, imgs = loading();
+        const busy = inflight.size, imgs = loading();
         if (unpaced.size) return {next: next(), ran, quiet: false, unpaced: Array.from(unpaced)};
         if (busy === 0 && imgs === 0 && !blocked && !due(t)) return {next: next(), ran, quiet: true, notes: Array.from(quiet.values())};
         if (realNow() > stop) {
-          const w = [busy + " request(s) in flight", imgs + " image(s) loading"];
+          const w = [busy + " request(s) in flight" + (busy ? " (" + Array.from(inflight.values()).join(", ") + ")" : ""), imgs + " image(s) loading"];
           if (blocked) w.push("waiting for " + held(blocked));
           return {next: next(), ran, quiet: false, waiting: w.join(", ")};
         }

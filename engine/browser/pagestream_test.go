@@ -396,3 +396,40 @@ func TestPageClockNamesABodyThatStalls(t *testing.T) {
 		t.Fatalf("the lab moved to %v past the stalled part, want it held at its slot %v", at, 2*browser.PageClockStreamInterval)
 	}
 }
+
+// TestPageClockNamesARequestThatNeverAnswers: a read that waited out the
+// settle's bound for a request names the request.
+func TestPageClockNamesARequestThatNeverAnswers(t *testing.T) {
+	ctx := context.Background()
+	browser.SetPageClockSettleForTest(t, 1500*time.Millisecond)
+	release := make(chan struct{})
+	mux := http.NewServeMux()
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		_, _ = fmt.Fprint(w, `<!doctype html><p>page</p><script>window.go = () => { fetch("/never?x=1"); };</script>`)
+	})
+	mux.HandleFunc("/never", func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+	})
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	t.Cleanup(func() { close(release) })
+	p := newPage(t)
+	lab := clock.NewLab(clock.Epoch)
+	if err := p.InstallPageClock(ctx, lab); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Navigate(ctx, srv.URL+"/"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.EvalForTest(ctx, "go()"); err != nil {
+		t.Fatal(err)
+	}
+	_, err := p.Capture(ctx)
+	want := "1 request(s) in flight (fetch GET " + srv.URL + "/never?x=1)"
+	if !errors.Is(err, browser.ErrPageClock) || !strings.Contains(err.Error(), want) {
+		t.Fatalf("read: %v, want %v naming %q", err, browser.ErrPageClock, want)
+	}
+}
