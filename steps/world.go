@@ -110,7 +110,8 @@ func (f *Fixture) InitializeScenario(sc *godog.ScenarioContext, hs *harness.Scen
 		}
 		// One scrubbing policy for recordings and goldens: the recorder and
 		// the trace share the scrubber, so both name a secret the same way.
-		w.scrub = replay.NewScrubber(replay.DefaultPatterns, replay.SecretsFromEnv(os.Getenv("REPLAYLAB_SECRETS"))...)
+		// (a storage state's values are secrets too: APP-5)
+		w.scrub = replay.NewScrubber(replay.DefaultPatterns, append(replay.SecretsFromEnv(os.Getenv("REPLAYLAB_SECRETS")), w.fx.opt.Browser.StorageState.Secrets()...)...)
 		w.log.Normalize = func(v string) string {
 			v = strings.ReplaceAll(v, CanonicalBase, TraceBase)
 			if w.sim != nil {

@@ -149,6 +149,7 @@ func (s *Server) appRoutes(mux *http.ServeMux, opt Options) {
 		_, _ = w.Write(appJS)
 	})
 	mux.HandleFunc("GET /app/api/thread", s.appThreadAPI)
+	mux.HandleFunc("GET /app/account", appAccount)
 	mux.HandleFunc("GET /app/api/stream", func(w http.ResponseWriter, r *http.Request) { s.appStream(w, r, "fetch") })
 	mux.HandleFunc("GET /app/api/sse", func(w http.ResponseWriter, r *http.Request) { s.appStream(w, r, "sse") })
 	mux.HandleFunc("GET /app/api/ws", func(w http.ResponseWriter, r *http.Request) { s.appStream(w, r, "ws") })
@@ -380,4 +381,31 @@ figure img{width:120px;height:60px}
 <script id="config" type="application/json">{{.Config}}</script>
 <script src="/app/app.js"></script>
 </body></html>
+`))
+
+// AppSessionCookie names the cookie of a signed-in visitor; /app/account
+// shows its value and the local-storage entry AppTokenKey, so a test can
+// tell that a storage state reached the page and that its values were
+// scrubbed from what was written.
+const (
+	AppSessionCookie = "nova_sid"
+	AppTokenKey      = "nova_token"
+)
+
+func appAccount(w http.ResponseWriter, r *http.Request) {
+	who := "Signed out"
+	if c, err := r.Cookie(AppSessionCookie); err == nil && c.Value != "" {
+		who = "Signed in, session " + c.Value
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	_ = accountPage.Execute(w, who)
+}
+
+var accountPage = template.Must(template.New("account").Parse(`<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Account</title></head>
+<body><main><h1>Account</h1><p id="who">{{.}}</p><p id="token">No token</p></main>
+<script>
+const t = localStorage.getItem("nova_token");
+if (t) document.getElementById("token").textContent = "Token " + t;
+</script></body></html>
 `))

@@ -42,6 +42,7 @@ func cmdMCP(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 	fs := newFlagSet("mcp", stderr)
 	adapterName := fs.String("adapter", "auto", "answer-group adapter: marker, heading, auto or an adapter file (JSON, see docs/adapters.md)")
 	cdpURL := fs.String("cdp", "", "attach to a running Chromium at this CDP websocket URL instead of starting one")
+	storagePath := storageFlag(fs)
 	recordFile := fs.String("record", "", "record every task page's session; written on shutdown to FILE@<task>-<page>.json")
 	replayFile := fs.String("replay", "", "serve pages from the sessions --record wrote under FILE (no browser)")
 	rewrite := fs.String("base-rewrite", "", "with --record: LIVE=CANONICAL, store the live base URL as the canonical one")
@@ -68,6 +69,10 @@ func cmdMCP(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 			return exitBadInput, badInput("--http %q: %v", *httpAddr, err)
 		}
 	}
+	storage, err := loadStorage(*storagePath)
+	if err != nil {
+		return exitBadInput, err
+	}
 	ad, err := adapter.ByName(*adapterName)
 	if err != nil {
 		return exitBadInput, badInput("--adapter %q: %v", *adapterName, err)
@@ -89,10 +94,10 @@ func cmdMCP(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 		rep = &mcp.Replaying{File: *replayFile, Scenario: *scenario}
 		driver = rep.Driver
 	default:
-		lb = &mcp.LazyBrowser{Options: browser.Options{RemoteURL: *cdpURL, SparePage: true}} // every task gets a new page: the next one opens ahead
+		lb = &mcp.LazyBrowser{Options: browser.Options{RemoteURL: *cdpURL, SparePage: true, StorageState: storage}} // every task gets a new page: the next one opens ahead
 		driver = lb.Driver
 		if *recordFile != "" {
-			hooks := replay.Hooks{Scrub: replay.NewScrubber(replay.DefaultPatterns, replay.SecretsFromEnv(os.Getenv("REPLAYLAB_SECRETS"))...)}
+			hooks := replay.Hooks{Scrub: replay.NewScrubber(replay.DefaultPatterns, append(replay.SecretsFromEnv(os.Getenv("REPLAYLAB_SECRETS")), storage.Secrets()...)...)}
 			if live != "" {
 				hooks.Rewrite = replay.BaseRewriter(canonical, live)
 			}

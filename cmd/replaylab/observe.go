@@ -27,9 +27,9 @@ import (
 // profile's readiness, or the default: no request in flight and the DOM
 // quiet; APP-1); a file holding a capture (JSON with a version) is loaded;
 // any other file is read as HTML. Malformed HTML is not bad input.
-func loadSource(ctx context.Context, src, cdpURL string, ready engine.Readiness) (*capture.Capture, error) {
+func loadSource(ctx context.Context, src, cdpURL string, ready engine.Readiness, st *browser.StorageState) (*capture.Capture, error) {
 	if strings.HasPrefix(src, "http://") || strings.HasPrefix(src, "https://") {
-		b, err := browser.Start(ctx, browser.Options{RemoteURL: cdpURL})
+		b, err := browser.Start(ctx, browser.Options{RemoteURL: cdpURL, StorageState: st})
 		if err != nil {
 			return nil, err
 		}
@@ -47,7 +47,8 @@ func loadSource(ctx context.Context, src, cdpURL string, ready engine.Readiness)
 				return nil, err
 			}
 		}
-		return p.Capture(ctx)
+		c, err := p.Capture(ctx)
+		return scrubCapture(c, st), err
 	}
 	data, err := os.ReadFile(src)
 	if err != nil {
@@ -95,7 +96,12 @@ func cmdObserve(ctx context.Context, args []string, stdout, stderr io.Writer) (i
 	cdpURL := fs.String("cdp", "", "for an http(s) SOURCE: attach to a running Chromium at this CDP websocket URL")
 	captureN := fs.Int("capture", -1, "SOURCE is a recorded session: observe its capture N (0-based, as validate numbers them)")
 	siteFile := fs.String("site", "", "read groups with a site profile's adapter and page-level signals (instead of --adapter)")
+	storagePath := storageFlag(fs)
 	pos, err := parseInterleaved(fs, args)
+	if err != nil {
+		return exitBadInput, err
+	}
+	storage, err := loadStorage(*storagePath)
 	if err != nil {
 		return exitBadInput, err
 	}
@@ -138,7 +144,7 @@ func cmdObserve(ctx context.Context, args []string, stdout, stderr io.Writer) (i
 	if *captureN >= 0 {
 		c, err = sessionCapture(pos[0], *captureN)
 	} else {
-		c, err = loadSource(ctx, pos[0], *cdpURL, ready)
+		c, err = loadSource(ctx, pos[0], *cdpURL, ready, storage)
 	}
 	if errcode.Of(err) == engine.PageNotReady {
 		return exitFailed, fmt.Errorf("observe: %s: %w", pos[0], err)
@@ -293,7 +299,7 @@ func cmdFind(ctx context.Context, args []string, stdout, stderr io.Writer) (int,
 	if *offset < 0 || *limit < 1 || *limit > observe.MaxFindLimit {
 		return exitBadInput, badInput("--offset must be ≥ 0 and --limit within 1..%d", observe.MaxFindLimit)
 	}
-	c, err := loadSource(ctx, pos[0], "", engine.Readiness{})
+	c, err := loadSource(ctx, pos[0], "", engine.Readiness{}, nil)
 	if err != nil {
 		return exitBadInput, err
 	}

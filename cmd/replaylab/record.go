@@ -49,12 +49,17 @@ func cmdRecord(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 	adapterName := fs.String("adapter", "auto", "adapter for the progress report: marker, heading, auto or an adapter file")
 	visible := fs.Bool("visible", false, "open a visible window (needs a display) instead of headless")
 	cdpURL := fs.String("cdp", "", "attach to a running Chromium at this CDP websocket URL")
+	storagePath := storageFlag(fs)
 	lim := defaultRecordLimits
 	fs.IntVar(&lim.Captures, "max-captures", lim.Captures, "stop after this many distinct captures")
 	fs.DurationVar(&lim.Duration, "duration", lim.Duration, "stop after this long (Ctrl-C stops earlier)")
 	fs.DurationVar(&lim.Debounce, "debounce", lim.Debounce, "quiet time that ends a burst of DOM changes")
 	fs.DurationVar(&lim.BurstMax, "burst-max", lim.BurstMax, "while DOM changes go on, capture at least this often")
 	pos, err := parseInterleaved(fs, args)
+	if err != nil {
+		return exitBadInput, err
+	}
+	storage, err := loadStorage(*storagePath)
 	if err != nil {
 		return exitBadInput, err
 	}
@@ -108,7 +113,7 @@ func cmdRecord(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 	if err := os.MkdirAll(*out, 0o755); err != nil {
 		return exitBadInput, badInput("--out %s: %v", *out, err)
 	}
-	b, err := startBrowser(ctx, browser.Options{Visible: *visible, RemoteURL: *cdpURL})
+	b, err := startBrowser(ctx, browser.Options{Visible: *visible, RemoteURL: *cdpURL, StorageState: storage})
 	if err != nil {
 		if ctx.Err() != nil {
 			return exitFailed, fmt.Errorf("record: interrupted while the browser started; nothing was recorded")
@@ -121,7 +126,7 @@ func cmdRecord(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 		return exitFailed, err
 	}
 	defer page.Close()
-	scrub := replay.NewScrubber(replay.DefaultPatterns, replay.SecretsFromEnv(os.Getenv("REPLAYLAB_SECRETS"))...)
+	scrub := replay.NewScrubber(replay.DefaultPatterns, append(replay.SecretsFromEnv(os.Getenv("REPLAYLAB_SECRETS")), storage.Secrets()...)...)
 	hooks := replay.Hooks{Scrub: scrub}
 	base := ""
 	if prof != nil {

@@ -28,6 +28,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 	snippets := fs.Bool("snippets", false, "for undefined steps print godog's Go snippets (for Go users) instead of the closest catalogue steps")
 	prune := fs.Bool("prune", false, "after a run over every scenario (no paths, no tags), remove the goldens and sessions no scenario names, listing each")
 	mode := fs.String("mode", "replay", "recordings: replay (never record; a missing one fails), record-once (record scenarios that have none, live), record (re-record all, live)")
+	storagePath := storageFlag(fs)
 	record := fs.Bool("record", false, "same as --mode record: run live in Chromium and re-record every session")
 	seed := fs.Int64("seed", 0, "seed of every generated text and fault plan")
 	conc := fs.Int("concurrency", 1, "scenarios run at once")
@@ -57,6 +58,9 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 		return exitBadInput, badInput("--driver: %v", err)
 	}
 	browserOpts, pool, scaleOpts, err := scale.resolve(stderr)
+	if err == nil {
+		browserOpts.StorageState, err = loadStorage(*storagePath)
+	}
 	if err != nil {
 		return exitBadInput, err
 	}

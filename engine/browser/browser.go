@@ -41,6 +41,9 @@ const TempDirPrefix = "replaylab-chromium-"
 
 // Options configure Start.
 type Options struct {
+	// StorageState, when set, goes into every page the browser opens
+	// (cookies and local storage, a signed-in session; APP-5).
+	StorageState *StorageState
 	// ExecPath is the Chromium binary; default: $REPLAYLAB_CHROMIUM, then
 	// chromium, chromium-browser, google-chrome on PATH.
 	ExecPath string
@@ -95,6 +98,7 @@ type Browser struct {
 	allocCancel context.CancelFunc
 	dir         string
 	sparePage   bool
+	storage     *StorageState // put into every new page
 
 	// spare is the page being opened (or opened) ahead, nil when none;
 	// closed stops new ones.
@@ -164,7 +168,7 @@ func (b *Browser) take(start bool) chan spareResult {
 // Start starts Chromium (or attaches to RemoteURL) and waits until it
 // answers.
 func Start(ctx context.Context, opt Options) (*Browser, error) {
-	b := &Browser{sparePage: opt.SparePage}
+	b := &Browser{sparePage: opt.SparePage, storage: opt.StorageState}
 	var allocCtx context.Context
 	if opt.RemoteURL != "" {
 		allocCtx, b.allocCancel = remote.NewAllocator(context.WithoutCancel(ctx), opt.RemoteURL)
@@ -467,6 +471,12 @@ func (b *Browser) newPage(ctx context.Context) (*Page, error) {
 	if err := p.installInflight(ctx); err != nil {
 		cancel()
 		return nil, fmt.Errorf("browser: count requests in flight: %w", err)
+	}
+	if st := b.storage; st != nil {
+		if err := st.apply(ctx, p); err != nil {
+			cancel()
+			return nil, fmt.Errorf("browser: storage state: %w", err)
+		}
 	}
 	return p, nil
 }
