@@ -23,7 +23,8 @@ Feature: Seeded explorer: one seed drives every choice; a failure replays and sh
 
   @EXP-2
   Scenario: A planted bug is found within a few seeds and shrunk to the steps that show it
-    Given the ledger is built with the planted bug "claim-without-check"
+    Given this self-test runs with the live suite
+    And the ledger is built with the planted bug "claim-without-check"
     When the explorer runs seeds 1 to 20 with 40 steps on "sqlite"
     Then the explorer reports a violation of "at most one winner" within 12 seeds
     And the shrunk schedule has at most 3 steps and still fails

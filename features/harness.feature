@@ -287,3 +287,72 @@ Feature: The harness as a CI gate
     When I run replaylab with "merge-reports --out merged shard-1 shard-2 shard-3"
     Then the run exits 0
     And the run output mentions "merged 3 reports"
+
+  @GATE-8
+  Scenario: A fast gate: parallel by default, --last-failed, did-you-mean, skipped counted, unwritable reports refused
+    Given a feature file "plan.feature" with:
+      """
+      @case-1
+      Feature: Plan
+        Scenario: One
+          Given a marker-style chat with 1 earlier turns
+
+        Scenario: Two
+          Given a marker-style chat with 2 earlier turns
+
+        Scenario: Three
+          Given the run drives Chromium
+      """
+    When I run replaylab with "run --mode record-once --format progress"
+    Then the run exits 0
+    And the run output mentions "3 scenarios: 2 passed, 0 failed, 0 flaky, 1 skipped"
+    When the golden trace of "plan/two" gains the line "navigate page=main url=elsewhere"
+    And I run replaylab with "run --format progress"
+    Then the run exits 1
+    When I run replaylab with "run --last-failed --format progress"
+    Then the run exits 1
+    And the run output mentions "1 scenarios: 0 passed, 1 failed"
+    When I run the command the run printed after "rewrite the golden with: "
+    Then the run exits 0
+    When I run replaylab with "run --last-failed --format progress"
+    Then the run exits 0
+    And the run output mentions "the last run failed no scenario"
+    When I run replaylab with "run --tags @Case-1 --format progress"
+    Then the run exits 1
+    And the run output mentions "the tag @Case-1 matches no scenario (did you mean @case-1?)"
+    When I run replaylab with "run --tags '@case-1 or @cse-1' --format progress"
+    Then the run exits 0
+    And the run output mentions "the tag @cse-1 matches no scenario (did you mean @case-1?)"
+    When I run replaylab with "run --format progress features/plan.feature:abc"
+    Then the run exits 2
+    And the run output mentions "is not a line number"
+    When I run replaylab with "run --format progress features/plna.feature"
+    Then the run exits 2
+    And the run output mentions "did you mean features/plan.feature?"
+    When I run replaylab with "run --format progress features/plan.feature:1"
+    Then the run exits 1
+    And the run output mentions "did you mean features/plan.feature:3?"
+    When I run replaylab with "run --format html:features/plan.feature/report"
+    Then the run exits 2
+    And the run output mentions "cannot write the html report"
+
+  @GATE-6
+  Scenario: The QA catalogue holds no self-test step, and shows the loop monitor's thresholds
+    Given a feature file "qa.feature" with:
+      """
+      Feature: QA
+        Scenario: Only scripting
+          Given a marker-style chat with 2 earlier turns
+      """
+    When I run replaylab with "steps"
+    Then the run exits 0
+    And the run output does not mention "I run the harness on"
+    And the run output does not mention "the explorer runs seed"
+    And the run output mentions "same_action_revisit needs the same action 5 times and 3 revisits"
+    When I run replaylab with "steps --all"
+    Then the run exits 0
+    And the run output mentions "I run the harness on"
+    When I run replaylab with "steps --format json"
+    Then the run exits 0
+    And the run output mentions "steps/act_steps.go:"
+    And the run output does not mention "selfTest"

@@ -86,7 +86,8 @@ Feature: Reports and scale
 
   @REP-4
   Scenario: Live scenarios share a pool of two remote browsers; one killed mid-run is reported once and skipped
-    Given two remote Chromium browsers run on the loopback
+    Given the run drives Chromium
+    And two remote Chromium browsers run on the loopback
     And a feature file "pool.feature" with:
       """
       Feature: Pool

@@ -37,6 +37,10 @@ type StepDef struct {
 	// Kind is "action" for steps that act on a page and keep their result,
 	// "result" for the checks of a kept result, "" otherwise.
 	Kind string `json:"kind,omitempty"`
+	// SelfTest marks a step of the tool's own self-tests (nested runs,
+	// shards, its explorer, its processes): bound for the project's own
+	// features, left out of the QA catalogue (QA) and of suggestions.
+	SelfTest bool `json:"selfTest,omitempty"`
 	// Fn implements the step (what godog calls).
 	Fn any `json:"-"`
 }
@@ -70,6 +74,18 @@ func ResolveAliases(defs []StepDef) ([]StepDef, error) {
 		out[i] = d
 	}
 	return out, nil
+}
+
+// QA returns defs without the self-test steps: the catalogue a QA
+// engineer writes scenarios from.
+func QA(defs []StepDef) []StepDef {
+	var out []StepDef
+	for _, d := range defs {
+		if !d.SelfTest {
+			out = append(out, d)
+		}
+	}
+	return out
 }
 
 // Grouped returns defs sorted by group, in their order within a group

@@ -43,6 +43,11 @@ func splitFormats(format string) (godogFormats string, outs []reportOut, err err
 		switch name {
 		case "junit", "cucumber":
 			outs = append(outs, reportOut{kind: name, path: path})
+		case "rerun":
+			if path == "" {
+				return "", nil, fmt.Errorf("steps: --format rerun needs a file: rerun:FILE")
+			}
+			outs = append(outs, reportOut{kind: name, path: path})
 		case "html":
 			if path == "" {
 				return "", nil, fmt.Errorf("steps: --format html needs a directory: html:DIR")
@@ -520,6 +525,8 @@ func (c *collector) writeReports(outs []reportOut, stdout, stderr io.Writer) err
 				}
 				return report.WriteCucumber(w, c.run)
 			})
+		case "rerun":
+			err = WriteRerun(o.path, c.run)
 		case "html":
 			err = report.WriteHTML(o.path, c.run)
 			if err == nil {

@@ -74,6 +74,13 @@ type Options struct {
 	TestingT *testing.T
 	// Scale holds the report, shard and retry options (see Scale).
 	Scale Scale
+	// RerunFile, when set, is written after the run with the scenarios
+	// that failed, one file:line a line (see WriteRerun and ReadRerun):
+	// what --last-failed runs again.
+	RerunFile string
+	// CostFile, when set, keeps what each passed scenario took in a
+	// replayed run (see CostFile); --shard balances by it.
+	CostFile string
 }
 
 // Runner is one run of the selected scenarios with one Fixture.
@@ -138,7 +145,14 @@ func (r *Runner) Selected() ([]Scenario, error) {
 			r.selErr = fmt.Errorf("%w: the list of scenarios to run is empty", ErrNoScenarios)
 		}
 	} else {
-		r.selected, r.selErr = Select(r.Selection())
+		var warnings []string
+		r.selected, warnings, r.selErr = SelectWarn(r.Selection())
+		if r.selErr == nil {
+			// with an error they are in its message already
+			for _, w := range warnings {
+				fmt.Fprintf(r.opt.Stderr, "replaylab: WARNING: %s\n", w)
+			}
+		}
 	}
 	r.byLine = map[string]Scenario{}
 	for _, sc := range r.selected {

@@ -2,6 +2,7 @@ package harness
 
 import (
 	"fmt"
+	"github.com/replaylab/replaylab/engine/replay"
 	"io"
 	"os"
 	"strconv"
@@ -75,9 +76,13 @@ func (r *Runner) runScaled(sel []Scenario) int {
 		fmt.Fprintln(r.stderr(), err)
 		return 2
 	}
+	if err := r.CheckOutputs(); err != nil {
+		fmt.Fprintf(r.stderr(), "replaylab: %v\n", err)
+		return 2
+	}
 	if sc.Shard.Count > 1 {
 		all := len(sel)
-		sel = ShardOf(sel, sc.Shard, recordedDuration(r.SessionsDir()))
+		sel = ShardOf(sel, sc.Shard, r.replayCost())
 		fmt.Fprintf(r.stderr(), "replaylab: shard %s: %d of the %d selected scenarios\n", sc.Shard, len(sel), all)
 	}
 	if len(outs) == 0 && sc.Retries == 0 && sc.RepeatEach <= 1 && !sc.Progress && sc.Shard.Count <= 1 {
@@ -160,8 +165,19 @@ func (r *Runner) runScaled(sel []Scenario) int {
 		fmt.Fprintln(r.stderr(), err)
 		return 1
 	}
-	if sc.Retries > 0 || reps > 1 || sc.Shard.Count > 1 {
-		fmt.Fprintf(r.stderr(), "replaylab: %s\n", run.Summary.Line())
+	// godog counts a scenario that skipped itself as passed: this line
+	// counts it as skipped, as the reports do
+	fmt.Fprintf(r.stderr(), "replaylab: %s\n", run.Summary.Line())
+	// a shard keeps no costs: every shard of a split must weigh alike
+	if r.opt.CostFile != "" && r.opt.Mode == replay.ModeReplayOnly && sc.Shard.Count <= 1 {
+		if err := saveCosts(r.opt.CostFile, run); err != nil {
+			fmt.Fprintf(r.stderr(), "replaylab: WARNING: the replay costs are not kept for --shard: %v\n", err)
+		}
+	}
+	if r.opt.RerunFile != "" {
+		if err := WriteRerun(r.opt.RerunFile, run); err != nil {
+			fmt.Fprintf(r.stderr(), "replaylab: WARNING: the failed scenarios are not kept for --last-failed: %v\n", err)
+		}
 	}
 	if stopped {
 		fmt.Fprintln(r.stderr(), "replaylab: --fail-fast: stopped at the first failed scenario")

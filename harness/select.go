@@ -119,39 +119,87 @@ func SplitPathLines(p string) (string, []int) {
 // result is an error wrapping ErrNoScenarios that says what matched
 // nothing; the caller decides whether that is allowed.
 func Select(sel Selection) ([]Scenario, error) {
+	out, _, err := SelectWarn(sel)
+	return out, err
+}
+
+// SelectWarn is Select with the warnings of the selection: each tag of
+// the tag expression that no scenario of the chosen files carries, with
+// the closest tag that one does ("did you mean @case-1?").
+func SelectWarn(sel Selection) ([]Scenario, []string, error) {
+	out, warnings, err := selectScenarios(sel)
+	return out, warnings, err
+}
+
+func selectScenarios(sel Selection) ([]Scenario, []string, error) {
 	tags, err := tagexpr.Parse(sel.Tags)
 	if err != nil {
-		return nil, &BadSelectionError{Err: err}
+		return nil, nil, &BadSelectionError{Err: err}
 	}
 	files, err := resolvePaths(sel)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var out []Scenario
 	var misses []string
+	present := map[string]bool{}
 	for _, f := range files {
 		pf, err := parseFeature(f.path, f.uri)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		chosen, missed := pf.byLines(f.lines)
 		misses = append(misses, missed...)
 		for _, sc := range chosen {
+			for _, t := range sc.Tags {
+				present[t] = true
+			}
 			if tags.Match(sc.Tags) {
 				out = append(out, sc)
 			}
 		}
 	}
+	var warnings []string
+	for _, t := range tags.Tags() {
+		if present[t] {
+			continue
+		}
+		w := fmt.Sprintf("the tag %s matches no scenario", t)
+		if near := closestTag(t, present); near != "" {
+			w += fmt.Sprintf(" (did you mean %s?)", near)
+		}
+		warnings = append(warnings, w)
+	}
 	if len(misses) > 0 {
-		return nil, fmt.Errorf("%w: %s", ErrNoScenarios, strings.Join(misses, "; "))
+		return nil, warnings, fmt.Errorf("%w: %s", ErrNoScenarios, strings.Join(misses, "; "))
 	}
 	if err := claimNames(out); err != nil {
-		return nil, err
+		return nil, warnings, err
 	}
 	if len(out) == 0 {
-		return nil, fmt.Errorf("%w: %s", ErrNoScenarios, describe(sel, files))
+		msg := describe(sel, files)
+		if len(warnings) > 0 {
+			msg += "; " + strings.Join(warnings, "; ")
+		}
+		return nil, warnings, fmt.Errorf("%w: %s", ErrNoScenarios, msg)
 	}
-	return out, nil
+	return out, warnings, nil
+}
+
+// closestTag is the tag of present nearest to t: the same but for case,
+// else within a third of its length in edits; "" when none is near.
+func closestTag(t string, present map[string]bool) string {
+	best, bestD := "", 0
+	for p := range present {
+		if strings.EqualFold(p, t) {
+			return p
+		}
+		d := levenshtein([]rune(strings.ToLower(t)), []rune(strings.ToLower(p)))
+		if d*3 <= len(t) && (best == "" || d < bestD || d == bestD && p < best) {
+			best, bestD = p, d
+		}
+	}
+	return best
 }
 
 // describe says what matched nothing, for the "no scenario selected"
@@ -247,6 +295,64 @@ func resolvePaths(sel Selection) ([]featureFile, error) {
 	return files, nil
 }
 
+// nearestScenario names the scenario line closest to l, for a line
+// that is in no scenario: " (did you mean features/x.feature:12?)".
+func (pf *parsedFeature) nearestScenario(l int) string {
+	best := 0
+	for _, sc := range pf.all {
+		if best == 0 || abs(sc.Line-l) < abs(best-l) {
+			best = sc.Line
+		}
+	}
+	if best == 0 {
+		return " (the file has no scenario)"
+	}
+	return fmt.Sprintf(" (did you mean %s:%d?)", pf.uri, best)
+}
+
+func abs(n int) int {
+	if n < 0 {
+		return -n
+	}
+	return n
+}
+
+// closestFeature is the .feature file under dir or root whose path is
+// nearest to p, for a path that does not exist: " (did you mean …?)".
+func closestFeature(p, dir, root string) string {
+	want := strings.ToLower(filepath.Base(p))
+	best, bestD := "", 0
+	for _, base := range []string{dir, root} {
+		_ = filepath.WalkDir(base, func(q string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return nil
+			}
+			if d.IsDir() && q != base && (strings.HasPrefix(d.Name(), ".") || d.Name() == "node_modules") {
+				return filepath.SkipDir
+			}
+			if d.IsDir() || !strings.HasSuffix(q, ".feature") {
+				return nil
+			}
+			dist := levenshtein([]rune(want), []rune(strings.ToLower(d.Name())))
+			if dist*3 <= len(want) && (best == "" || dist < bestD) {
+				rel, err := filepath.Rel(base, q)
+				if err != nil {
+					return nil
+				}
+				best, bestD = filepath.ToSlash(rel), dist
+			}
+			return nil
+		})
+		if best != "" {
+			break
+		}
+	}
+	if best == "" {
+		return ""
+	}
+	return " (did you mean " + best + "?)"
+}
+
 // findPath finds p: absolute as it is; relative, in dir first, then under
 // root.
 func findPath(p, dir, root string) (string, error) {
@@ -264,7 +370,12 @@ func findPath(p, dir, root string) (string, error) {
 		}
 		tried = append(tried, full)
 	}
-	return "", badSelection("feature path %s: no such file or directory (looked for %s)", p, strings.Join(tried, " and "))
+	if i := strings.LastIndex(p, ".feature:"); i >= 0 {
+		// x.feature:abc: a file with a line that is no number
+		file, line := p[:i+len(".feature")], p[i+len(".feature:"):]
+		return "", badSelection("feature path %s: %q is not a line number (write FILE:LINE, e.g. %s:12)", p, line, file)
+	}
+	return "", badSelection("feature path %s: no such file or directory (looked for %s)%s", p, strings.Join(tried, " and "), closestFeature(p, dir, root))
 }
 
 // uriOf names a file for reports: relative to root when under it, else
@@ -522,7 +633,7 @@ func (pf *parsedFeature) byLines(lines []int) ([]Scenario, []string) {
 			}
 		}
 		if !found {
-			misses = append(misses, fmt.Sprintf("%s:%d is not inside a scenario", pf.uri, l))
+			misses = append(misses, fmt.Sprintf("%s:%d is not inside a scenario%s", pf.uri, l, pf.nearestScenario(l)))
 		}
 	}
 	var out []Scenario

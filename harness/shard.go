@@ -1,17 +1,15 @@
 package harness
 
 import (
-	"encoding/json"
-	"os"
-	"path/filepath"
 	"sort"
 	"time"
 )
 
 // Shards: the selection sorted by id (file:line), each scenario weighed by
-// the duration its recording took (the last recorded step's offset, over
-// every tab's session), scenarios without a recording by the median of
-// those with one (so with no recording at all, by count); then the
+// its replay cost (what it took in the project's last replayed runs,
+// CostFile, else the size of its recorded sessions), scenarios with no
+// measure by the median of those with one (so with none at all, by
+// count); then the
 // heaviest first, each to the lightest shard so far (ties: the lowest
 // shard). The same selection always gives the same shards, and every
 // scenario lands in exactly one.
@@ -79,33 +77,4 @@ func Partition(sel []Scenario, n int, weight func(Scenario) time.Duration) [][]S
 		}
 	}
 	return out
-}
-
-// recordedDuration is how long a scenario's recorded sessions took: the
-// latest step offset over its tabs' session files (0: no recording).
-func recordedDuration(sessionsDir string) func(Scenario) time.Duration {
-	return func(sc Scenario) time.Duration {
-		base := filepath.Join(sessionsDir, filepath.FromSlash(sc.Slug))
-		paths, _ := filepath.Glob(base + "@*.json")
-		paths = append(paths, base+".json")
-		var max int64
-		for _, p := range paths {
-			data, err := os.ReadFile(p)
-			if err != nil {
-				continue
-			}
-			var s struct {
-				Steps []struct {
-					AtMS int64 `json:"atMs"`
-				} `json:"steps"`
-			}
-			if json.Unmarshal(data, &s) != nil || len(s.Steps) == 0 {
-				continue
-			}
-			if at := s.Steps[len(s.Steps)-1].AtMS; at > max {
-				max = at
-			}
-		}
-		return time.Duration(max) * time.Millisecond
-	}
 }

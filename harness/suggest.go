@@ -41,7 +41,7 @@ func Suggest(defs []StepDef, text string, n int) []StepDef {
 		score float64
 	}
 	var all []scored
-	for _, d := range defs {
+	for _, d := range QA(defs) {
 		all = append(all, scored{d, stepDistance(t, maskParams(exampleText(d.Example)))})
 	}
 	sort.SliceStable(all, func(i, j int) bool { return all[i].score < all[j].score })

@@ -53,6 +53,8 @@ func harnessSteps(r *table) {
 		`And the run output has no colour codes`, harnessNoColour)
 	r.step(g, `^the run drives Chromium$`, "the scenario records live: it runs under the browser driver (CI=true: Chromium required) and is skipped, with a SKIPPING message, under the replay driver",
 		`Given the run drives Chromium`, harnessDrivesChromium)
+	r.step(g, `^this self-test runs with the live suite$`, "a self-test of the tool too slow for the replay gate: it runs under the browser driver (the live suite) and is skipped, with a SKIPPING message, under the replay driver",
+		`Given this self-test runs with the live suite`, harnessLiveSuiteOnly)
 	r.step(g, `^the run exits (\d+)$`, "the suite's exit status (0 only when every scenario passed with no undefined step and no golden drift)",
 		"Then the run exits 1", harnessExit)
 	r.step(g, `^the run output mentions "([^"]*)"$`, "the run's output contains the text",
@@ -320,6 +322,16 @@ func harnessDrivesChromium(ctx context.Context) error {
 			return fmt.Errorf("CI=true and %v: this scenario records live and needs Chromium", err)
 		}
 		return w.skip(fmt.Sprintf("SKIPPING %s: it records live and needs Chromium: %v", w.slug, err))
+	}
+	return nil
+}
+
+// harnessLiveSuiteOnly: a slow self-test runs in the live suite, not in
+// the replay gate.
+func harnessLiveSuiteOnly(ctx context.Context) error {
+	w := worldOf(ctx)
+	if !w.sc.Mode().AlwaysLive() {
+		return w.skip(fmt.Sprintf("SKIPPING %s under the replay driver: a slow self-test, it runs with the live suite (--driver browser)", w.slug))
 	}
 	return nil
 }

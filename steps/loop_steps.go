@@ -71,10 +71,12 @@ func loopSteps(r *table) {
 		`When I try to sign in 5 times with the password "hunter2-Tango" and the codes "481516, 234200, 905511, 771043, 318007"`, signInTimes, isAction, needsSim)
 
 	const c = "Loop monitor checks"
+	loopThresholds := fmt.Sprintf("in a window of the last %d actions and %d observations: same_action_revisit needs the same action %d times and %d revisits of one page state; stagnation %d actions in a row that leave the page unchanged; same_action_no_observation the same action %d times with no look at the page between",
+		monitor.DefaultWindow, monitor.DefaultWindow, monitor.DefaultSameActionMin, monitor.DefaultRevisitMin, monitor.DefaultStagnantActionsMin, monitor.DefaultNoObservationSameActionMin)
 	r.step(c, `^a loop signal "([^"]*)" is raised$`, "a signal with that rule (same_action_revisit, stagnation, same_action_no_observation) rode on a result and is in the trace",
-		`Then a loop signal "same_action_revisit" is raised`, signalRaised)
+		`Then a loop signal "same_action_revisit" is raised`, signalRaised, defaults(loopThresholds))
 	r.step(c, `^no loop signal is raised$`, "no result carried a signal and the trace holds none",
-		"Then no loop signal is raised", noSignal)
+		"Then no loop signal is raised", noSignal, defaults(loopThresholds))
 	r.step(c, `^the last loop signal counts (\d+) same actions?, (\d+) since the last observation, (\d+) revisits? and (\d+) stagnant in a window of (\d+)$`,
 		"the counts of the last signal delivered (and of the last one traced)",
 		"And the last loop signal counts 10 same actions, 1 since the last observation, 13 revisits and 0 stagnant in a window of 20", signalCounts)

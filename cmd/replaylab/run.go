@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 
 	"github.com/replaylab/replaylab"
@@ -22,7 +23,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 	driver := fs.String("driver", steps.DriverReplay, "replay (recorded captures, no browser) or browser (headless Chromium against the live sim)")
 	tags := fs.String("tags", "", "tag expression, e.g. '@ANS-3 and not @wip' (godog's old '@ANS-3 && ~@wip' still works)")
 	allowEmpty := fs.Bool("allow-empty", false, "a selection that matches no scenario passes (exit 0) instead of failing")
-	format := fs.String("format", "pretty", "pretty|progress|junit:FILE|cucumber:FILE|html:DIR, comma-separated")
+	format := fs.String("format", "pretty", "pretty|progress|junit:FILE|cucumber:FILE|html:DIR|rerun:FILE, comma-separated")
 	update := fs.Bool("update", false, "rewrite golden traces (with --driver browser also re-record sessions); over every scenario also --prune")
 	noColor := fs.Bool("no-color", false, "no colour in the output (colour is only ever used when stdout is a terminal and NO_COLOR is unset)")
 	snippets := fs.Bool("snippets", false, "for undefined steps print godog's Go snippets (for Go users) instead of the closest catalogue steps")
@@ -31,7 +32,8 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 	storagePath := storageFlag(fs)
 	record := fs.Bool("record", false, "same as --mode record: run live in Chromium and re-record every session")
 	seed := fs.Int64("seed", 0, "seed of every generated text and fault plan")
-	conc := fs.Int("concurrency", 1, "scenarios run at once")
+	conc := fs.Int("concurrency", runtime.NumCPU(), "scenarios run at once (default: the number of CPUs)")
+	lastFailed := fs.Bool("last-failed", false, "run only the scenarios the last run in this project failed (kept in "+harness.LastFailedFile+"; --format rerun:FILE writes such a list too)")
 	scale := addRunScaleFlags(fs) // --cdp, --cdp-file, --shard, --retries, … (scale.go)
 	root := fs.String("root", "", "directory holding features/ and recordings/ (default: the nearest directory at or above the current one that has features/, else the embedded copy)")
 	siteFile := fs.String("site", "", "a site profile (JSON, see docs/adapters.md): every scenario drives that site instead of the sim (steps that need the sim refuse)")
@@ -73,12 +75,13 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 	for _, f := range strings.Split(*format, ",") {
 		name, _, _ := strings.Cut(f, ":")
 		switch name {
-		case "pretty", "progress", "junit", "cucumber", "events", "html":
+		case "pretty", "progress", "junit", "cucumber", "events", "html", "rerun":
 		default:
-			return exitBadInput, badInput("--format: unknown formatter %q (pretty, progress, junit:FILE, cucumber:FILE, html:DIR)", name)
+			return exitBadInput, badInput("--format: unknown formatter %q (pretty, progress, junit:FILE, cucumber:FILE, html:DIR, rerun:FILE)", name)
 		}
 	}
 	dir := *root
+	embedded := false
 	if dir == "" {
 		if found, ok := findRoot("."); ok {
 			dir = found
@@ -91,9 +94,31 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 				return exitFailed, err
 			}
 			defer os.RemoveAll(tmp)
-			dir = tmp
+			dir, embedded = tmp, true
 			fmt.Fprintln(stderr, "replaylab run: no features/ here; running the embedded features and recordings")
 		}
+	}
+	rerunFile, costFile := "", ""
+	if !embedded {
+		rerunFile = filepath.Join(dir, filepath.FromSlash(harness.LastFailedFile))
+		costFile = filepath.Join(dir, filepath.FromSlash(harness.CostFile))
+	}
+	if *lastFailed {
+		if len(paths) > 0 || *tags != "" {
+			return exitBadInput, badInput("--last-failed runs what the last run failed: give no paths and no --tags with it")
+		}
+		last, err := harness.ReadRerun(rerunFile)
+		if errors.Is(err, harness.ErrNoRerun) {
+			return exitBadInput, badInput("--last-failed: no run in %s has recorded its failures yet (run without --last-failed first)", dir)
+		}
+		if err != nil {
+			return exitBadInput, badInput("--last-failed: %v", err)
+		}
+		if len(last) == 0 {
+			fmt.Fprintln(stderr, "replaylab run: --last-failed: the last run failed no scenario; nothing to run")
+			return exitOK, nil
+		}
+		paths = last
 	}
 	// features/mcp.feature drives `replaylab mcp` as a subprocess: this
 	// very binary.
@@ -119,7 +144,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 	defer stopSites()
 	s, err := steps.NewRunner(harness.Options{Root: dir, Paths: paths, Tags: *tags, AllowEmpty: *allowEmpty, Snippets: *snippets, NoColor: *noColor, Format: *format, Stderr: stderr,
 		Update: *update, Mode: m, Seed: *seed, Concurrency: *conc, Output: stdout, Scale: scaleOpts,
-		Command: invokedAs(), HintFlags: hintFlags(fs)},
+		Command: invokedAs(), HintFlags: hintFlags(fs), RerunFile: rerunFile, CostFile: costFile},
 		steps.Options{Root: dir, Seed: *seed, Browser: browserOpts, Pool: pool, Stderr: stderr,
 			MCPCommand: []string{self, "mcp"}, Site: sitePath, BaseURL: baseURL, BaseURLs: byName})
 	if err != nil {
@@ -138,11 +163,14 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 		}
 		return exitFailed, err
 	}
+	if err := s.CheckOutputs(); err != nil {
+		return exitBadInput, badInput("%v", err)
+	}
 	full := harness.IsFullSelection(s.Selection())
 	if *prune && !full {
 		return exitBadInput, badInput("--prune removes what no scenario names, so it needs a run over every scenario: no paths, no --tags")
 	}
-	fmt.Fprintf(stderr, "replaylab run: driver=%s seed=%d root=%s\n", *driver, *seed, dir)
+	fmt.Fprintf(stderr, "replaylab run: driver=%s mode=%s seed=%d concurrency=%d root=%s\n", m.Driver(), m, *seed, *conc, dir)
 	status := s.Run()
 	if full && (*prune || *update) {
 		removed, err := s.Prune()
@@ -258,6 +286,7 @@ func extractEmbedded() (string, error) {
 func cmdSteps(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
 	fs := newFlagSet("steps", stderr)
 	format := fs.String("format", harness.FormatMarkdown, "markdown (for readers) or json (for editor plugins)")
+	all := fs.Bool("all", false, "also the steps of replaylab's own self-tests (nested runs, shards, the explorer, the MCP process)")
 	words, err := parseInterleaved(fs, args)
 	if err != nil {
 		return exitBadInput, err
@@ -265,7 +294,11 @@ func cmdSteps(ctx context.Context, args []string, stdout, stderr io.Writer) (int
 	if *format != harness.FormatMarkdown && *format != harness.FormatJSON {
 		return exitBadInput, fmt.Errorf("steps: unknown --format %q (want markdown or json)", *format)
 	}
-	defs := harness.Filter(steps.Catalogue(), words)
+	defs := steps.Catalogue()
+	if !*all {
+		defs = harness.QA(defs)
+	}
+	defs = harness.Filter(defs, words)
 	if len(defs) == 0 {
 		fmt.Fprintf(stderr, "no step matches every word of %q; run replaylab steps for the whole catalogue\n", strings.Join(words, " "))
 		return exitFailed, nil

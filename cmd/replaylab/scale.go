@@ -31,7 +31,7 @@ func addRunScaleFlags(fs *flag.FlagSet) *runScaleFlags {
 	f := &runScaleFlags{}
 	fs.Var(&f.cdp, "cdp", "with --driver browser: attach to a running Chromium at this CDP websocket URL instead of starting one; repeat it for a pool of browsers shared by the scenarios")
 	f.cdpFile = fs.String("cdp-file", "", "with --driver browser: a file of CDP websocket URLs (one a line, # comments), a pool shared by the scenarios")
-	f.shard = fs.String("shard", "", "run part i of n of the selected scenarios, e.g. 2/4 (stable; balanced by recorded duration)")
+	f.shard = fs.String("shard", "", "run part i of n of the selected scenarios, e.g. 2/4 (stable; balanced by each scenario's measured replay cost)")
 	f.retries = fs.Int("retries", 0, "re-run a failed scenario up to N times; fail then pass is reported flaky")
 	f.repeatEach = fs.Int("repeat-each", 0, "run every scenario N times (hunting flakes)")
 	f.failFast = fs.Bool("fail-fast", false, "stop at the first failed scenario")

@@ -342,3 +342,32 @@ func translateLegacy(expr string) string {
 
 // negation is godog's `~` at the start of a tag.
 var negation = regexp.MustCompile(`(^|[\s(,&|])~`)
+
+// Tags lists the tags the expression names (its operands), each once, in
+// the order they appear.
+func (e Expr) Tags() []string {
+	var out []string
+	seen := map[string]bool{}
+	var walk func(n node)
+	walk = func(n node) {
+		switch x := n.(type) {
+		case literalNode:
+			if !seen[string(x)] {
+				seen[string(x)] = true
+				out = append(out, string(x))
+			}
+		case notNode:
+			walk(x.x)
+		case andNode:
+			walk(x.l)
+			walk(x.r)
+		case orNode:
+			walk(x.l)
+			walk(x.r)
+		}
+	}
+	if e.root != nil {
+		walk(e.root)
+	}
+	return out
+}

@@ -1,0 +1,88 @@
+package harness
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/replaylab/replaylab/engine/capture"
+	"github.com/replaylab/replaylab/report"
+)
+
+// CostFile is where a project keeps what each scenario cost to replay in
+// its last replayed runs, from its root: shards are balanced by it.
+const CostFile = ".replaylab/replay-cost.json"
+
+// costs is the replay cost file: scenario slug → nanoseconds.
+type costs struct {
+	Version   int              `json:"version"`
+	Scenarios map[string]int64 `json:"scenarios"`
+}
+
+const costVersion = 1
+
+// loadCosts reads path; a missing or unreadable file, or one of another
+// version, is no measure (nil).
+func loadCosts(path string) map[string]time.Duration {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil
+	}
+	var c costs
+	if json.Unmarshal(data, &c) != nil || c.Version != costVersion {
+		return nil
+	}
+	out := map[string]time.Duration{}
+	for k, v := range c.Scenarios {
+		out[k] = time.Duration(v)
+	}
+	return out
+}
+
+// saveCosts adds the passed scenarios of run (their last attempt's
+// duration) to the cost file at path.
+func saveCosts(path string, run *report.Run) error {
+	c := costs{Version: costVersion, Scenarios: map[string]int64{}}
+	for k, v := range loadCosts(path) {
+		c.Scenarios[k] = int64(v)
+	}
+	for _, sc := range run.Scenarios {
+		if sc.Slug == "" || len(sc.Attempts) == 0 {
+			continue
+		}
+		if a := sc.Last(); a.Status == report.Passed {
+			c.Scenarios[sc.Slug] = int64(a.Duration)
+		}
+	}
+	data, err := json.MarshalIndent(c, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return fmt.Errorf("harness: cost file: %w", err)
+	}
+	return capture.WriteFileAtomic(path, append(data, '\n'))
+}
+
+// replayCost weighs a scenario for the shards: what it cost to replay
+// when the project measured it (CostFile), else the size of its recorded
+// sessions (what a replay reads and parses), else nothing known (the
+// median of the others).
+func (r *Runner) replayCost() func(Scenario) time.Duration {
+	measured := loadCosts(filepath.Join(r.opt.Root, filepath.FromSlash(CostFile)))
+	if len(measured) > 0 {
+		return func(sc Scenario) time.Duration { return measured[sc.Slug] }
+	}
+	return func(sc Scenario) time.Duration {
+		var size int64
+		for _, p := range sessionFiles(r.opt.Root, sc.Slug) {
+			if st, err := os.Stat(p); err == nil {
+				size += st.Size()
+			}
+		}
+		// about a microsecond a byte; only the proportions matter
+		return time.Duration(size) * time.Microsecond
+	}
+}
