@@ -31,8 +31,14 @@ import (
 // (no test flag looks like that). The LSP tests start it as `replaylab
 // lsp` the same way.
 func TestMain(m *testing.M) {
-	if len(os.Args) > 1 && (os.Args[1] == "mcp" || os.Args[1] == "run" || os.Args[1] == "lsp") {
-		main()
+	// the test binary is also replaylab: the scenarios start it as a
+	// subprocess with any command (never the tests again: that recurses)
+	if len(os.Args) > 1 {
+		for _, c := range commands {
+			if os.Args[1] == c.name {
+				main()
+			}
+		}
 	}
 	os.Exit(testskip.Main(m))
 }
