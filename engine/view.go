@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/replaylab/replaylab/engine/adapter"
+	"github.com/replaylab/replaylab/engine/capture"
 	"github.com/replaylab/replaylab/engine/monitor"
 	"github.com/replaylab/replaylab/engine/observe"
 )
@@ -22,8 +23,8 @@ type ViewGroupJSON struct {
 	State         string          `json:"state"`
 	Text          string          `json:"text"`
 	TextTruncated bool            `json:"textTruncated,omitempty"`
-	Media         []adapter.Media `json:"media"`
-	Frame         string          `json:"frame"`
+	Media         []adapter.Media `json:"media,omitempty"`
+	Frame         string          `json:"frame,omitempty"` // left out for the main frame
 	Evidence      string          `json:"evidence"`
 }
 
@@ -45,6 +46,11 @@ func (v View) MarshalJSON() ([]byte, error) {
 		GroupCount: v.GroupCount, Signal: v.Signal}
 	if out.Snapshot == nil {
 		out.Snapshot = &observe.Snapshot{}
+	} else if out.Snapshot.OneFrame() {
+		// one main frame read whole: its facts are the counts
+		s := *out.Snapshot
+		s.Frames = nil
+		out.Snapshot = &s
 	}
 	index := map[string]int{}
 	for _, g := range v.Groups {
@@ -54,8 +60,12 @@ func (v View) MarshalJSON() ([]byte, error) {
 			index[g.Rule] = ref
 			out.Rules = append(out.Rules, g.Rule)
 		}
+		frame := g.Frame
+		if frame == capture.MainFrame {
+			frame = ""
+		}
 		out.Groups = append(out.Groups, ViewGroupJSON{ID: g.ID, RuleRef: ref, State: g.State, Text: g.Text,
-			TextTruncated: g.TextTruncated, Media: g.Media, Frame: g.Frame, Evidence: g.Evidence})
+			TextTruncated: g.TextTruncated, Media: g.Media, Frame: frame, Evidence: g.Evidence})
 	}
 	return json.Marshal(out)
 }
@@ -68,7 +78,16 @@ func (v *View) UnmarshalJSON(data []byte) error {
 	}
 	*v = View{Snapshot: in.Snapshot, Adapter: in.Adapter, GroupCount: in.GroupCount, Signal: in.Signal,
 		Groups: make([]adapter.Group, 0, len(in.Groups))}
+	if v.Snapshot != nil {
+		v.Snapshot.RestoreFrames()
+	}
 	for _, g := range in.Groups {
+		if g.Frame == "" {
+			g.Frame = capture.MainFrame
+		}
+		if g.Media == nil {
+			g.Media = []adapter.Media{}
+		}
 		if g.RuleRef < 0 || g.RuleRef >= len(in.Rules) {
 			return fmt.Errorf("engine: view group %s: ruleRef %d outside the %d rules", g.ID, g.RuleRef, len(in.Rules))
 		}

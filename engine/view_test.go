@@ -13,11 +13,12 @@ import (
 
 // TestViewJSONRulesOnce: a view's JSON names each adapter rule once and
 // decodes back to the same view, every group's rule restored.
+// A group of the main frame carries no frame in the JSON; others do.
 func TestViewJSONRulesOnce(t *testing.T) {
 	r1, r2 := "marker: data-message-author-role=assistant; id from data-message-id", "marker: element <model-response>; id from position 3 (no id attribute)"
 	v := &engine.View{Snapshot: &observe.Snapshot{ID: 3, View: observe.ViewPage, Elements: []observe.Element{}, Headings: []observe.Heading{}, Tables: []observe.Table{}, Frames: []observe.FrameFacts{}},
 		Adapter: "marker", GroupCount: observe.Count{Returned: 3, Total: 3},
-		Groups: []adapter.Group{{ID: "a", Rule: r1, State: "complete", Media: []adapter.Media{}}, {ID: "b", Rule: r2, State: "generating", Media: []adapter.Media{}}, {ID: "c", Rule: r1, State: "complete", Media: []adapter.Media{}}}}
+		Groups: []adapter.Group{{ID: "a", Rule: r1, State: "complete", Media: []adapter.Media{}, Frame: "main"}, {ID: "b", Rule: r2, State: "generating", Media: []adapter.Media{}, Frame: "f1"}, {ID: "c", Rule: r1, State: "complete", Media: []adapter.Media{}, Frame: "main"}}}
 	data, err := json.Marshal(v)
 	if err != nil {
 		t.Fatal(err)

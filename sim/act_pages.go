@@ -26,6 +26,8 @@ func init() {
 		Handler: staticPage(actLinksHTML)})
 	register(Page{Path: "/act/links/next", What: "the page /act/links's link leads to",
 		Handler: staticPage(actLinksNextHTML)})
+	register(Page{Path: "/act/files", What: `a table of files (report.pdf, notes.txt, todo.md), each row with its own button "Delete" (look-alikes told apart by their row, AGT-3); a click removes the row and the page lists what was deleted`,
+		Handler: staticPage(actFilesHTML)})
 	register(Page{Path: "/act/save", What: "the endpoint the act pages' Save buttons call (GET ?page=NAME); every call is recorded in Received as act:save:NAME",
 		Handler: func(s *Server) http.HandlerFunc { return s.actSave }, Endpoint: true})
 }
@@ -132,3 +134,24 @@ var actLinksHTML = fmt.Sprintf(pageHead, "Start") + `<main><h1>Start</h1>
 
 var actLinksNextHTML = fmt.Sprintf(pageHead, "Next") + `<main><h1>Next</h1><p>You followed the link.</p>
 <p><a href="/act/links">Back</a></p></main></body></html>`
+
+// actFilesHTML is /act/files: three rows, three "Delete" buttons.
+var actFilesHTML = fmt.Sprintf(pageHead, "Files") + `<main><h1>Files</h1>
+<table><caption>Shared files</caption>
+<thead><tr><th>Name</th><th>Size</th><th>Action</th></tr></thead>
+<tbody>
+<tr><td>report.pdf</td><td>12 KB</td><td><button type="button" data-file="report.pdf">Delete</button></td></tr>
+<tr><td>notes.txt</td><td>2 KB</td><td><button type="button" data-file="notes.txt">Delete</button></td></tr>
+<tr><td>todo.md</td><td>1 KB</td><td><button type="button" data-file="todo.md">Delete</button></td></tr>
+</tbody></table>
+<p id="deleted">Deleted: none</p>
+<script>
+const gone = [];
+document.addEventListener('click', function(ev){
+  const b = ev.target.closest('[data-file]');
+  if (!b) return;
+  gone.push(b.getAttribute('data-file'));
+  b.closest('tr').remove();
+  document.getElementById('deleted').textContent = 'Deleted: ' + gone.join(', ');
+});
+</script></main></body></html>`

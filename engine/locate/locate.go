@@ -6,7 +6,13 @@ package locate
 
 import (
 	"fmt"
+	"sort"
+	"strconv"
 	"strings"
+
+	"golang.org/x/net/html"
+
+	"github.com/replaylab/replaylab/engine/capture"
 
 	"github.com/replaylab/replaylab/engine/errcode"
 	"github.com/replaylab/replaylab/engine/observe"
@@ -52,12 +58,27 @@ func (e *Error) Is(target error) bool { return target == e.Code }
 // ErrorCode returns the stable code.
 func (e *Error) ErrorCode() string { return string(e.Code) }
 
-// Locator is getByRole(role, name) with an optional href.
+// Locator is getByRole(role, name) with an optional href, narrowed
+// (AGT-3) by Within, Near and Nth, applied in that order to the matches
+// of role, name and href.
 type Locator struct {
 	Role string `json:"role"`
 	Name string `json:"name,omitempty"`
 	Href string `json:"href,omitempty"`
+	// Within keeps the matches inside a context: a ref (the matches in
+	// the same row, list item, group or landmark as that element) or a
+	// text the match's context contains (case-insensitive), e.g. the
+	// row's "notes.txt".
+	Within string `json:"within,omitempty"`
+	// Near keeps the matches closest to a visible text: those whose
+	// nearest enclosing element holding the text is the smallest.
+	Near string `json:"near,omitempty"`
+	// Nth picks the nth of the remaining matches in page order, from 1.
+	Nth int `json:"nth,omitempty"`
 }
+
+// Narrowed reports whether the locator narrows its matches.
+func (l Locator) Narrowed() bool { return l.Within != "" || l.Near != "" || l.Nth != 0 }
 
 func (l Locator) String() string {
 	s := "role=" + l.Role
@@ -66,6 +87,15 @@ func (l Locator) String() string {
 	}
 	if l.Href != "" {
 		s += " href=" + l.Href
+	}
+	if l.Within != "" {
+		s += fmt.Sprintf(" within=%q", l.Within)
+	}
+	if l.Near != "" {
+		s += fmt.Sprintf(" near=%q", l.Near)
+	}
+	if l.Nth != 0 {
+		s += " nth=" + strconv.Itoa(l.Nth)
 	}
 	return s
 }
@@ -81,11 +111,118 @@ func Resolve(o *observe.Observation, l Locator) (observe.Element, error) {
 	if strings.TrimSpace(l.Role) == "" {
 		return observe.Element{}, &Error{Code: InvalidLocator, Locator: l, Detail: "a locator needs a role"}
 	}
-	r, err := o.Find(observe.Query{Role: l.Role, Name: l.Name, Href: l.Href, Limit: ResolveLimit})
+	if !l.Narrowed() {
+		r, err := o.Find(observe.Query{Role: l.Role, Name: l.Name, Href: l.Href, Limit: ResolveLimit})
+		if err != nil {
+			return observe.Element{}, fmt.Errorf("locate: %w", err)
+		}
+		return Verdict(l, r)
+	}
+	if l.Nth < 0 {
+		return observe.Element{}, &Error{Code: InvalidLocator, Locator: l, Detail: "nth counts from 1"}
+	}
+	// narrowing reads every match: the find's largest page, truncated
+	// when there are more
+	r, err := o.Find(observe.Query{Role: l.Role, Name: l.Name, Href: l.Href, Limit: observe.MaxFindLimit})
 	if err != nil {
 		return observe.Element{}, fmt.Errorf("locate: %w", err)
 	}
+	if r.Selection.HasMore {
+		return Verdict(l, r)
+	}
+	items, err := narrow(o, l, r.Items)
+	if err != nil {
+		return observe.Element{}, err
+	}
+	r.Items = items
+	r.Selection.Matched = len(items)
 	return Verdict(l, r)
+}
+
+// narrow applies Within, Near and Nth to the matches.
+func narrow(o *observe.Observation, l Locator, items []observe.Element) ([]observe.Element, error) {
+	if l.Within != "" {
+		var kept []observe.Element
+		if observe.RefSnapshot(l.Within) >= 0 {
+			anchor, err := ByRef(o, l.Within)
+			if err != nil {
+				return nil, err
+			}
+			box := container(anchor.HTMLNode())
+			for _, e := range items {
+				if box != nil && contains(box, e.HTMLNode()) {
+					kept = append(kept, e)
+				}
+			}
+		} else {
+			want := strings.ToLower(observe.Normalize(l.Within))
+			for _, e := range items {
+				if strings.Contains(strings.ToLower(e.Context), want) {
+					kept = append(kept, e)
+				}
+			}
+		}
+		items = kept
+	}
+	if l.Near != "" && len(items) > 0 {
+		want := strings.ToLower(observe.Normalize(l.Near))
+		best, bestUp := []observe.Element(nil), -1
+		for _, e := range items {
+			up, found := 0, false
+			for n := e.HTMLNode(); n != nil && up < nearUpMax; n, up = n.Parent, up+1 {
+				if strings.Contains(strings.ToLower(o.Doc.Text(n)), want) {
+					found = true
+					break
+				}
+			}
+			if !found {
+				continue
+			}
+			switch {
+			case bestUp < 0 || up < bestUp:
+				best, bestUp = []observe.Element{e}, up
+			case up == bestUp:
+				best = append(best, e)
+			}
+		}
+		items = best
+	}
+	if l.Nth > 0 {
+		sort.SliceStable(items, func(i, j int) bool { return items[i].Order < items[j].Order })
+		if l.Nth > len(items) {
+			return nil, nil
+		}
+		items = items[l.Nth-1 : l.Nth]
+	}
+	return items, nil
+}
+
+// nearUpMax bounds the ancestors Near looks at.
+const nearUpMax = 64
+
+// container is the element's nearest row, list item, article, group or
+// landmark: what "within a ref" means.
+func container(n *html.Node) *html.Node {
+	for p := n; p != nil; p = p.Parent {
+		if p == n || p.Type != html.ElementNode {
+			continue
+		}
+		switch observe.Role(p) {
+		case "row", "listitem", "treeitem", "article", "group", "radiogroup", "navigation", "complementary",
+			"banner", "contentinfo", "main", "region", "form", "search", "dialog", "alertdialog":
+			return p
+		}
+	}
+	return nil
+}
+
+func contains(box, n *html.Node) bool {
+	for p := n; p != nil; p = p.Parent {
+		if p == box {
+			return true
+		}
+	}
+	return false
 }
 
 // describeMax bounds how many candidates an error describes, and
@@ -95,14 +232,25 @@ const (
 	describeNameMax = 40
 )
 
-// Describe is the short description of a candidate an error carries: role,
-// name (cut), frame and ref. It never holds a typed value.
+// Describe is the short description of a candidate an error carries:
+// role, name (cut), ref, frame (unless main), group and context — what
+// tells look-alikes apart (AGT-3). It never holds a typed value.
 func Describe(e observe.Element) string {
 	name := e.Name
 	if r := []rune(name); len(r) > describeNameMax {
 		name = string(r[:describeNameMax]) + "…"
 	}
-	return fmt.Sprintf("%s %q frame=%s ref=%s", e.Role, name, e.Frame, e.Ref)
+	s := fmt.Sprintf("%s %q ref=%s", e.Role, name, e.Ref)
+	if e.Frame != capture.MainFrame && e.Frame != "" {
+		s += " frame=" + e.Frame
+	}
+	if e.Group != "" {
+		s += " group=" + e.Group
+	}
+	if e.Context != "" {
+		s += " · " + e.Context
+	}
+	return s
 }
 
 // Verdict turns a find result into the resolve verdict, in this order:

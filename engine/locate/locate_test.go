@@ -117,3 +117,68 @@ func ExampleResolve() {
 	// s1e1 textbox Message <nil>
 	// TARGET_AMBIGUOUS
 }
+
+func TestLookAlikesToldApart(t *testing.T) {
+	doc := `<main><h1>Files</h1><table><tr><th>Name</th><th>Size</th><th></th></tr>
+<tr><td>report.pdf</td><td>12 KB</td><td><button>Delete</button></td></tr>
+<tr><td>notes.txt</td><td>2 KB</td><td><button>Delete</button></td></tr></table>
+<div><span>draft.doc</span> <button>Archive</button></div><div><span>old.doc</span> <button>Archive</button></div></main>`
+	o := observation(t, 1, doc)
+	_, err := Resolve(o, Locator{Role: "button", Name: "Delete"})
+	var le *Error
+	if !errors.As(err, &le) || le.Code != TargetAmbiguous || len(le.Candidates) != 2 {
+		t.Fatalf("got %v, want TARGET_AMBIGUOUS with 2 candidates", err)
+	}
+	t.Logf("candidates: %q", le.Candidates)
+	if le.Candidates[0] == le.Candidates[1] || !strings.Contains(le.Candidates[0], `row "report.pdf 12 KB"`) || !strings.Contains(le.Candidates[1], `row "notes.txt 2 KB"`) {
+		t.Errorf("the candidates do not say what tells them apart: %q", le.Candidates)
+	}
+	refOf := func(l Locator) string {
+		t.Helper()
+		e, err := Resolve(o, l)
+		if err != nil {
+			t.Fatalf("%s: %v", l, err)
+		}
+		return e.Context
+	}
+	for _, tc := range []struct {
+		name string
+		l    Locator
+		want string // in the context of the one match
+	}{
+		{"within a row's text", Locator{Role: "button", Name: "Delete", Within: "notes.txt"}, "notes.txt"},
+		{"within, case-insensitive", Locator{Role: "button", Name: "Delete", Within: "REPORT.PDF"}, "report.pdf"},
+		{"near a text", Locator{Role: "button", Name: "Delete", Near: "notes.txt"}, "notes.txt"},
+		{"nth in page order", Locator{Role: "button", Name: "Delete", Nth: 2}, "notes.txt"},
+		{"div rows by their text", Locator{Role: "button", Name: "Archive", Within: "old.doc"}, `beside "old.doc"`},
+		{"near in div rows", Locator{Role: "button", Name: "Archive", Near: "draft.doc"}, `beside "draft.doc"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := refOf(tc.l); !strings.Contains(got, tc.want) {
+				t.Errorf("got the element in %q, want the one in %q", got, tc.want)
+			}
+		})
+	}
+	// within a ref: the other controls of that row
+	all, _ := o.Find(observe.Query{Role: "button", Name: "Delete"})
+	e, err := Resolve(o, Locator{Role: "button", Within: all.Items[1].Ref})
+	if err != nil || e.Ref != all.Items[1].Ref {
+		t.Errorf("within the ref %s: got %v %v", all.Items[1].Ref, e.Ref, err)
+	}
+	for _, tc := range []struct {
+		name string
+		l    Locator
+		code Code
+	}{
+		{"within no row", Locator{Role: "button", Name: "Delete", Within: "missing.txt"}, TargetNotFound},
+		{"nth past the matches", Locator{Role: "button", Name: "Delete", Nth: 3}, TargetNotFound},
+		{"near text in both", Locator{Role: "button", Name: "Delete", Near: "KB"}, TargetAmbiguous},
+		{"negative nth", Locator{Role: "button", Name: "Delete", Nth: -1}, InvalidLocator},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if _, err := Resolve(o, tc.l); !errors.Is(err, tc.code) {
+				t.Errorf("got %v, want %s", err, tc.code)
+			}
+		})
+	}
+}

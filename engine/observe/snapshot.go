@@ -1,6 +1,7 @@
 package observe
 
 import (
+	"encoding/json"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -101,13 +102,26 @@ const (
 	ViewPage = "page"
 )
 
-// Element is one candidate an agent may act on.
+// Element is one candidate an agent may act on. Its JSON leaves out the
+// frame when it is the main frame (the view's bytes are an agent's
+// budget); decoding restores it.
 type Element struct {
-	Ref      string `json:"ref"`
-	Role     string `json:"role"`
-	Name     string `json:"name"`
-	Frame    string `json:"frame"`
-	Group    string `json:"group,omitempty"`
+	Ref   string `json:"ref"`
+	Role  string `json:"role"`
+	Name  string `json:"name"`
+	Frame string `json:"frame,omitempty"`
+	Group string `json:"group,omitempty"`
+	// Context says where the element is, nearest first — its table row
+	// or list item (their text), its group or fieldset, the heading it
+	// is under and its landmark — so look-alikes (two "Delete" buttons,
+	// one per row) can be told apart (AGT-3). Views fill it for
+	// elements outside answer groups (a group id already places those),
+	// finds and ambiguity errors for every match.
+	Context string `json:"context,omitempty"`
+	// Order is the element's position among all candidates in page
+	// order (frames in document order), from 1: the list itself is in
+	// priority order (OBS-2).
+	Order    int    `json:"order"`
 	Href     string `json:"href,omitempty"`
 	Value    string `json:"value,omitempty"`
 	Checked  *bool  `json:"checked,omitempty"`
@@ -122,6 +136,29 @@ type Element struct {
 	value string // the real value, even for sensitive fields
 	node  *html.Node
 	class uint8 // priority class (OBS-2)
+}
+
+// elementJSON is Element's JSON shape.
+type elementJSON Element
+
+// MarshalJSON writes the element, its frame left out when it is the main
+// frame.
+func (e Element) MarshalJSON() ([]byte, error) {
+	if e.Frame == capture.MainFrame {
+		e.Frame = ""
+	}
+	return json.Marshal(elementJSON(e))
+}
+
+// UnmarshalJSON reads what MarshalJSON wrote.
+func (e *Element) UnmarshalJSON(data []byte) error {
+	if err := json.Unmarshal(data, (*elementJSON)(e)); err != nil {
+		return err
+	}
+	if e.Frame == "" {
+		e.Frame = capture.MainFrame
+	}
+	return nil
 }
 
 // RealValue is the element's live value, unmasked; only verification uses
@@ -146,11 +183,34 @@ func (c *Count) add(took bool) {
 	c.Truncated = c.Returned < c.Total
 }
 
-// Heading is one heading of the page.
+// Heading is one heading of the page. Its JSON leaves out the main
+// frame, as an Element's does.
 type Heading struct {
 	Level int    `json:"level"`
 	Text  string `json:"text"`
-	Frame string `json:"frame"`
+	Frame string `json:"frame,omitempty"`
+}
+
+type headingJSON Heading
+
+// MarshalJSON writes the heading, its frame left out when it is the main
+// frame.
+func (h Heading) MarshalJSON() ([]byte, error) {
+	if h.Frame == capture.MainFrame {
+		h.Frame = ""
+	}
+	return json.Marshal(headingJSON(h))
+}
+
+// UnmarshalJSON reads what MarshalJSON wrote.
+func (h *Heading) UnmarshalJSON(data []byte) error {
+	if err := json.Unmarshal(data, (*headingJSON)(h)); err != nil {
+		return err
+	}
+	if h.Frame == "" {
+		h.Frame = capture.MainFrame
+	}
+	return nil
 }
 
 // Table is one table (<table> or role table, grid or treegrid) with the
@@ -256,8 +316,12 @@ func Observe(doc *Document, id int, opts Options) *Observation {
 	o.All = make([]Element, 0, total)
 	var ids idPacker
 	prefix := "s" + strconv.Itoa(id) + "e"
+	bases := make([]int, len(doc.Frames))
+	for k := 1; k < len(doc.Frames); k++ {
+		bases[k] = bases[k-1] + len(doc.Frames[k-1].raw.cands)
+	}
 	for class := uint8(classEditor); class <= classNav; class++ {
-		for _, f := range doc.Frames {
+		for k, f := range doc.Frames {
 			for i := range f.raw.cands {
 				rc := &f.raw.cands[i]
 				if rc.class != class {
@@ -279,6 +343,7 @@ func Observe(doc *Document, id int, opts Options) *Observation {
 				}
 				rc.built = el
 				el.class = class
+				el.Order = bases[k] + i + 1
 				// the ref and (in a plain file) the node id are short
 				// strings made for every candidate: packed, they share
 				// one allocation per chunk (o.All never moves: its
@@ -452,14 +517,17 @@ type Snapshot struct {
 	Complete bool   `json:"complete"`
 	// Recent is set when the view keeps the most recent items where a
 	// limit bites (Limits.Recent): the text is each frame's end.
-	Recent   bool          `json:"recent,omitempty"`
-	Elements []Element     `json:"elements"`
-	Text     string        `json:"text"`
-	Headings []Heading     `json:"headings"`
-	Tables   []Table       `json:"tables"`
-	Counts   Counts        `json:"counts"`
-	Frames   []FrameFacts  `json:"frames"`
-	Unread   []UnreadFrame `json:"unreadFrames,omitempty"`
+	Recent   bool      `json:"recent,omitempty"`
+	Elements []Element `json:"elements"`
+	Text     string    `json:"text"`
+	Headings []Heading `json:"headings"`
+	Tables   []Table   `json:"tables"`
+	Counts   Counts    `json:"counts"`
+	// Frames are each frame's own counts. A view of one main frame read
+	// whole leaves them out of its JSON (they equal Counts); decoding
+	// restores them (RestoreFrames).
+	Frames []FrameFacts  `json:"frames,omitempty"`
+	Unread []UnreadFrame `json:"unreadFrames,omitempty"`
 }
 
 // Counts are the truncation facts of every limit in a view, merged across
@@ -542,6 +610,9 @@ func (o *Observation) View(view string, lim Limits) *Snapshot {
 		ff.Elements.add(ft)
 		s.Counts.Elements.add(mt)
 		if mt {
+			if e.Group == "" {
+				e.Context = o.Context(e)
+			}
 			s.Elements = append(s.Elements, e)
 		}
 	}
@@ -847,6 +918,7 @@ func (o *Observation) Find(q Query) (FindResult, error) {
 		}
 		r.Selection.Matched++
 		if r.Selection.Matched > q.Offset && len(r.Items) < q.Limit {
+			e.Context = o.Context(e)
 			r.Items = append(r.Items, e)
 		}
 	}
@@ -886,4 +958,23 @@ func RefSnapshot(ref string) int {
 		return -1
 	}
 	return id
+}
+
+// OneFrame reports whether the view's frames say nothing its counts do
+// not: one main frame at the view's URL, read whole.
+func (s *Snapshot) OneFrame() bool {
+	if len(s.Frames) != 1 || len(s.Unread) > 0 {
+		return false
+	}
+	f := s.Frames[0]
+	return f.ID == capture.MainFrame && f.Parent == "" && f.URL == s.URL && f.Repaired == ""
+}
+
+// RestoreFrames puts back the one frame's facts a view's JSON left out
+// (see OneFrame).
+func (s *Snapshot) RestoreFrames() {
+	if len(s.Frames) == 0 && s.Counts.Frames == 1 && s.Counts.FramesUnread == 0 {
+		s.Frames = []FrameFacts{{ID: capture.MainFrame, URL: s.URL, Elements: s.Counts.Elements, Text: s.Counts.Text,
+			Headings: s.Counts.Headings, Tables: s.Counts.Tables}}
+	}
 }
