@@ -20,6 +20,9 @@ const (
 	FieldMismatch      = errcode.FieldMismatch
 	NoBaseline         = errcode.NoBaseline
 	InvalidArgument    = errcode.InvalidArgument
+	// NavigationFailed: the page could not be opened; the error says why
+	// (the network error, e.g. net::ERR_CONNECTION_REFUSED).
+	NavigationFailed = errcode.NavigationFailed
 )
 
 // Error is a page API failure with its code.

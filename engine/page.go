@@ -31,6 +31,7 @@ type Page struct {
 	groups   adapter.Result
 	baseline *answer.Baseline
 	last     lastRead // the last capture read and its parse
+	acted    string   // the node the last action was delivered to (After)
 
 	prevMon, lastMon *monitor.Observation
 }
@@ -60,7 +61,10 @@ func (p *Page) Navigate(ctx context.Context, u string) error {
 	p.emit("navigate", trace.A("url", u))
 	p.noteAction("navigate", observe.Element{Role: "page", Name: u}, "", "", false)
 	if err := p.d.Navigate(ctx, u); err != nil {
-		return fmt.Errorf("engine: navigate: %w", err)
+		if ctx.Err() != nil {
+			return fmt.Errorf("engine: navigate: %w", err)
+		}
+		return &Error{Code: NavigationFailed, Op: "navigate", Detail: u, Err: err}
 	}
 	p.obs = nil
 	return p.awaitReady(ctx)
@@ -115,7 +119,10 @@ func (p *Page) Find(ctx context.Context, q observe.Query) (observe.FindResult, e
 func (p *Page) resolve(ctx context.Context, op string, t Target) (observe.Element, error) {
 	if t.Ref != "" {
 		if p.obs == nil {
-			return observe.Element{}, &locate.Error{Code: locate.StaleRef, Locator: locate.Locator{Role: "ref:" + t.Ref}, Detail: "no snapshot taken on this page"}
+			if sid := observe.RefSnapshot(t.Ref); sid < 0 || sid > p.seq {
+				return observe.Element{}, locate.InvalidRefError(t.Ref, p.seq)
+			}
+			return observe.Element{}, &locate.Error{Code: locate.StaleRef, Locator: locate.Locator{Role: "ref:" + t.Ref}, Detail: "the page navigated since that snapshot; observe again and use a fresh ref"}
 		}
 		el, err := locate.ByRef(p.obs, t.Ref)
 		if err != nil {
@@ -156,6 +163,7 @@ func (p *Page) Fill(ctx context.Context, t Target, text string) error {
 		return err
 	}
 	p.noteAction("fill", el, text, "", false)
+	p.acted = el.Node
 	if err := p.d.Type(ctx, el.Node, text); err != nil {
 		return fmt.Errorf("engine: fill: %w", err)
 	}
@@ -213,6 +221,7 @@ func (p *Page) act(ctx context.Context, op string, t Target, x Expect, key strin
 	if err := p.task.mutation(op); err != nil {
 		return err
 	}
+	var baseline *answer.Baseline
 	if x.NewAnswer {
 		doc, groups, err := p.read(ctx)
 		if err != nil {
@@ -222,15 +231,21 @@ func (p *Page) act(ctx context.Context, op string, t Target, x Expect, key strin
 			return err
 		}
 		b := answer.NewBaseline(groups)
-		p.baseline = &b
+		baseline = &b
 		p.emit("baseline", trace.A("size", len(b.IDs)), trace.A("ids", b.IDs))
 	}
 	el, err := p.resolve(ctx, op, t)
 	if err != nil {
+		// refused: nothing was sent, so the answer wait stays as it was
+		// (AGT-4)
 		return err
+	}
+	if baseline != nil {
+		p.baseline = baseline
 	}
 	p.emit(op, trace.A("target", t), trace.A("expect", x))
 	p.noteAction(op, el, "", key, false)
+	p.acted = el.Node
 	if err := do(el.Node); err != nil {
 		return fmt.Errorf("engine: %s: %w", op, err)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/replaylab/replaylab/engine/monitor"
@@ -79,6 +80,27 @@ func (t *Task) Finish(ctx context.Context) error {
 	return nil
 }
 
+// Abandon ends the task without success, blocked or not, with the
+// reason the agent gives (AGT-4): a blocked task whose one re-check did
+// not find the outcome can still be ended. Nothing is sent; an
+// abandoned task is finished.
+func (t *Task) Abandon(ctx context.Context, reason string) error {
+	t.mu.Lock()
+	if t.finished {
+		t.mu.Unlock()
+		return &Error{Code: TaskFinished, Op: "abandon", Detail: "task " + t.ID + " has finished"}
+	}
+	if strings.TrimSpace(reason) == "" {
+		t.mu.Unlock()
+		return &Error{Code: InvalidArgument, Op: "abandon", Detail: "say why the task is abandoned"}
+	}
+	blocked := t.blocked != nil
+	t.finished = true
+	t.mu.Unlock()
+	t.e.emit("task.abandon", trace.A("task", t.ID), trace.A("blocked", blocked), trace.A("reason", reason))
+	return nil
+}
+
 // mutation refuses mutations of a blocked or finished task.
 func (t *Task) mutation(op string) error {
 	t.mu.Lock()
@@ -88,7 +110,7 @@ func (t *Task) mutation(op string) error {
 	}
 	if t.blocked != nil {
 		t.e.emit("refused", trace.A("op", op), trace.A("code", TaskBlocked))
-		return &Error{Code: TaskBlocked, Op: op, Detail: fmt.Sprintf("the outcome of %s is unknown; re-check it or end the task", t.blocked.op)}
+		return &Error{Code: TaskBlocked, Op: op, Detail: fmt.Sprintf("the outcome of %s is unknown; re-check it once (recheck) or give the task up (abandon)", t.blocked.op)}
 	}
 	return nil
 }
@@ -105,7 +127,7 @@ func (t *Task) Recheck(ctx context.Context) (bool, error) {
 	}
 	if b.recheck {
 		t.mu.Unlock()
-		return false, &Error{Code: TaskBlocked, Op: "recheck", Detail: "the one re-check was used"}
+		return false, &Error{Code: TaskBlocked, Op: "recheck", Detail: "the one re-check was used; give the task up (abandon)"}
 	}
 	b.recheck = true
 	t.mu.Unlock()

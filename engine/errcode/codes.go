@@ -13,6 +13,8 @@ const (
 	WaitTimeout        Code = "WAIT_TIMEOUT"
 	OutcomeNotMet      Code = "OUTCOME_NOT_MET"
 	PageNotReady       Code = "PAGE_NOT_READY"
+	NavigationFailed   Code = "NAVIGATION_FAILED" // the page could not be opened: the network error
+	GroupNotFound      Code = "GROUP_NOT_FOUND"   // no answer group with that id on the page
 )
 
 // Resolving a target (package locate).
@@ -22,6 +24,7 @@ const (
 	TargetNotFound       Code = "TARGET_NOT_FOUND"
 	StaleRef             Code = "STALE_REF"
 	InvalidLocator       Code = "INVALID_LOCATOR"
+	InvalidRef           Code = "INVALID_REF" // a ref never issued on the page
 )
 
 // Replaying a recording (package replay).
@@ -88,8 +91,8 @@ const (
 func All() []Code {
 	return []Code{
 		InvalidExpectation, MissingExpectation, OutcomeUnknown, TaskBlocked, TaskFinished,
-		FieldMismatch, NoBaseline, InvalidArgument, WaitTimeout, OutcomeNotMet, PageNotReady,
-		TargetAmbiguous, TargetQueryTruncated, TargetNotFound, StaleRef, InvalidLocator,
+		FieldMismatch, NoBaseline, InvalidArgument, WaitTimeout, OutcomeNotMet, PageNotReady, NavigationFailed, GroupNotFound,
+		TargetAmbiguous, TargetQueryTruncated, TargetNotFound, StaleRef, InvalidLocator, InvalidRef,
 		ReplayDiverged,
 		IdempotencyKeyMissing, IdempotencyKeyReused, ReviewRequired, FallbackDisabled, NotFound,
 		Forbidden, NoWinner, InvalidInput, InvalidTransition, Unauthorized, BodyInvalidJSON,

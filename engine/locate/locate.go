@@ -12,8 +12,6 @@ import (
 
 	"golang.org/x/net/html"
 
-	"github.com/replaylab/replaylab/engine/capture"
-
 	"github.com/replaylab/replaylab/engine/errcode"
 	"github.com/replaylab/replaylab/engine/observe"
 )
@@ -25,6 +23,9 @@ const (
 	TargetNotFound       = errcode.TargetNotFound
 	StaleRef             = errcode.StaleRef
 	InvalidLocator       = errcode.InvalidLocator
+	// InvalidRef: the ref was never issued on this page (malformed, or
+	// from a snapshot not taken yet, or past the snapshot's elements).
+	InvalidRef = errcode.InvalidRef
 )
 
 // Error is a failed resolve with what the fresh find saw.
@@ -233,17 +234,14 @@ const (
 )
 
 // Describe is the short description of a candidate an error carries:
-// role, name (cut), ref, frame (unless main), group and context — what
+// role, name (cut), frame, ref, group and context — what
 // tells look-alikes apart (AGT-3). It never holds a typed value.
 func Describe(e observe.Element) string {
 	name := e.Name
 	if r := []rune(name); len(r) > describeNameMax {
 		name = string(r[:describeNameMax]) + "…"
 	}
-	s := fmt.Sprintf("%s %q ref=%s", e.Role, name, e.Ref)
-	if e.Frame != capture.MainFrame && e.Frame != "" {
-		s += " frame=" + e.Frame
-	}
+	s := fmt.Sprintf("%s %q frame=%s ref=%s", e.Role, name, e.Frame, e.Ref)
 	if e.Group != "" {
 		s += " group=" + e.Group
 	}
@@ -288,13 +286,28 @@ func Verdict(l Locator, r observe.FindResult) (observe.Element, error) {
 // ByRef returns the element a ref names, refusing refs from any snapshot
 // but the latest (ID-1), even when the element did not change.
 func ByRef(o *observe.Observation, ref string) (observe.Element, error) {
-	if sid := observe.RefSnapshot(ref); sid != o.ID {
+	sid := observe.RefSnapshot(ref)
+	switch {
+	case sid < 0 || sid > o.ID:
+		return observe.Element{}, InvalidRefError(ref, o.ID)
+	case sid < o.ID:
 		return observe.Element{}, &Error{Code: StaleRef, Locator: Locator{Role: "ref:" + ref},
 			Detail: fmt.Sprintf("ref is from snapshot %d, the latest is %d; observe again and use a fresh ref", sid, o.ID)}
 	}
 	e, ok := o.ByRef(ref)
 	if !ok {
-		return observe.Element{}, &Error{Code: TargetNotFound, Locator: Locator{Role: "ref:" + ref}}
+		return observe.Element{}, &Error{Code: InvalidRef, Locator: Locator{Role: "ref:" + ref},
+			Detail: fmt.Sprintf("snapshot %d has %d elements; %s is none of them", o.ID, len(o.All), ref)}
 	}
 	return e, nil
+}
+
+// InvalidRefError is the INVALID_REF refusal of a ref never issued on a
+// page whose latest snapshot is latest (0: none yet).
+func InvalidRefError(ref string, latest int) error {
+	detail := fmt.Sprintf("%q is not a ref; refs look like s3e12 (snapshot 3, element 12)", ref)
+	if sid := observe.RefSnapshot(ref); sid >= 0 {
+		detail = fmt.Sprintf("snapshot %d was never taken on this page (the latest is %d)", sid, latest)
+	}
+	return &Error{Code: InvalidRef, Locator: Locator{Role: "ref:" + ref}, Detail: detail}
 }

@@ -101,8 +101,22 @@ func TestByRefStale(t *testing.T) {
 	if el, err := ByRef(fresh, fresh.All[0].Ref); err != nil || el.Name != "Archive" {
 		t.Fatalf("fresh ref: %+v, %v", el, err)
 	}
-	if _, err := ByRef(fresh, "s2e9"); !errors.Is(err, TargetNotFound) {
-		t.Fatalf("unknown ref of the current snapshot: %v", err)
+	// refs never issued are INVALID_REF, not stale (AGT-4)
+	for _, tc := range []struct{ name, ref string }{
+		{"past the snapshot's elements", "s2e9"},
+		{"a snapshot not taken yet", "s7e1"},
+		{"not a ref", "e12"},
+		{"made up", "button-1"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := ByRef(fresh, tc.ref)
+			if !errors.Is(err, InvalidRef) {
+				t.Fatalf("ByRef(%s): %v, want INVALID_REF", tc.ref, err)
+			}
+			if strings.Contains(err.Error(), "snapshot -1") {
+				t.Errorf("the refusal names a snapshot -1: %v", err)
+			}
+		})
 	}
 }
 
@@ -168,7 +182,7 @@ func TestLookAlikesToldApart(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		l    Locator
-		code Code
+		code errcode.Code
 	}{
 		{"within no row", Locator{Role: "button", Name: "Delete", Within: "missing.txt"}, TargetNotFound},
 		{"nth past the matches", Locator{Role: "button", Name: "Delete", Nth: 3}, TargetNotFound},

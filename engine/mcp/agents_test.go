@@ -3,6 +3,10 @@ package mcp_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"net"
+	"regexp"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -11,9 +15,12 @@ import (
 	mcpsdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/replaylab/replaylab/engine"
+	"github.com/replaylab/replaylab/engine/answer"
 	"github.com/replaylab/replaylab/engine/errcode"
+	"github.com/replaylab/replaylab/engine/locate"
 	"github.com/replaylab/replaylab/engine/mcp"
 	"github.com/replaylab/replaylab/engine/mcp/mcptest"
+	"github.com/replaylab/replaylab/engine/observe"
 )
 
 // realtimeChat is the scripted chat page on the wall clock: its waits
@@ -241,5 +248,211 @@ func TestCancelledCallGetsNoResponse(t *testing.T) {
 	}
 	if seen[4] {
 		t.Error("the cancelled call got a response")
+	}
+}
+
+// refOf is the ref of the one element with role and name (and a context
+// holding ctxText, when given) among els.
+func refOf(t *testing.T, els []observe.Element, role, name, ctxText string) string {
+	t.Helper()
+	var refs []string
+	for _, e := range els {
+		if e.Role == role && e.Name == name && strings.Contains(e.Context, ctxText) {
+			refs = append(refs, e.Ref)
+		}
+	}
+	if len(refs) != 1 {
+		t.Fatalf("%d elements %s %q in %q among %+v, want 1", len(refs), role, name, ctxText, els)
+	}
+	return refs[0]
+}
+
+// TestSendInFourCalls: begin, then navigate → fill → click → waitAnswer,
+// each action by a ref the previous result carried: no snapshot call and
+// no STALE_REF in between (AGT-2); the first ref is stale afterwards
+// (ID-1).
+func TestSendInFourCalls(t *testing.T) {
+	needChromium(t)
+	s := newSim(t)
+	lb := lazyBrowser(t)
+	c := inMemory(t, mcp.NewServer(mcp.Options{Driver: lb.Driver}), 60*time.Second)
+	ctx := context.Background()
+	task, err := c.Begin(ctx, "ask the chat")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := task.Page("main")
+	if err := p.Navigate(ctx, s.URL+"/chat"); err != nil {
+		t.Fatal(err)
+	}
+	opened := p.After()
+	message := refOf(t, opened.Elements, "textbox", "Message", "")
+	if err := p.Fill(ctx, engine.Target{Ref: message}, "What is a ref?"); err != nil {
+		t.Fatalf("fill by the ref navigate returned: %v", err)
+	}
+	filled := p.After()
+	if filled.Snapshot <= opened.Snapshot {
+		t.Errorf("fill left snapshot %d, navigate %d", filled.Snapshot, opened.Snapshot)
+	}
+	send := refOf(t, filled.Elements, "button", "Send", "")
+	if err := p.Click(ctx, engine.Target{Ref: send}, engine.Expect{NewAnswer: true, Timeout: 10 * time.Second}); err != nil {
+		t.Fatalf("click by the ref fill returned: %v", err)
+	}
+	r, err := p.WaitAnswer(ctx, answer.Options{Timeout: 20 * time.Second})
+	if err != nil || r.Status != answer.StatusComplete {
+		t.Fatalf("waitAnswer: %+v %v", r, err)
+	}
+	if n := c.Calls(); n != 5 {
+		t.Errorf("begin + the send took %d calls, want 5 (begin, navigate, fill, click, waitAnswer)", n)
+	}
+	err = p.Fill(ctx, engine.Target{Ref: message}, "again")
+	if !errors.Is(err, locate.StaleRef) {
+		t.Errorf("the navigate's ref after two actions: %v, want STALE_REF (ID-1)", err)
+	}
+	var sizes []int64
+	for _, cm := range task.CallLog() {
+		sizes = append(sizes, cm.ResponseBytes)
+		if cm.ResponseBytes > 8192 {
+			t.Errorf("%s's result is %d bytes, over the page view's 8,192", cm.Tool, cm.ResponseBytes)
+		}
+	}
+	t.Logf("result bytes per call: %v", sizes)
+}
+
+// TestLookAlikesFromTheFirstSnapshot: three Delete buttons, one per file
+// row; the navigate result alone tells them apart by their rows (AGT-3).
+func TestLookAlikesFromTheFirstSnapshot(t *testing.T) {
+	needChromium(t)
+	s := newSim(t)
+	lb := lazyBrowser(t)
+	c := inMemory(t, mcp.NewServer(mcp.Options{Driver: lb.Driver}), 60*time.Second)
+	ctx := context.Background()
+	task, err := c.Begin(ctx, "delete notes.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := task.Page("main")
+	if err := p.Navigate(ctx, s.URL+"/act/files"); err != nil {
+		t.Fatal(err)
+	}
+	// the first snapshot (navigate's result) tells the rows apart
+	ref := refOf(t, p.After().Elements, "button", "Delete", "notes.txt")
+	if err := p.Click(ctx, engine.Target{Ref: ref}, engine.Expect{TextVisible: "Deleted: notes.txt", Timeout: 5 * time.Second}); err != nil {
+		t.Fatalf("the Delete of the notes.txt row, by its ref from the first snapshot: %v", err)
+	}
+	// a bare Delete is refused; each candidate says which row it is in,
+	// with a ref of the snapshot the refusal read
+	err = p.Click(ctx, engine.ByRole("button", "Delete"), engine.Expect{TextVisible: "Deleted: notes.txt, todo.md", Timeout: time.Second})
+	var me *mcp.Error
+	if !errors.As(err, &me) || me.Code != locate.TargetAmbiguous || len(me.Candidates) != 2 {
+		t.Fatalf("a bare Delete: %v, want TARGET_AMBIGUOUS with 2 candidates", err)
+	}
+	for i, file := range []string{"report.pdf", "todo.md"} {
+		if !strings.Contains(me.Candidates[i], `row "`+file) {
+			t.Errorf("candidate %d %q does not name its row's %s", i, me.Candidates[i], file)
+		}
+	}
+	todo := regexp.MustCompile(`ref=(\S+)`).FindStringSubmatch(me.Candidates[1])
+	if todo == nil {
+		t.Fatalf("candidate %q has no ref", me.Candidates[1])
+	}
+	if err := p.Click(ctx, engine.Target{Ref: todo[1]}, engine.Expect{TextVisible: "Deleted: notes.txt, todo.md", Timeout: 5 * time.Second}); err != nil {
+		t.Fatalf("the candidate's ref: %v", err)
+	}
+	within := engine.Target{Locator: locate.Locator{Role: "button", Name: "Delete", Within: "report.pdf"}}
+	if err := p.Click(ctx, within, engine.Expect{TextVisible: "Deleted: notes.txt, todo.md, report.pdf", Timeout: 5 * time.Second}); err != nil {
+		t.Fatalf("Delete within report.pdf: %v", err)
+	}
+	if n := c.Calls(); n != 6 {
+		t.Errorf("%d calls, want 6", n)
+	}
+}
+
+// TestHonestTaxonomy: each failure its own code (AGT-4).
+func TestHonestTaxonomy(t *testing.T) {
+	needChromium(t)
+	s := newSim(t)
+	lb := lazyBrowser(t)
+	c := inMemory(t, mcp.NewServer(mcp.Options{Driver: lb.Driver}), 60*time.Second)
+	ctx := context.Background()
+	task, err := c.Begin(ctx, "taxonomy")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := task.Page("main")
+	code := errcode.Of
+
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := "http://" + ln.Addr().String() + "/"
+	_ = ln.Close()
+	err = p.Navigate(ctx, closed)
+	if code(err) != engine.NavigationFailed || !strings.Contains(err.Error(), "ERR_CONNECTION_REFUSED") {
+		t.Errorf("a refused connection: %v, want NAVIGATION_FAILED with the network error", err)
+	}
+	if err := p.Navigate(ctx, "file:///etc/hostname"); code(err) != mcp.URLNotAllowed {
+		t.Errorf("a file: URL: %v, want URL_NOT_ALLOWED", err)
+	}
+	if err := p.Navigate(ctx, s.URL+"/chat"); err != nil {
+		t.Fatal(err)
+	}
+	for _, ref := range []string{"s99e1", "s1e999", "send-button"} {
+		if err := p.Fill(ctx, engine.Target{Ref: ref}, "x"); code(err) != locate.InvalidRef || strings.Contains(err.Error(), "snapshot -1") {
+			t.Errorf("the made-up ref %s: %v, want INVALID_REF", ref, err)
+		}
+	}
+	stale := refOf(t, p.After().Elements, "button", "Send", "")
+	if _, err := p.Snapshot(ctx, "page"); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Click(ctx, engine.Target{Ref: stale}, engine.Expect{NewAnswer: true}); !errors.Is(err, locate.StaleRef) {
+		t.Fatalf("click by a stale ref: %v", err)
+	}
+	if _, err := p.WaitAnswer(ctx, answer.Options{Timeout: 3 * time.Second}); code(err) != engine.NoBaseline {
+		t.Errorf("waitAnswer after a refused click: %v, want NO_BASELINE (the refusal armed no wait)", err)
+	}
+	// a full answer's text in bounded pages
+	v, err := p.Snapshot(ctx, "full")
+	if err != nil || len(v.Groups) == 0 {
+		t.Fatalf("no groups on the chat: %v", err)
+	}
+	g := v.Groups[len(v.Groups)-1].ID
+	first, err := p.ReadGroup(ctx, g, 0, 5)
+	if err != nil || len([]rune(first.Text)) != min(5, first.Total) || first.HasMore != (first.Total > 5) {
+		t.Errorf("readAnswer %s 0..5: %+v %v", g, first, err)
+	}
+	rest, err := p.ReadGroup(ctx, g, 5, 0)
+	if err != nil || first.Text+rest.Text == "" || rest.HasMore || len([]rune(first.Text+rest.Text)) != first.Total {
+		t.Errorf("readAnswer %s from 5: %+v %v", g, rest, err)
+	}
+	if _, err := p.ReadGroup(ctx, "no-such-group", 0, 0); code(err) != engine.GroupNotFound {
+		t.Errorf("an unknown group: %v, want GROUP_NOT_FOUND", err)
+	}
+	// blocked: the one recheck, then finish is refused and abandon ends it
+	if err := p.Navigate(ctx, s.URL+"/act/never"); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Click(ctx, engine.ByRole("button", "Save"), engine.Expect{TextVisible: "Saved", Timeout: 300 * time.Millisecond}); code(err) != engine.OutcomeUnknown {
+		t.Fatalf("save: %v", err)
+	}
+	if ok, err := task.Recheck(ctx); ok || err != nil {
+		t.Fatalf("recheck: %v %v", ok, err)
+	}
+	if err := task.Finish(ctx); code(err) != engine.TaskBlocked || !strings.Contains(err.Error(), "abandon") {
+		t.Errorf("finish while blocked: %v, want TASK_BLOCKED naming abandon", err)
+	}
+	if err := task.Abandon(ctx, ""); code(err) != engine.InvalidArgument {
+		t.Errorf("abandon without a reason: %v", err)
+	}
+	if err := task.Abandon(ctx, "the save's outcome cannot be known"); err != nil {
+		t.Errorf("abandon a blocked task: %v", err)
+	}
+	if err := p.Navigate(ctx, s.URL+"/chat"); code(err) != mcp.TaskFinished {
+		t.Errorf("after abandon: %v, want TASK_FINISHED", err)
+	}
+	if n := s.ActSaves("never"); n != 1 {
+		t.Errorf("Save reached the sim %d times, want once", n)
 	}
 }

@@ -325,6 +325,18 @@ func (t *Task) Finish(ctx context.Context) error {
 	return t.c.call(ctx, t, "finish", 0, TaskIn{Task: t.ID}, nil)
 }
 
+// Abandon gives the task up with a reason (allowed while it is blocked).
+func (t *Task) Abandon(ctx context.Context, reason string) error {
+	return t.c.call(ctx, t, "abandon", 0, AbandonIn{Task: t.ID, Reason: reason}, nil)
+}
+
+// ReadGroup reads limit characters of an answer group's text from offset.
+func (p *Page) ReadGroup(ctx context.Context, id string, offset, limit int) (engine.GroupText, error) {
+	var out engine.GroupText
+	err := p.t.c.call(ctx, p.t, "readAnswer", 0, ReadAnswerIn{PageIn: p.in(), Group: id, Offset: offset, Limit: limit}, &out)
+	return out, err
+}
+
 // Metrics asks the server for the task's totals (bytes, never tokens).
 func (t *Task) Metrics(ctx context.Context) (engine.Metrics, error) {
 	var m engine.Metrics
@@ -337,13 +349,36 @@ func (t *Task) Metrics(ctx context.Context) (engine.Metrics, error) {
 type Page struct {
 	Name string
 	t    *Task
+
+	mu    sync.Mutex
+	after *engine.After
+}
+
+// After is the page state the page's last successful navigate, fill,
+// click or press left (its snapshot id and next refs), nil before one.
+func (p *Page) After() *engine.After {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.after
+}
+
+// act calls an action tool and keeps the page state it left.
+func (p *Page) act(ctx context.Context, tool string, wait time.Duration, args any) error {
+	var out ActOut
+	if err := p.t.c.call(ctx, p.t, tool, wait, args, &out); err != nil {
+		return err
+	}
+	p.mu.Lock()
+	p.after = out.After
+	p.mu.Unlock()
+	return nil
 }
 
 func (p *Page) in() PageIn { return PageIn{Task: p.t.ID, Page: p.Name} }
 
 // Navigate opens url.
 func (p *Page) Navigate(ctx context.Context, url string) error {
-	return p.t.c.call(ctx, p.t, "navigate", 0, NavigateIn{PageIn: p.in(), URL: url}, nil)
+	return p.act(ctx, "navigate", 0, NavigateIn{PageIn: p.in(), URL: url})
 }
 
 // Snapshot returns a bounded view ("page" or "full").
@@ -373,7 +408,7 @@ func (p *Page) Extract(ctx context.Context, req engine.ExtractRequest) (*engine.
 
 // Fill types text once and verifies the field.
 func (p *Page) Fill(ctx context.Context, t engine.Target, text string) error {
-	return p.t.c.call(ctx, p.t, "fill", 0, FillIn{PageIn: p.in(), Target: targetOf(t), Text: text}, nil)
+	return p.act(ctx, "fill", 0, FillIn{PageIn: p.in(), Target: targetOf(t), Text: text})
 }
 
 func outcomeWait(x engine.Expect) time.Duration {
@@ -394,12 +429,12 @@ func wireExpect(x engine.Expect) *Expect {
 
 // Click clicks the target and waits for the expected outcome.
 func (p *Page) Click(ctx context.Context, t engine.Target, x engine.Expect) error {
-	return p.t.c.call(ctx, p.t, "click", outcomeWait(x), ActIn{PageIn: p.in(), Target: targetOf(t), Expect: wireExpect(x)}, nil)
+	return p.act(ctx, "click", outcomeWait(x), ActIn{PageIn: p.in(), Target: targetOf(t), Expect: wireExpect(x)})
 }
 
 // Press presses key on the target and waits for the expected outcome.
 func (p *Page) Press(ctx context.Context, t engine.Target, key string, x engine.Expect) error {
-	return p.t.c.call(ctx, p.t, "press", outcomeWait(x), ActIn{PageIn: p.in(), Target: targetOf(t), Key: key, Expect: wireExpect(x)}, nil)
+	return p.act(ctx, "press", outcomeWait(x), ActIn{PageIn: p.in(), Target: targetOf(t), Key: key, Expect: wireExpect(x)})
 }
 
 // WaitAnswer waits for the new answer group.

@@ -509,34 +509,46 @@ func (s *Server) register() {
 				return p.Extract(ctx, engine.ExtractRequest{What: in.What, Query: in.Query})
 			})
 		})
-	addTool[NavigateIn, Done](s, "navigate", "Open an absolute URL in the page (a mutation: refused while the task is blocked).", false,
+	addTool[NavigateIn, ActOut](s, "navigate", "Open an absolute http(s) URL in the page (a mutation: refused while the task is blocked). The result is the page it opened: its snapshot id and the page view's elements with their refs. A network error is NAVIGATION_FAILED.", false,
 		func(ctx context.Context, in NavigateIn) (any, string, error) {
 			if err := s.allowedURL(in.URL); err != nil {
 				return nil, in.Task, err
 			}
 			return s.onPage(ctx, "navigate", in.Task, in.Page, func(_ *taskState, p *engine.Page) (any, error) {
-				return Done{OK: true}, p.Navigate(ctx, in.URL)
+				if err := p.Navigate(ctx, in.URL); err != nil {
+					return nil, err
+				}
+				return actOut(ctx, p)
 			})
 		})
-	addTool[FillIn, Done](s, "fill", "Type text into one field once and verify its real value on a fresh observation; a different value is FIELD_MISMATCH and is never retyped. More than one match is TARGET_AMBIGUOUS and nothing is typed.", false,
+	addTool[FillIn, ActOut](s, "fill", "Type text into one field once and verify its real value on a fresh observation; a different value is FIELD_MISMATCH and is never retyped. More than one match is TARGET_AMBIGUOUS and nothing is typed. The result carries the snapshot the fill left and the refs the next action needs (the page's controls and the field's neighbours); earlier refs are stale.", false,
 		func(ctx context.Context, in FillIn) (any, string, error) {
 			return s.onPage(ctx, "fill", in.Task, in.Page, func(_ *taskState, p *engine.Page) (any, error) {
-				return Done{OK: true}, p.Fill(ctx, in.Target.engine(), in.Text)
+				if err := p.Fill(ctx, in.Target.engine(), in.Text); err != nil {
+					return nil, err
+				}
+				return actOut(ctx, p)
 			})
 		})
-	addTool[ActIn, Done](s, "click", "Click one element and wait for the expected outcome (required). Unmet in time: OUTCOME_UNKNOWN, and the task is blocked until a recheck finds it met.", false,
+	addTool[ActIn, ActOut](s, "click", "Click one element and wait for the expected outcome (required). Unmet in time: OUTCOME_UNKNOWN, and the task is blocked until a recheck finds it met. A refused click (no match, STALE_REF, …) sends nothing and arms no answer wait. The result carries the snapshot the click left and the refs the next action needs.", false,
 		func(ctx context.Context, in ActIn) (any, string, error) {
 			return s.onPage(ctx, "click", in.Task, in.Page, func(_ *taskState, p *engine.Page) (any, error) {
-				return Done{OK: true}, p.Click(ctx, in.Target.engine(), in.Expect.engine())
+				if err := p.Click(ctx, in.Target.engine(), in.Expect.engine()); err != nil {
+					return nil, err
+				}
+				return actOut(ctx, p)
 			})
 		})
-	addTool[ActIn, Done](s, "press", "Press a key (e.g. Enter) on one element and wait for the expected outcome (required), like click.", false,
+	addTool[ActIn, ActOut](s, "press", "Press a key (e.g. Enter) on one element and wait for the expected outcome (required), like click; the result carries the snapshot it left and the next refs.", false,
 		func(ctx context.Context, in ActIn) (any, string, error) {
 			return s.onPage(ctx, "press", in.Task, in.Page, func(_ *taskState, p *engine.Page) (any, error) {
 				if in.Key == "" {
 					return nil, &engine.Error{Code: engine.InvalidArgument, Op: "press", Detail: "press needs a key"}
 				}
-				return Done{OK: true}, p.Press(ctx, in.Target.engine(), in.Key, in.Expect.engine())
+				if err := p.Press(ctx, in.Target.engine(), in.Key, in.Expect.engine()); err != nil {
+					return nil, err
+				}
+				return actOut(ctx, p)
 			})
 		})
 	addTool[WaitAnswerIn, AnswerOut](s, "waitAnswer", "Wait for the newest answer group outside the baseline the last newAnswer click or press recorded; reports group, rule, baseline size, states seen and evidence.", true,
@@ -593,6 +605,25 @@ func (s *Server) register() {
 				return Done{OK: true}, ts.closePages()
 			})
 		})
+	addTool[AbandonIn, Done](s, "abandon", "Give the task up with a reason and close its pages: allowed while the task is blocked (after an unknown outcome whose one recheck did not find it), when finish is refused. Nothing is sent.", false,
+		func(ctx context.Context, in AbandonIn) (any, string, error) {
+			return s.onTask("abandon", in.Task, func(ts *taskState) (any, error) {
+				if ts.finished {
+					return nil, &codeError{TaskFinished, "abandon", "task " + ts.task.ID + " has finished"}
+				}
+				if err := ts.task.Abandon(ctx, in.Reason); err != nil {
+					return nil, err
+				}
+				ts.finished = true
+				return Done{OK: true}, ts.closePages()
+			})
+		})
+	addTool[ReadAnswerIn, engine.GroupText](s, "readAnswer", "Read an answer group's full text in bounded pages: limit characters (default 4000, at most 16000) from offset, with the total and hasMore. Views cut each group's text; this reads all of it. A read.", true,
+		func(ctx context.Context, in ReadAnswerIn) (any, string, error) {
+			return s.onPage(ctx, "readAnswer", in.Task, in.Page, func(_ *taskState, p *engine.Page) (any, error) {
+				return p.ReadGroup(ctx, in.Group, in.Offset, in.Limit)
+			})
+		})
 	addTool[PageIn, ChangesOut](s, "changes", "Summarise what changed between the page's last two observations (added, removed, changed controls; no values, no refs).", true,
 		func(ctx context.Context, in PageIn) (any, string, error) {
 			return s.onPage(ctx, "changes", in.Task, in.Page, func(_ *taskState, p *engine.Page) (any, error) {
@@ -636,4 +667,13 @@ func (s *Server) allowedURL(raw string) error {
 		return nil
 	}
 	return &codeError{URLNotAllowed, "navigate", fmt.Sprintf("only http and https URLs open (got %s:); start the server with --allow-file-urls to open others", u.Scheme)}
+}
+
+// actOut is an action's result: ok and the page state it left (AGT-2).
+func actOut(ctx context.Context, p *engine.Page) (any, error) {
+	a, err := p.After(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return ActOut{OK: true, After: a}, nil
 }

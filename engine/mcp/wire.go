@@ -70,10 +70,14 @@ type NavigateIn struct {
 // a role (and name, href) resolved by a fresh find that must match exactly
 // one element.
 type Target struct {
-	Ref  string `json:"ref,omitempty" jsonschema:"a ref from the page's latest snapshot (refs of older snapshots are refused with STALE_REF)"`
+	Ref  string `json:"ref,omitempty" jsonschema:"a ref from the page's latest snapshot or action result (refs of older snapshots are refused with STALE_REF, refs never issued with INVALID_REF)"`
 	Role string `json:"role,omitempty" jsonschema:"exact ARIA role, when no ref is given"`
 	Name string `json:"name,omitempty" jsonschema:"exact accessible name"`
 	Href string `json:"href,omitempty" jsonschema:"exact href, to tell links apart"`
+	// narrowing (AGT-3), applied in this order to the role/name matches
+	Within string `json:"within,omitempty" jsonschema:"keep the matches inside a context: a ref (same row, list item, group or landmark as that element) or a text of the element's context (its row's or item's text, e.g. notes.txt)"`
+	Near   string `json:"near,omitempty" jsonschema:"keep the matches closest to this visible text"`
+	Nth    int    `json:"nth,omitempty" jsonschema:"the nth remaining match in page order, from 1"`
 }
 
 // FieldExpect is "the field's value is".
@@ -128,6 +132,28 @@ type VerifyOutcomeIn struct {
 	Expect Expect `json:"expect" jsonschema:"the outcome to check"`
 }
 
+// AbandonIn gives a task up.
+type AbandonIn struct {
+	Task   string `json:"task" jsonschema:"the task id begin returned"`
+	Reason string `json:"reason" jsonschema:"why the task is given up, in words; recorded in the trace"`
+}
+
+// ReadAnswerIn reads one page of an answer group's text.
+type ReadAnswerIn struct {
+	PageIn
+	Group  string `json:"group" jsonschema:"the answer group's id (from a snapshot's groups or waitAnswer)"`
+	Offset int    `json:"offset,omitempty" jsonschema:"characters to skip"`
+	Limit  int    `json:"limit,omitempty" jsonschema:"characters to return, 1..16000, default 4000"`
+}
+
+// ActOut is the result of navigate, fill, click and press: ok and the
+// page state the action left (its snapshot id and the refs the next
+// action needs, AGT-2).
+type ActOut struct {
+	OK bool `json:"ok"`
+	*engine.After
+}
+
 // Done is the result of an operation that returns nothing but success.
 type Done struct {
 	OK bool `json:"ok"`
@@ -174,11 +200,11 @@ type ToolError struct {
 }
 
 func (t Target) engine() engine.Target {
-	return engine.Target{Ref: t.Ref, Locator: locate.Locator{Role: t.Role, Name: t.Name, Href: t.Href}}
+	return engine.Target{Ref: t.Ref, Locator: locate.Locator{Role: t.Role, Name: t.Name, Href: t.Href, Within: t.Within, Near: t.Near, Nth: t.Nth}}
 }
 
 func targetOf(t engine.Target) Target {
-	return Target{Ref: t.Ref, Role: t.Role, Name: t.Name, Href: t.Href}
+	return Target{Ref: t.Ref, Role: t.Role, Name: t.Name, Href: t.Href, Within: t.Within, Near: t.Near, Nth: t.Nth}
 }
 
 func (x *Expect) engine() engine.Expect {

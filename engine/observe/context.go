@@ -98,8 +98,8 @@ func (d *Document) context(n *html.Node, own string) string {
 			if t == "" {
 				continue
 			}
-			if len(t) <= besideCharsMax {
-				parts = append([]string{"beside " + quoteCut(t)}, parts...)
+			if q := quoteCut(t); len(t) <= besideCharsMax && !strings.Contains(strings.Join(parts, " "), q) {
+				parts = append([]string{"beside " + q}, parts...)
 			}
 			break
 		}
