@@ -34,20 +34,23 @@ type After struct {
 // (in page order) an After adds to the page view's.
 const AfterNeighbours = 3
 
-// After returns the page as the last action left it. When the page has not
-// changed since the page's latest observation (a fill observes to verify
-// the value) that snapshot is the one returned; otherwise the page is
-// observed again, as by Snapshot.
+// After returns the page as the last action left it: the page's last
+// read (a fill's verification, the read that met a click's expectation),
+// with no read of its own, so the state is the one the action's outcome
+// was decided on (after a navigation, a first read of the new page). When the page's latest snapshot observed that read, it
+// is the one returned; otherwise the read is observed as a new snapshot.
 func (p *Page) After(ctx context.Context) (*After, error) {
-	doc, _, err := p.read(ctx)
-	if err != nil {
-		return nil, err
+	doc, groups := p.last.doc, p.last.groups
+	if doc == nil || p.obs == nil {
+		// nothing read since a navigation: read the new page
+		var err error
+		if doc, groups, err = p.read(ctx); err != nil {
+			return nil, err
+		}
 	}
 	o := p.obs
 	if o == nil || o.Doc != doc {
-		if o, err = p.observe(ctx); err != nil {
-			return nil, err
-		}
+		o = p.observeRead(doc, groups)
 	}
 	view := o.View(observe.ViewPage, p.task.e.cfg.PageLimits)
 	a := &After{Snapshot: o.ID, URL: o.URL, Title: o.Title, Elements: view.Elements}

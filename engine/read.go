@@ -45,6 +45,11 @@ func (p *Page) observe(ctx context.Context) (*observe.Observation, error) {
 	if err != nil {
 		return nil, err
 	}
+	return p.observeRead(doc, groups), nil
+}
+
+// observeRead takes a new snapshot of a read the page made.
+func (p *Page) observeRead(doc *observe.Document, groups adapter.Result) *observe.Observation {
 	p.seq++
 	var mo monitor.Observation
 	if l := &p.last; l.obs != nil && l.doc == doc {
@@ -62,7 +67,7 @@ func (p *Page) observe(ctx context.Context) (*observe.Observation, error) {
 	}
 	p.groups = groups
 	p.noteObservation(mo)
-	return p.obs, nil
+	return p.obs
 }
 
 // boundGroups keeps the last GroupsMax groups and cuts each text to
