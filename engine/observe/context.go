@@ -12,7 +12,7 @@ import (
 // walk back to the preceding heading visits.
 const (
 	contextTextMax  = 48
-	contextHeadBack = 4000
+	contextHeadBack = 1500
 	// an ancestor's own text describes an element outside rows and items
 	// when it is found within besideUpMax levels and is short
 	besideUpMax    = 3
@@ -32,10 +32,13 @@ func (o *Observation) Context(e Element) string {
 	if e.node == nil || o.Doc == nil {
 		return ""
 	}
-	return o.Doc.context(e.node, e.Name)
+	if o.ctxTexts == nil {
+		o.ctxTexts = map[*html.Node]string{}
+	}
+	return o.Doc.context(e.node, e.Name, o.ctxTexts)
 }
 
-func (d *Document) context(n *html.Node, own string) string {
+func (d *Document) context(n *html.Node, own string, texts map[*html.Node]string) string {
 	var parts []string
 	var container, group, landmark bool
 	var boundary *html.Node // the landmark: the heading is looked for inside it
@@ -49,7 +52,7 @@ func (d *Document) context(n *html.Node, own string) string {
 		switch role {
 		case "row":
 			if !container {
-				parts = append(parts, "row "+quoteCut(d.partText(p, own)))
+				parts = append(parts, "row "+quoteCut(d.partText(p, own, texts)))
 				container = true
 			}
 		case "listitem", "treeitem", "article":
@@ -58,7 +61,7 @@ func (d *Document) context(n *html.Node, own string) string {
 				if role == "article" {
 					label = "article"
 				}
-				parts = append(parts, label+" "+quoteCut(d.partText(p, own)))
+				parts = append(parts, label+" "+quoteCut(d.partText(p, own, texts)))
 				container = true
 			}
 		case "group", "radiogroup":
@@ -94,8 +97,12 @@ func (d *Document) context(n *html.Node, own string) string {
 			if p.Type != html.ElementNode {
 				continue
 			}
-			t := d.partText(p, own)
-			if t == "" {
+			raw, short := d.shortText(p, besideCharsMax+len(own)+8)
+			if !short {
+				break // a large ancestor: its text describes nothing
+			}
+			t := d.partText(p, own, texts)
+			if raw == "" || t == "" {
 				continue
 			}
 			if q := quoteCut(t); len(t) <= besideCharsMax && !strings.Contains(strings.Join(parts, " "), q) {
@@ -114,8 +121,12 @@ func (d *Document) context(n *html.Node, own string) string {
 
 // partText is a container's visible text without the element's own
 // name.
-func (d *Document) partText(p *html.Node, own string) string {
-	t := d.cellText(p)
+func (d *Document) partText(p *html.Node, own string, texts map[*html.Node]string) string {
+	t, ok := texts[p]
+	if !ok {
+		t = d.cellText(p)
+		texts[p] = t
+	}
 	if own != "" {
 		if i := strings.LastIndex(t, own); i >= 0 {
 			t = Normalize(t[:i] + t[i+len(own):])
@@ -180,3 +191,32 @@ func quoteCut(s string) string {
 // Text is n's visible text, whitespace-normalised, without the text of
 // tables nested in it, cut at 1,000 characters.
 func (d *Document) Text(n *html.Node) string { return d.cellText(n) }
+
+// shortText is n's visible text when it holds at most max bytes of text
+// (short true), walking no further once it holds more.
+func (d *Document) shortText(n *html.Node, max int) (string, bool) {
+	var b strings.Builder
+	stack := []*html.Node{n}
+	for len(stack) > 0 {
+		c := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		switch c.Type {
+		case html.TextNode:
+			if d.flags(c.Parent)&(hideMask|flagVisibility) == 0 {
+				b.WriteString(c.Data)
+				if b.Len() > max && len(Normalize(b.String())) > max {
+					return "", false
+				}
+			}
+			continue
+		case html.ElementNode:
+			if c != n && (d.info.at(c).flags&hideMask != 0 || skipsText(c)) {
+				continue
+			}
+		}
+		for k := c.LastChild; k != nil; k = k.PrevSibling {
+			stack = append(stack, k)
+		}
+	}
+	return Normalize(b.String()), true
+}

@@ -251,6 +251,8 @@ type Observation struct {
 	headings []Heading
 	tables   []obsTable
 	texts    []frameText
+	// containers' text, kept while contexts are computed (Context)
+	ctxTexts map[*html.Node]string
 }
 
 type frameText struct {
