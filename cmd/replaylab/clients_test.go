@@ -16,6 +16,7 @@ import (
 
 	"github.com/replaylab/replaylab/engine"
 	"github.com/replaylab/replaylab/engine/browser"
+	"github.com/replaylab/replaylab/engine/errcode"
 	"github.com/replaylab/replaylab/engine/mcp"
 	"github.com/replaylab/replaylab/internal/testskip"
 	"github.com/replaylab/replaylab/sim"
@@ -95,11 +96,11 @@ func errorPlan(simURL, closedURL string) []planStep {
 	}
 	return []planStep{
 		{Tool: "begin", Arguments: map[string]any{"goal": "every error code"}, Keep: map[string]string{"task": "task"}, want: "ok"},
-		{Tool: "snapshot", Arguments: map[string]any{"task": "t999"}, want: mcp.TaskNotFound},
-		{Tool: "snapshot", Arguments: page("viewport", "wide"), want: mcp.UnknownArgument},
-		{Tool: "fill", Arguments: page("target", target("role", "textbox")), want: mcp.MissingArgument},
-		{Tool: "find", Arguments: page("limit", "ten"), want: mcp.WrongArgumentType},
-		{Tool: "navigate", Arguments: page("url", "file:///etc/hostname"), want: mcp.URLNotAllowed},
+		{Tool: "snapshot", Arguments: map[string]any{"task": "t999"}, want: string(mcp.TaskNotFound)},
+		{Tool: "snapshot", Arguments: page("viewport", "wide"), want: string(mcp.UnknownArgument)},
+		{Tool: "fill", Arguments: page("target", target("role", "textbox")), want: string(mcp.MissingArgument)},
+		{Tool: "find", Arguments: page("limit", "ten"), want: string(mcp.WrongArgumentType)},
+		{Tool: "navigate", Arguments: page("url", "file:///etc/hostname"), want: string(mcp.URLNotAllowed)},
 		{Tool: "navigate", Arguments: page("url", closedURL), want: string(engine.NavigationFailed)},
 		{Tool: "navigate", Arguments: page("url", simURL+"/act/duplicates"), want: "ok"},
 		{Tool: "fill", Arguments: page("target", target("role", "textbox", "name", "Email"), "text", "a@example.com"), want: "TARGET_AMBIGUOUS"},
@@ -197,7 +198,7 @@ func TestOfficialClientsReadEveryCode(t *testing.T) {
 		out, err := c.CallRaw(ctx, st.Tool, substitute(st.Arguments, vars).(map[string]any))
 		code := "ok"
 		if err != nil {
-			code = engine.CodeOf(err)
+			code = string(errcode.Of(err))
 		} else {
 			var res map[string]any
 			_ = json.Unmarshal(out, &res)
@@ -339,7 +340,7 @@ func TestOfficialClientsReadEveryCode(t *testing.T) {
 				if json.Unmarshal([]byte(res.Content[0].Text), &te) != nil || te.Code == "" {
 					got = "UNREADABLE " + res.Content[0].Text
 				} else {
-					got = te.Code
+					got = string(te.Code)
 				}
 			}
 			for name, field := range st.Keep {
