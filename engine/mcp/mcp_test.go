@@ -141,7 +141,7 @@ func TestToolsAreTypedOnly(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"begin", "snapshot", "find", "extract", "navigate", "fill", "click", "press", "waitAnswer", "waitFor",
+	want := []string{"abandon", "readAnswer", "begin", "snapshot", "find", "extract", "navigate", "fill", "click", "press", "waitAnswer", "waitFor",
 		"verifyField", "verifyOutcome", "recheck", "finish", "changes", "metrics"}
 	got := map[string]bool{}
 	for _, tool := range tools {

@@ -181,6 +181,7 @@ func TestResultsMatchOutputSchemas(t *testing.T) {
 	call("verifyField", page(map[string]any{"target": msg, "value": "Next question"}))
 	call("click", page(map[string]any{"target": map[string]any{"role": "button", "name": "Send"}, "expect": map[string]any{"newAnswer": true}}))
 	call("waitAnswer", page(map[string]any{"timeoutMs": 1000}))
+	call("readAnswer", page(map[string]any{"group": "a1", "limit": 3}))
 	call("waitFor", page(map[string]any{"expect": map[string]any{"textVisible": "Answer 1."}}))
 	call("verifyOutcome", page(map[string]any{"expect": map[string]any{"textVisible": "Answer 1."}}))
 	call("press", page(map[string]any{"target": msg, "key": "Enter", "expect": map[string]any{"textVisible": "Answer 1."}}))
@@ -198,6 +199,7 @@ func TestResultsMatchOutputSchemas(t *testing.T) {
 		t.Fatalf("click with an unmet expectation: %v %v", err, res)
 	}
 	call("recheck", map[string]any{"task": t2})
+	call("abandon", map[string]any{"task": t2, "reason": "the copy cannot be confirmed"})
 
 	for _, tool := range list.Tools {
 		if !called[tool.Name] {
