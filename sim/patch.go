@@ -112,7 +112,11 @@ func openLab(opts Options) (*lab, error) {
 			return nil, errors.Join(err, l.close())
 		}
 	}
-	l.svc = ledger.New(store, ledger.WithIDs(ids), ledger.WithDispatcher(l.providers))
+	limits := ledger.DefaultLimits
+	if opts.StoreWaitMax > 0 {
+		limits.StoreWaitMax = opts.StoreWaitMax
+	}
+	l.svc = ledger.New(store, ledger.WithIDs(ids), ledger.WithDispatcher(l.providers), ledger.WithLimits(limits))
 	l.providers.Bind(l.svc)
 	l.api = ledger.NewHandler(l.svc, l.tokens)
 	if opts.Sweep != nil {

@@ -640,6 +640,40 @@ func (p *Providers) Release(ctx context.Context, attemptID string) (ledger.Recon
 	return signedCallback(ctx, svc, attemptID, h.secret, h.status, h.output)
 }
 
+// ReleaseLost lets the provider answer the held attempt, as Release does,
+// but the callback is lost on its way (a network fault, a ledger that was
+// away): the provider knows its answer and says it when asked by attempt
+// id (AttemptStatus), and the ledger learns it only from its recovery
+// (LED-14).
+func (p *Providers) ReleaseLost(ctx context.Context, attemptID string) error {
+	p.mu.Lock()
+	h, ok := p.held[attemptID]
+	if ok {
+		delete(p.held, attemptID)
+	}
+	p.mu.Unlock()
+	if !ok {
+		return fmt.Errorf("%w %s", ErrNotHeld, attemptID)
+	}
+	select {
+	case <-h.ready:
+	case <-ctx.Done():
+		return fmt.Errorf("sim: release %s: %w", attemptID, ctx.Err())
+	}
+	if h.err != nil {
+		return fmt.Errorf("sim: release %s: %w", attemptID, h.err)
+	}
+	st := ledger.ProviderStatus{State: ledger.ProviderSucceeded, Output: h.output}
+	if h.status == ledger.StatusFailed {
+		st.State = ledger.ProviderFailed
+	}
+	p.record(attemptID, st)
+	p.mu.Lock()
+	p.note(Decision{AttemptID: attemptID, Source: "release", Note: "answered; the callback was lost on its way"})
+	p.mu.Unlock()
+	return nil
+}
+
 // signedCallback is how a simulated provider answers: the callback body
 // signed with the secret the attempt came with, checked by the ledger
 // exactly as POST /api/providers/callback checks it (LED-11).

@@ -14,6 +14,7 @@ import (
 	"net"
 	"net/http"
 	"sync"
+	"time"
 
 	"github.com/replaylab/replaylab/engine/clock"
 	"github.com/replaylab/replaylab/engine/ledger"
@@ -76,6 +77,9 @@ type Options struct {
 	// Timeouts bound the server's waits on clients; zero fields take
 	// DefaultTimeouts (server.go).
 	Timeouts Timeouts
+	// StoreWaitMax bounds one ledger operation's wait for its store
+	// (ledger.Limits.StoreWaitMax, LED-16); 0 keeps the ledger's default.
+	StoreWaitMax time.Duration
 	// Sweep, when set, runs the ledger's sweeper (LED-14) in the
 	// background until Close: every Sweep.Interval it takes the sweeper's
 	// lease and resolves attempts nobody waits on any more, asking the

@@ -28,7 +28,7 @@ type table struct{ defs []StepDef }
 func groups() []func(*table) {
 	return []func(*table){
 		actSteps, answerSteps, patchSteps, chatSteps, clockSteps, exploreSteps,
-		editorSteps, harnessSteps, ledgerSteps, ledgerTrustSteps, locateSteps, loopSteps,
+		editorSteps, harnessSteps, ledgerSteps, ledgerTrustSteps, ledgerHardenedSteps, locateSteps, loopSteps,
 		mcpSteps, observeSteps, poolSteps, recordingSteps, reportSteps,
 		siteSteps, siteRefusalSteps, siteValidateSteps,
 	}

@@ -88,13 +88,16 @@ type ledgerState struct {
 	refusals   []ledgerResponse        // every response ≥ 400 of ledAct, in order
 	opts       sim.Options             // how the sim was started (restarts reuse it)
 	recoveries []ledger.Recovery       // what the last restart's recovery did
+	tunes      []func(*sim.Options)    // set before the sim starts (ledger_hardened_steps.go)
+	keys       []string                // the page keys of every Generate patch, in order
 }
 
 type ledgerResponse struct {
-	status int
-	code   errcode.Code // problem code, "" on success
-	body   []byte
-	job    string // id of the job the body names, if any
+	status     int
+	code       errcode.Code // problem code, "" on success
+	retryAfter string       // the Retry-After header, if any
+	body       []byte
+	job        string // id of the job the body names, if any
 }
 
 func ledgerSteps(r *table) {
@@ -255,6 +258,9 @@ func (w *world) ledLab(ctx context.Context) (*ledgerState, error) {
 		})
 		opts.DB = dsn
 	}
+	for _, f := range st.tunes {
+		f(&opts)
+	}
 	st.opts = opts
 	srv, err := sim.NewServer(opts)
 	if err != nil {
@@ -394,7 +400,7 @@ func (st *ledgerState) request(ctx context.Context, actor, method, path string, 
 	if err != nil {
 		return ledgerResponse{}, fmt.Errorf("ledger steps: %s %s: %w", method, path, err)
 	}
-	r := ledgerResponse{status: res.StatusCode, body: b}
+	r := ledgerResponse{status: res.StatusCode, body: b, retryAfter: res.Header.Get("Retry-After")}
 	if res.StatusCode >= 400 {
 		var p ledger.Problem
 		if err := json.Unmarshal(b, &p); err == nil {
@@ -663,6 +669,7 @@ func ledClickGenerate(ctx context.Context, actor string, n int, op string) error
 		return fmt.Errorf("ledger steps: the new patch page (%d) carries no idempotency key or CSRF token", page.status)
 	}
 	key := string(m[1])
+	st.keys = append(st.keys, key)
 	// what the page's script sends on each click of Generate patch
 	hdr := map[string]string{"Idempotency-Key": key, sim.PatchCSRFHeader: string(csrf[1]), "Origin": st.srv.URL, "Sec-Fetch-Site": "same-origin"}
 	rs, err := st.sendBurst(ctx, n, actor, http.MethodPost, "/patch/api/jobs", hdr, `{"task":"patch"}`)

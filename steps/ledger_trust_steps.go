@@ -62,8 +62,8 @@ func ledgerTrustSteps(r *table) {
 	r.step(g, `^the sim restarts(?: and provider "([^"]*)" loses its work again)?$`,
 		"closes the sim and starts a new one on the same database (fresh providers, optionally with that provider's next attempt lost again); the ledger's start-up recovery runs (LED-13) and its recoveries go into the trace",
 		"When the sim restarts", ledRestart)
-	r.step(g, `^attempt (\d+) was recovered as "(resent|unknown)"$`,
-		"the last restart's recovery resolved the job's attempt N so",
+	r.step(g, `^attempt (\d+) was recovered as "(resent|unknown|reconciled|sent|no_record)"$`,
+		"the last restart's recovery, or the last sweep, resolved the job's attempt N so (LED-13, LED-14)",
 		`Then attempt 1 was recovered as "resent"`, ledRecoveredAs)
 	r.step(g, `^the job's events explain the recovery$`,
 		"every attempt_recovered event of the scenario's job names its action and reason, and no attempt was recovered twice with the same action",

@@ -216,7 +216,7 @@ func (s *pgStore) Tx(ctx context.Context, fn func(Tx) error) error {
 	if err != nil {
 		return s.lost(c, fmt.Errorf("ledger: postgres begin: %w", classifyPG(err)))
 	}
-	if err := fn(&sqlTx{q: pgQ{tx}, d: pgDialect}); err != nil {
+	if err := fn(&sqlTx{q: pgQ{tx: tx, bound: ctx}, d: pgDialect}); err != nil {
 		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 		_ = tx.Rollback(rctx)
 		cancel()
@@ -263,15 +263,33 @@ func (s *pgStore) View(ctx context.Context, fn func(Tx) error) error {
 		_ = tx.Rollback(rctx)
 		cancel()
 	}()
-	if err := fn(&sqlTx{q: pgQ{tx}, d: pgDialect}); err != nil {
+	if err := fn(&sqlTx{q: pgQ{tx: tx, bound: ctx}, d: pgDialect}); err != nil {
 		return s.lost(c, err)
 	}
 	return nil
 }
 
-type pgQ struct{ tx pgx.Tx }
+// pgQ runs the statements of one transaction. bound is the context the
+// transaction was begun with: its deadline (the Service's StoreWaitMax)
+// bounds every statement too, whatever context the statement was given,
+// so a statement waiting on a lock or a stalled server ends in time.
+type pgQ struct {
+	tx    pgx.Tx
+	bound context.Context
+}
+
+func (q pgQ) ctx(ctx context.Context) (context.Context, context.CancelFunc) {
+	if q.bound == nil {
+		return ctx, func() {}
+	}
+	c, cancel := context.WithCancel(ctx)
+	stop := context.AfterFunc(q.bound, cancel)
+	return c, func() { stop(); cancel() }
+}
 
 func (q pgQ) exec(ctx context.Context, query string, args ...any) (int64, error) {
+	ctx, cancel := q.ctx(ctx)
+	defer cancel()
 	tag, err := q.tx.Exec(ctx, query, args...)
 	if err != nil {
 		return 0, err
@@ -280,9 +298,19 @@ func (q pgQ) exec(ctx context.Context, query string, args ...any) (int64, error)
 }
 
 func (q pgQ) query(ctx context.Context, query string, args ...any) (rowsIter, error) {
+	ctx, cancel := q.ctx(ctx)
 	r, err := q.tx.Query(ctx, query, args...)
 	if err != nil {
+		cancel()
 		return nil, err
 	}
-	return r, nil
+	return pgRows{r, cancel}, nil
 }
+
+// pgRows ends its statement's context when closed.
+type pgRows struct {
+	pgx.Rows
+	cancel context.CancelFunc
+}
+
+func (r pgRows) Close() { r.Rows.Close(); r.cancel() }
