@@ -130,4 +130,4 @@ Feature: The ledger, hardened: nothing stranded, keys that outlive the process, 
     When a page that rebinds "localhost" to the sim opens "/patch"
     Then the response is 200
     And "/patch" forbids framing
-    And "/chat" forbids framing
+    And "/patch/session/end" forbids framing

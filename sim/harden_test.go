@@ -129,13 +129,23 @@ func TestHostAllowList(t *testing.T) {
 // TestPagesForbidFraming (LED-17).
 func TestPagesForbidFraming(t *testing.T) {
 	s := startLedger(t, sim.Options{})
-	for _, path := range []string{"/", "/chat", "/patch", "/nope"} {
+	for _, path := range []string{"/patch", "/patch/session/end", "/api/jobs/x"} {
 		res, err := http.Get(s.URL + path)
 		if err != nil {
 			t.Fatal(err)
 		}
 		res.Body.Close()
 		if res.Header.Get("X-Frame-Options") != "DENY" || !strings.Contains(res.Header.Get("Content-Security-Policy"), "frame-ancestors 'none'") {
+			t.Errorf("%s: X-Frame-Options %q, CSP %q", path, res.Header.Get("X-Frame-Options"), res.Header.Get("Content-Security-Policy"))
+		}
+	}
+	for _, path := range []string{"/", "/chat", "/nope"} { // framed by the sim's own frame pages only
+		res, err := http.Get(s.URL + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		if res.Header.Get("X-Frame-Options") != "SAMEORIGIN" || !strings.Contains(res.Header.Get("Content-Security-Policy"), "frame-ancestors 'self'") {
 			t.Errorf("%s: X-Frame-Options %q, CSP %q", path, res.Header.Get("X-Frame-Options"), res.Header.Get("Content-Security-Policy"))
 		}
 	}

@@ -350,8 +350,16 @@ func guarded(to Timeouts, hosts hostList, mux http.Handler) http.Handler {
 	b := bounded(to, mux)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h := w.Header()
-		h.Set("X-Frame-Options", "DENY")
-		h.Set("Content-Security-Policy", "frame-ancestors 'none'")
+		if r.URL.Path == "/patch" || strings.HasPrefix(r.URL.Path, "/patch/") || strings.HasPrefix(r.URL.Path, "/api/") {
+			// the pages that act: no one may frame them
+			h.Set("X-Frame-Options", "DENY")
+			h.Set("Content-Security-Policy", "frame-ancestors 'none'")
+		} else {
+			// the chat and observation pages frame each other (frame
+			// scenarios); no other site may
+			h.Set("X-Frame-Options", "SAMEORIGIN")
+			h.Set("Content-Security-Policy", "frame-ancestors 'self'")
+		}
 		h.Set("X-Content-Type-Options", "nosniff")
 		if !hosts.allows(r.Host) {
 			h.Set("Connection", "close")
