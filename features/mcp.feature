@@ -83,3 +83,17 @@ Feature: replaylab mcp as a subprocess, driven by the official MCP client
     And the MCP page text contains "Not saved yet."
     And the sim received 1 save from "never"
     And the replaylab mcp process exits cleanly and leaves no browser
+
+  @AGT-3
+  Scenario: Look-alike Delete buttons are told apart by their rows
+    Given the agent starts a replaylab mcp process
+    When I begin a task "delete notes.txt"
+    And I navigate to the sim page "/act/files"
+    And I click the button "Delete" expecting the text "Deleted: notes.txt"
+    Then the action ends with "TARGET_AMBIGUOUS"
+    And the refusal tells the matches apart by "report.pdf, notes.txt, todo.md"
+    And the MCP page text contains "Deleted: none"
+    When I click the button "Delete" in the row "notes.txt" expecting the text "Deleted: notes.txt"
+    Then the action ends with "ok"
+    And the MCP page text contains "report.pdf"
+    And the replaylab mcp process exits cleanly and leaves no browser

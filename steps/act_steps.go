@@ -106,6 +106,9 @@ func actSteps(r *table) {
 		`When I click the button "Check for updates" 6 times expecting the text "No updates"`, clickTimes, isAction, defaults("each click waits up to 5 s for the text"))
 	r.alias(`^I click the (\w+) "([^"]*)" (\d+) times? expecting the text "([^"]*)"$`, `^I click the (\w+) "([^"]*)" (\d+) times? expecting "([^"]*)"$`,
 		`When I click the button "Check for updates" 1 time expecting "No updates"`, clickTimes)
+	r.step(g, `^I click the (\w+) "([^"]*)" in the (?:row|item) "([^"]*)" expecting the text "([^"]*)"$`,
+		"getByRole(role, name) narrowed to the match whose context (its table row or list item, AGT-3) holds that text, then clicked; refused like any click when none or more than one is left",
+		`When I click the button "Delete" in the row "notes.txt" expecting the text "Deleted: notes.txt"`, actClickWithin, isAction, defaults("waits up to 5 s for the text"))
 	r.step(g, `^I press "([^"]*)" in the (\w+) "([^"]*)" expecting the text "([^"]*)"$`,
 		"press a key (Enter, Escape, Tab, …) in the element of that role and name, expecting that text (ACT-2: a press needs an expectation like a click)",
 		`When I press "Enter" in the searchbox "Search" expecting the text "Results for"`, actPress, isAction, defaults("waits up to 5 s for the text"))
@@ -130,6 +133,9 @@ func actSteps(r *table) {
 	r.step(c, `^the refusal describes each match by role, name, frame and ref$`,
 		"each candidate of the last action's refusal is described (up to 5), and no typed value appears in the message",
 		"And the refusal describes each match by role, name, frame and ref", refusalDescribes, isResult)
+	r.step(c, `^the refusal tells the matches apart by "([^"]*)"$`,
+		"the last refusal's candidates, in page order, each name their own context text, the texts given comma-separated (AGT-3: look-alikes told apart)",
+		`And the refusal tells the matches apart by "report.pdf, notes.txt"`, refusalApart, isResult)
 	r.step(c, `^the task is (blocked|not blocked)$`, "whether the current in-process task is blocked by an unknown outcome (over MCP: a read of the blocked state is not a tool; use the refusals instead)",
 		"And the task is blocked", actBlocked)
 	r.step(c, `^the re-check (records a late success|finds the outcome still unknown)$`, "what the last re-check found",
@@ -270,6 +276,11 @@ func typeInto(ctx context.Context, text, role, name string) error {
 
 func actClick(ctx context.Context, role, name string, x engine.Expect) error {
 	return act(ctx, func(p actPage) error { return p.Click(ctx, engine.ByRole(role, name), x) })
+}
+
+func actClickWithin(ctx context.Context, role, name, within, text string) error {
+	t := engine.Target{Locator: locate.Locator{Role: role, Name: name, Within: within}}
+	return act(ctx, func(p actPage) error { return p.Click(ctx, t, engine.Expect{TextVisible: text, Timeout: actTimeout}) })
 }
 
 func actClickNoExpect(ctx context.Context, role, name string) error {

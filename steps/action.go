@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/cucumber/godog"
 
@@ -190,6 +191,27 @@ func refusedWith(ctx context.Context, code string) error {
 	}
 	if ref.code != code {
 		return fmt.Errorf("refused with %s (%s), want %s", ref.code, ref.msg, code)
+	}
+	return nil
+}
+
+func refusalApart(ctx context.Context, texts string) error {
+	r, err := worldOf(ctx).lastResult()
+	if err != nil {
+		return err
+	}
+	ref, err := r.refusal()
+	if err != nil {
+		return err
+	}
+	want := strings.Split(texts, ",")
+	if len(ref.candidates) != len(want) {
+		return fmt.Errorf("the refusal describes %d matches %q, want %d", len(ref.candidates), ref.candidates, len(want))
+	}
+	for i, w := range want {
+		if !strings.Contains(ref.candidates[i], strings.TrimSpace(w)) {
+			return fmt.Errorf("match %d %q does not name %q", i+1, ref.candidates[i], strings.TrimSpace(w))
+		}
 	}
 	return nil
 }
