@@ -58,9 +58,7 @@ func ReadRerun(path string) ([]string, error) {
 	var out []string
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	for sc.Scan() {
-		for _, f := range strings.Fields(sc.Text()) {
-			out = append(out, f)
-		}
+		out = append(out, strings.Fields(sc.Text())...)
 	}
 	return out, nil
 }
