@@ -135,11 +135,8 @@ func ledReleaseLost(ctx context.Context, n int) error {
 
 func ledSweep(ctx context.Context) error {
 	w := worldOf(ctx)
-	st, err := w.ledLab(ctx)
+	st, err := w.ledSettled(ctx)
 	if err != nil {
-		return err
-	}
-	if err := st.settle(ctx); err != nil {
 		return err
 	}
 	recs, held, err := st.srv.Sweep(ctx)

@@ -229,6 +229,19 @@ func (w *world) ledEmit(kind string, attrs ...trace.Attr) {
 
 // ledLab starts the scenario's sim on first use and closes it when the
 // scenario ends.
+// ledSettled is ledLab with the lab settled, for the steps that read what
+// the ledger and the pages show now.
+func (w *world) ledSettled(ctx context.Context) (*ledgerState, error) {
+	st, err := w.ledLab(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if err := st.settle(ctx); err != nil {
+		return nil, err
+	}
+	return st, nil
+}
+
 func (w *world) ledLab(ctx context.Context) (*ledgerState, error) {
 	st := w.ledState()
 	if st.srv != nil {
@@ -625,11 +638,8 @@ func (w *world) ledRecordBurst(op, actor, key string, rs []ledgerResponse) {
 
 func ledCreateBurst(ctx context.Context, actor string, n int, key, input string) error {
 	w := worldOf(ctx)
-	st, err := w.ledLab(ctx)
+	st, err := w.ledSettled(ctx)
 	if err != nil {
-		return err
-	}
-	if err := st.settle(ctx); err != nil {
 		return err
 	}
 	rs, err := st.sendBurst(ctx, n, actor, http.MethodPost, "/api/jobs", map[string]string{"Idempotency-Key": key}, input)
@@ -1076,11 +1086,8 @@ func ledPageOffers(ctx context.Context, want string) error {
 
 func ledNoRowDeleted(ctx context.Context) error {
 	w := worldOf(ctx)
-	st, err := w.ledLab(ctx)
+	st, err := w.ledSettled(ctx)
 	if err != nil {
-		return err
-	}
-	if err := st.settle(ctx); err != nil {
 		return err
 	}
 	var missing []string

@@ -253,11 +253,8 @@ func ledGivenLost(ctx context.Context, provider string) error {
 
 func ledRestart(ctx context.Context, lose string) error {
 	w := worldOf(ctx)
-	st, err := w.ledLab(ctx)
+	st, err := w.ledSettled(ctx)
 	if err != nil {
-		return err
-	}
-	if err := st.settle(ctx); err != nil {
 		return err
 	}
 	if err := st.srv.Close(); err != nil {
