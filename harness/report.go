@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"runtime"
 	"strings"
 	"sync"
@@ -68,7 +69,6 @@ type collector struct {
 	mu    sync.Mutex
 	run   *report.Run
 	docs  map[string]*featureIndex // by pickle URI
-	defs  map[string]string        // pickle step id → step definition location
 	byID  map[string]*report.Scenario
 	pass  int // 1-based pass (first run, then retries)
 	rep   int // repetition under --repeat-each (0: none)
@@ -79,7 +79,7 @@ type collector struct {
 var collectors atomic.Int64
 
 func newCollector(r *Runner, views bool) *collector {
-	return &collector{runner: r, views: views, docs: map[string]*featureIndex{}, defs: map[string]string{},
+	return &collector{runner: r, views: views, docs: map[string]*featureIndex{},
 		byID: map[string]*report.Scenario{}, pass: 1, start: time.Now(),
 		run: &report.Run{Driver: r.opt.Mode.Driver(), Seed: r.opt.Seed, Started: time.Now().UTC()}}
 }
@@ -105,14 +105,7 @@ func (f *collectFormatter) Feature(doc *messages.GherkinDocument, uri string, _ 
 	f.c.mu.Unlock()
 }
 func (f *collectFormatter) Pickle(*messages.Pickle) {}
-func (f *collectFormatter) Defined(p *messages.Pickle, st *messages.PickleStep, def *formatters.StepDefinition) {
-	if def == nil || def.Expr == nil {
-		return
-	}
-	loc := f.c.runner.stepLocation(def.Expr.String(), def.Handler)
-	f.c.mu.Lock()
-	f.c.defs[st.Id] = loc
-	f.c.mu.Unlock()
+func (f *collectFormatter) Defined(*messages.Pickle, *messages.PickleStep, *formatters.StepDefinition) {
 }
 func (f *collectFormatter) Failed(*messages.Pickle, *messages.PickleStep, *formatters.StepDefinition, error) {
 }
@@ -209,20 +202,33 @@ var moduleRoot = func() string {
 	return filepath.Dir(filepath.Dir(file))
 }()
 
-// stepLocation is file:line of the Go function that implements the step
-// bound to pattern, relative to the module root (the catalogue's function,
-// whatever wraps it when godog binds it).
-func (r *Runner) stepLocation(pattern string, handler any) string {
+// stepLocation is file:line of the Go function that implements the
+// catalogue step whose pattern matches text, relative to the module root;
+// "" when none does. It reads the catalogue, not godog's formatter events:
+// those arrive only when a feature ends once scenarios run concurrently.
+func (r *Runner) stepLocation(text string) string {
 	r.locOnce.Do(func() {
-		r.locs = map[string]string{}
+		r.locs = make([]stepLoc, 0, len(r.defs))
 		for _, d := range r.defs {
-			r.locs[d.Pattern] = funcLocation(d.Fn)
+			re, err := regexp.Compile(d.Pattern)
+			if err != nil {
+				continue // the catalogue check reports it
+			}
+			r.locs = append(r.locs, stepLoc{re: re, loc: funcLocation(d.Fn)})
 		}
 	})
-	if l, ok := r.locs[pattern]; ok && l != "" {
-		return l
+	for _, l := range r.locs {
+		if l.re.MatchString(text) {
+			return l.loc
+		}
 	}
-	return funcLocation(handler)
+	return ""
+}
+
+// stepLoc is a catalogue pattern and where its function is.
+type stepLoc struct {
+	re  *regexp.Regexp
+	loc string
 }
 
 func funcLocation(fn any) string {
@@ -290,9 +296,6 @@ func (c *collector) beforeHooks(sc *godog.ScenarioContext, s *Scenario) {
 			rs.Error = err.Error()
 			rs.Code = errorCode(err)
 		}
-		c.mu.Lock()
-		rs.Location = c.defs[st.Id]
-		c.mu.Unlock()
 		return ctx, nil
 	})
 }
@@ -352,7 +355,8 @@ func (c *collector) begin(p *godog.Scenario) *open {
 		if len(st.AstNodeIds) > 0 {
 			n = fi.nodes[st.AstNodeIds[0]]
 		}
-		rs := &report.Step{Keyword: n.keyword, Text: st.Text, Line: n.line, Status: report.Skipped}
+		rs := &report.Step{Keyword: n.keyword, Text: st.Text, Line: n.line, Status: report.Skipped,
+			Location: c.runner.stepLocation(st.Text)}
 		if st.Argument != nil && st.Argument.DocString != nil {
 			rs.DocString = st.Argument.DocString.Content
 		}

@@ -91,7 +91,7 @@ type Runner struct {
 
 	closeOnce sync.Once
 	locOnce   sync.Once
-	locs      map[string]string // pattern → location of its function
+	locs      []stepLoc // the catalogue's patterns and their functions (report.go)
 
 	selected []Scenario
 	selErr   error
