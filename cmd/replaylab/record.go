@@ -148,17 +148,10 @@ func cmdRecord(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 	if err := rec.Navigate(work, *url); err != nil {
 		return exitFailed, err
 	}
-	// the page is ready (the profile's readiness, or the default) before
-	// the recording is announced (APP-1)
-	var ready engine.Readiness
-	if prof != nil {
-		ready = prof.Readiness()
-	}
-	if rec.NavigationStatus() < 400 {
-		if err := engine.AwaitReady(ctx, rec, ready); err != nil {
-			return exitFailed, fmt.Errorf("record: %s: %w", *url, err)
-		}
-	}
+	// A recording by hand keeps the page's load too: its loading states
+	// are part of what the site does, and the validator knows them
+	// (APP-4). Only a scripted send waits for the page to be ready
+	// (APP-1, recordSends).
 	fmt.Fprintf(stderr, "replaylab record: recording %s into %s (Ctrl-C or %s or %d captures stop it)\n", *url, *out, lim.Duration, lim.Captures)
 	deadline := time.Now().Add(lim.Duration)
 	captures := 0
