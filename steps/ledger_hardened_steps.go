@@ -21,6 +21,7 @@ import (
 	"github.com/replaylab/replaylab/engine/ledger"
 	"github.com/replaylab/replaylab/engine/trace"
 	"github.com/replaylab/replaylab/sim"
+	"github.com/replaylab/replaylab/sim/ledgerlab"
 )
 
 // hardenedState is what the hardened steps keep beside the ledger state.
@@ -100,7 +101,7 @@ func (w *world) hardState() *hardenedState { return stateOf[hardenedState](w) }
 // ledTune changes how the scenario's sim starts; it must come first.
 func ledTune(ctx context.Context, f func(*sim.Options)) error {
 	st := worldOf(ctx).ledState()
-	if st.srv != nil {
+	if st.lab != nil {
 		return fmt.Errorf("ledger steps: a step that sets how the sim starts must come before the other ledger steps")
 	}
 	st.tunes = append(st.tunes, f)
@@ -126,7 +127,7 @@ func ledReleaseLost(ctx context.Context, n int) error {
 		return err
 	}
 	st := w.ledState()
-	if err := st.srv.Providers().ReleaseLost(ctx, id); err != nil {
+	if err := st.lab.Server().Providers().ReleaseLost(ctx, id); err != nil {
 		return err
 	}
 	w.ledEmit("provider", trace.A("attempt", id), trace.A("answered", true), trace.A("callback", "lost"))
@@ -139,7 +140,7 @@ func ledSweep(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	recs, held, err := st.srv.Sweep(ctx)
+	recs, held, err := st.lab.Server().Sweep(ctx)
 	if err != nil {
 		return err
 	}
@@ -178,7 +179,7 @@ func ledLockWrites(ctx context.Context) error {
 	if hs.release != nil {
 		return fmt.Errorf("ledger steps: the write lock is already held")
 	}
-	release, err := ledger.LockWrites(ctx, st.opts.DB)
+	release, err := ledger.LockWrites(ctx, st.lab.Options().DB)
 	if err != nil {
 		return err
 	}
@@ -209,8 +210,8 @@ func ledRetryAfter(ctx context.Context) error {
 	w := worldOf(ctx)
 	r := w.ledState().last
 	var secs int
-	if _, err := fmt.Sscan(r.retryAfter, &secs); err != nil || secs <= 0 {
-		return fmt.Errorf("the response (%d) has Retry-After %q, want whole seconds", r.status, r.retryAfter)
+	if _, err := fmt.Sscan(r.RetryAfter, &secs); err != nil || secs <= 0 {
+		return fmt.Errorf("the response (%d) has Retry-After %q, want whole seconds", r.Status, r.RetryAfter)
 	}
 	w.ledEmit("retry-after", trace.A("seconds", secs))
 	return nil
@@ -231,7 +232,7 @@ func ledTrickle(ctx context.Context, what, path string, gapMS int) error {
 		head = "POST " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer alice-token\r\nIdempotency-Key: slow\r\nContent-Length: 2000\r\n\r\n"
 		rest = strings.Repeat("x", 2000)
 	}
-	status, took, err := sim.Trickle(ctx, st.srv.URL, head, rest, time.Duration(gapMS)*time.Millisecond, hs.readLimit+10*time.Second)
+	status, took, err := sim.Trickle(ctx, st.lab.URL(), head, rest, time.Duration(gapMS)*time.Millisecond, hs.readLimit+10*time.Second)
 	if err != nil {
 		return err
 	}
@@ -276,7 +277,7 @@ func ledGuess(ctx context.Context, from string, n int, name string) error {
 	var statuses []int
 	retryAfter, codes := true, map[string]bool{}
 	for i := range n {
-		r, err := sim.PatchSignInFrom(ctx, st.srv.URL, from, name, fmt.Sprintf("guess-%d", i))
+		r, err := sim.PatchSignInFrom(ctx, st.lab.URL(), from, name, fmt.Sprintf("guess-%d", i))
 		if err != nil {
 			return err
 		}
@@ -321,13 +322,13 @@ func ledSignInTimes(ctx context.Context, actor string, n int) error {
 	if err != nil {
 		return err
 	}
-	tok, err := ledPrincipalToken(actor)
+	tok, err := ledgerlab.Token(actor)
 	if err != nil {
 		return err
 	}
 	seen := map[int]bool{}
 	for range n {
-		r, err := sim.PatchSignInFrom(ctx, st.srv.URL, "", "", tok)
+		r, err := sim.PatchSignInFrom(ctx, st.lab.URL(), "", "", tok)
 		if err != nil {
 			return err
 		}
@@ -355,11 +356,11 @@ func ledSignInFrom(ctx context.Context, actor, from string) error {
 	if err != nil {
 		return err
 	}
-	tok, err := ledPrincipalToken(actor)
+	tok, err := ledgerlab.Token(actor)
 	if err != nil {
 		return err
 	}
-	r, err := sim.PatchSignInFrom(ctx, st.srv.URL, from, "", tok)
+	r, err := sim.PatchSignInFrom(ctx, st.lab.URL(), from, "", tok)
 	if err != nil {
 		return err
 	}
@@ -367,18 +368,14 @@ func ledSignInFrom(ctx context.Context, actor, from string) error {
 	if r.Cookie == nil {
 		return fmt.Errorf("%s signing in from %s got %d %s, no session", actor, from, r.Status, r.Code)
 	}
-	st.mu.Lock()
-	if st.sessions == nil {
-		st.sessions = map[string]*http.Cookie{}
-	}
-	st.sessions[actor], st.lastCookie = r.Cookie, r.Cookie
-	st.mu.Unlock()
+	st.lab.SetSession(actor, r.Cookie)
+	st.lastCookie = r.Cookie
 	return nil
 }
 
 // ledPageAs loads /patch with cookie and reports whether it signs actor in.
 func ledPageAs(ctx context.Context, st *ledgerState, actor string, c *http.Cookie) (bool, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, st.srv.URL+"/patch", nil)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, st.lab.URL()+"/patch", nil)
 	if err != nil {
 		return false, err
 	}
@@ -398,9 +395,7 @@ func ledPageAs(ctx context.Context, st *ledgerState, actor string, c *http.Cooki
 func ledStillSignedIn(ctx context.Context, actor string) error {
 	w := worldOf(ctx)
 	st := w.ledState()
-	st.mu.Lock()
-	c := st.sessions[actor]
-	st.mu.Unlock()
+	c := st.lab.SessionOf(actor)
 	if c == nil {
 		return fmt.Errorf("ledger steps: %s has not signed in", actor)
 	}
@@ -418,10 +413,7 @@ func ledStillSignedIn(ctx context.Context, actor string) error {
 func ledSignOut(ctx context.Context, actor string) error {
 	w := worldOf(ctx)
 	st := w.ledState()
-	st.mu.Lock()
-	c := st.sessions[actor]
-	delete(st.sessions, actor)
-	st.mu.Unlock()
+	c := st.lab.DropSession(actor)
 	if c == nil {
 		return fmt.Errorf("ledger steps: %s has not signed in", actor)
 	}
@@ -430,7 +422,7 @@ func ledSignOut(ctx context.Context, actor string) error {
 		hs.oldCookies = map[string]*http.Cookie{}
 	}
 	hs.oldCookies[actor] = c
-	status, err := sim.PatchSignOut(ctx, st.srv.URL, c)
+	status, err := sim.PatchSignOut(ctx, st.lab.URL(), c)
 	if err != nil {
 		return err
 	}
@@ -462,8 +454,8 @@ func ledRebind(ctx context.Context, host, path string) error {
 	if err != nil {
 		return err
 	}
-	port := st.srv.URL[strings.LastIndexByte(st.srv.URL, ':')+1:]
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, st.srv.URL+path, nil)
+	port := st.lab.URL()[strings.LastIndexByte(st.lab.URL(), ':')+1:]
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, st.lab.URL()+path, nil)
 	if err != nil {
 		return err
 	}
@@ -478,7 +470,7 @@ func ledRebind(ctx context.Context, host, path string) error {
 		Code errcode.Code `json:"code"`
 	}
 	_ = json.NewDecoder(io.LimitReader(res.Body, 1<<20)).Decode(&p)
-	st.last = ledgerResponse{status: res.StatusCode, code: p.Code}
+	st.last = ledgerResponse{Status: res.StatusCode, Code: p.Code}
 	w.ledEmit("http", trace.A("op", "rebound page"), trace.A("host", host), trace.A("path", path), trace.A("status", res.StatusCode), trace.A("code", string(p.Code)))
 	return nil
 }
@@ -489,7 +481,7 @@ func ledForbidsFraming(ctx context.Context, path string) error {
 	if err != nil {
 		return err
 	}
-	res, err := http.Get(st.srv.URL + path)
+	res, err := http.Get(st.lab.URL() + path)
 	if err != nil {
 		return err
 	}

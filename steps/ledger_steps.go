@@ -20,57 +20,40 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"maps"
 	"net/http"
 	"net/url"
 	"os"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"sort"
 	"strings"
 	"sync"
-	"time"
 
-	"github.com/replaylab/replaylab/engine/clock"
-	"github.com/replaylab/replaylab/engine/errcode"
 	"github.com/replaylab/replaylab/engine/ledger"
 	"github.com/replaylab/replaylab/engine/observe"
 	"github.com/replaylab/replaylab/engine/trace"
 	"github.com/replaylab/replaylab/sim"
+	"github.com/replaylab/replaylab/sim/ledgerlab"
 )
 
-// Ledger step bounds.
-const (
-	// LedgerRequestTimeout bounds one HTTP request of a ledger step.
-	LedgerRequestTimeout = 10 * time.Second
-	// LedgerSettleTimeout bounds the wait for the simulated providers
-	// before a step acts or reads.
-	LedgerSettleTimeout = 10 * time.Second
-	// LedgerBurstMax bounds the concurrent requests of one step.
-	LedgerBurstMax = 200
-	// PostgresURLEnv names the PostgreSQL server for "postgres" scenarios.
-	PostgresURLEnv = "REPLAYLAB_PG_URL"
-)
+// PostgresURLEnv names the PostgreSQL server for "postgres" scenarios.
+const PostgresURLEnv = "REPLAYLAB_PG_URL"
 
-// Actors of requests that carry no bearer token: a provider (its
-// callbacks are signed with the attempt's secret, LED-11) and a visitor
-// with no credentials at all.
+// Actors of requests that carry no bearer token (ledgerlab).
 const (
-	ledProvider = "provider"
-	ledVisitor  = "visitor"
+	ledProvider = ledgerlab.Provider
+	ledVisitor  = ledgerlab.Visitor
 )
 
 // ledHarness is the principal the check steps read the ledger as: a reviewer
 // sees every job and changes nothing by reading.
 var ledHarness = ledger.Principal{Name: "ledHarness", Role: ledger.RoleReviewer}
 
-// ledgerState is one scenario's ledger: its own sim and what the steps saw.
+// ledgerState is one scenario's ledger: its own lab and what the steps saw.
 type ledgerState struct {
-	backend string // "sqlite" (default) or "postgres"
-	srv     *sim.Server
-	cleanup []func() error
+	backend string         // "sqlite" (default) or "postgres"
+	lab     *ledgerlab.Lab // started by the first step that needs it
 
 	job      string             // id of the scenario's current job
 	before   *ledger.Job        // the current job just before the last request
@@ -82,23 +65,14 @@ type ledgerState struct {
 	events   map[string]int     // job id → events seen (LED-9)
 	aliases  map[string]string  // job id → its name in the trace
 
-	mu         sync.Mutex              // guards sessions (bursts sign in concurrently)
-	sessions   map[string]*http.Cookie // actor → patch page session cookie
-	lastCookie *http.Cookie            // set by the last sign-in step
-	refusals   []ledgerResponse        // every response ≥ 400 of ledAct, in order
-	opts       sim.Options             // how the sim was started (restarts reuse it)
-	recoveries []ledger.Recovery       // what the last restart's recovery did
-	tunes      []func(*sim.Options)    // set before the sim starts (ledger_hardened_steps.go)
-	keys       []string                // the page keys of every Generate patch, in order
+	lastCookie *http.Cookie         // set by the last sign-in step
+	refusals   []ledgerResponse     // every response ≥ 400 of ledAct, in order
+	recoveries []ledger.Recovery    // what the last restart's recovery did
+	tunes      []func(*sim.Options) // set before the sim starts (ledger_hardened_steps.go)
+	keys       []string             // the page keys of every Generate patch, in order
 }
 
-type ledgerResponse struct {
-	status     int
-	code       errcode.Code // problem code, "" on success
-	retryAfter string       // the Retry-After header, if any
-	body       []byte
-	job        string // id of the job the body names, if any
-}
+type ledgerResponse = ledgerlab.Response
 
 func ledgerSteps(r *table) {
 	const g = "Ledger and job API (sim)"
@@ -185,20 +159,6 @@ func ledgerSteps(r *table) {
 		"Then no ledger row was deleted", ledNoRowDeleted)
 }
 
-// ledPrincipalToken finds the token of a principal name among the sim's
-// tokens.
-func ledPrincipalToken(name string) (string, error) {
-	var names []string
-	for tok, p := range ledger.DefaultTokens() {
-		if p.Name == name {
-			return tok, nil
-		}
-		names = append(names, p.Name)
-	}
-	sort.Strings(names)
-	return "", fmt.Errorf("ledger steps: no token for %q (known: %s)", name, strings.Join(names, ", "))
-}
-
 func (w *world) ledState() *ledgerState {
 	st := stateOf[ledgerState](w)
 	if st.outcomes == nil {
@@ -244,69 +204,26 @@ func (w *world) ledSettled(ctx context.Context) (*ledgerState, error) {
 
 func (w *world) ledLab(ctx context.Context) (*ledgerState, error) {
 	st := w.ledState()
-	if st.srv != nil {
+	if st.lab != nil {
 		return st, nil
 	}
-	// the providers' latencies, timeouts and late callbacks run on a lab
-	// clock of the scenario's (CLK-1); Settle moves it
-	lab := clock.NewLab(clock.Epoch)
-	opts := sim.Options{Seed: w.fx.opt.Seed, IDs: ledger.SequentialIDs(), Faults: sim.Faults{Seed: uint64(w.fx.opt.Seed)}, Clock: lab}
-	switch st.backend {
-	case "", "sqlite":
-		dir, err := os.MkdirTemp("", "replaylab-ledger-steps-")
-		if err != nil {
-			return nil, fmt.Errorf("ledger steps: %w", err)
-		}
-		st.cleanup = append(st.cleanup, func() error { return os.RemoveAll(dir) })
-		opts.DB = filepath.Join(dir, "ledger.db")
-	case "postgres":
-		dsn, drop, err := ledger.FreshSchema(ctx, os.Getenv(PostgresURLEnv), "replaylab_steps_")
-		if err != nil {
-			return nil, fmt.Errorf("ledger steps: %w", err)
-		}
-		st.cleanup = append(st.cleanup, func() error {
-			ctx, cancel := context.WithTimeout(context.Background(), LedgerRequestTimeout)
-			defer cancel()
-			return drop(ctx)
-		})
-		opts.DB = dsn
-	}
-	for _, f := range st.tunes {
-		f(&opts)
-	}
-	st.opts = opts
-	srv, err := sim.NewServer(opts)
+	lab, err := ledgerlab.Start(ctx, ledgerlab.Config{Store: st.backend, PostgresURL: os.Getenv(PostgresURLEnv), Seed: w.fx.opt.Seed, Tune: st.tunes})
 	if err != nil {
-		return nil, errors.Join(err, st.close())
+		return nil, fmt.Errorf("ledger steps: %w", err)
 	}
-	lab.AddGate(srv)
-	st.srv = srv
+	st.lab = lab
 	w.onFinish(func() {
-		if err := st.close(); err != nil {
+		if err := st.lab.Close(); err != nil {
 			fmt.Fprintf(os.Stderr, "ledger steps: cleanup of %s: %v\n", w.slug, err)
 		}
 	})
 	return st, nil
 }
 
-// close stops the sim and runs the cleanups, last first.
-func (st *ledgerState) close() error {
-	var errs []error
-	if st.srv != nil {
-		errs = append(errs, st.srv.Close())
-		st.srv = nil
-	}
-	for i := len(st.cleanup) - 1; i >= 0; i-- {
-		errs = append(errs, st.cleanup[i]())
-	}
-	st.cleanup = nil
-	return errors.Join(errs...)
-}
-
 func ledGivenLedgerStore(ctx context.Context, backend string) error {
 	w := worldOf(ctx)
 	st := w.ledState()
-	if st.srv != nil {
+	if st.lab != nil {
 		return fmt.Errorf(`ledger steps: "the ledger is stored in" must come before the other ledger steps`)
 	}
 	st.backend = backend
@@ -341,7 +258,7 @@ func ledGivenProvider(ctx context.Context, provider, behaviour, output string) e
 		return err
 	}
 	b := map[string]sim.Behaviour{"succeed": sim.Succeed, "fail": sim.Fail, "time out": sim.TimeOut, "hold its answer": sim.Hold}[behaviour]
-	return st.srv.Providers().Script(provider, sim.Script{Behaviour: b, Output: output})
+	return st.lab.Server().Providers().Script(provider, sim.Script{Behaviour: b, Output: output})
 }
 
 func ledGivenFallbackOff(ctx context.Context) error {
@@ -350,10 +267,10 @@ func ledGivenFallbackOff(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := st.srv.Ledger().SetFallbackEnabled(ctx, false); err != nil {
+	if err := st.lab.Server().Ledger().SetFallbackEnabled(ctx, false); err != nil {
 		return err
 	}
-	on, err := st.srv.Ledger().FallbackEnabled(ctx)
+	on, err := st.lab.Server().Ledger().FallbackEnabled(ctx)
 	if err != nil {
 		return err
 	}
@@ -363,78 +280,7 @@ func ledGivenFallbackOff(ctx context.Context) error {
 
 // settle waits for the simulated providers, so a step acts on and reads a
 // state that does not depend on goroutine timing.
-func (st *ledgerState) settle(ctx context.Context) error {
-	ctx, cancel := context.WithTimeout(ctx, LedgerSettleTimeout)
-	defer cancel()
-	return st.srv.Providers().Settle(ctx)
-}
-
-// request sends one job API request as actor.
-func (st *ledgerState) request(ctx context.Context, actor, method, path string, hdr map[string]string, body string) (ledgerResponse, error) {
-	var tok string
-	if actor != ledProvider && actor != ledVisitor {
-		var err error
-		if tok, err = ledPrincipalToken(actor); err != nil {
-			return ledgerResponse{}, err
-		}
-	}
-	ctx, cancel := context.WithTimeout(ctx, LedgerRequestTimeout)
-	defer cancel()
-	var rd io.Reader
-	if body != "" {
-		rd = strings.NewReader(body)
-	}
-	req, err := http.NewRequestWithContext(ctx, method, st.srv.URL+path, rd)
-	if err != nil {
-		return ledgerResponse{}, fmt.Errorf("ledger steps: %w", err)
-	}
-	if tok != "" {
-		req.Header.Set("Authorization", "Bearer "+tok)
-	}
-	if body != "" {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	for k, v := range hdr {
-		req.Header.Set(k, v)
-	}
-	if strings.HasPrefix(path, "/patch") && tok != "" {
-		c, err := st.patchSession(ctx, actor, tok)
-		if err != nil {
-			return ledgerResponse{}, err
-		}
-		req.AddCookie(c)
-	}
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return ledgerResponse{}, fmt.Errorf("ledger steps: %s %s: %w", method, path, err)
-	}
-	defer res.Body.Close()
-	b, err := io.ReadAll(io.LimitReader(res.Body, ledger.BodyBytesMax))
-	if err != nil {
-		return ledgerResponse{}, fmt.Errorf("ledger steps: %s %s: %w", method, path, err)
-	}
-	r := ledgerResponse{status: res.StatusCode, body: b, retryAfter: res.Header.Get("Retry-After")}
-	if res.StatusCode >= 400 {
-		var p ledger.Problem
-		if err := json.Unmarshal(b, &p); err == nil {
-			r.code = p.Code
-		} else if m := ledPageCode.FindSubmatch(b); m != nil {
-			r.code = errcode.Code(m[1]) // an error page of the sim
-		}
-		return r, nil
-	}
-	var v struct {
-		ID    string `json:"id"`
-		JobID string `json:"jobId"`
-	}
-	if err := json.Unmarshal(b, &v); err == nil {
-		r.job = v.ID
-		if v.JobID != "" {
-			r.job = v.JobID
-		}
-	}
-	return r, nil
-}
+func (st *ledgerState) settle(ctx context.Context) error { return st.lab.Settle(ctx) }
 
 // act settles, remembers the current job, and sends one request; the
 // result becomes the last response and goes into the trace.
@@ -454,43 +300,24 @@ func (w *world) ledAct(ctx context.Context, op, actor, method, path string, hdr 
 		}
 		st.before = &j
 	}
-	r, err := st.request(ctx, actor, method, path, hdr, body)
+	r, err := st.lab.Request(ctx, actor, method, path, hdr, body)
 	if err != nil {
 		return r, err
 	}
 	st.last = r
-	if r.status >= 400 {
+	if r.Status >= 400 {
 		st.refusals = append(st.refusals, r)
 	}
 	a := append([]trace.Attr{trace.A("op", op), trace.A("actor", actor)}, attrs...)
-	a = append(a, trace.A("status", r.status))
-	if r.code != "" {
-		a = append(a, trace.A("code", string(r.code)))
+	a = append(a, trace.A("status", r.Status))
+	if r.Code != "" {
+		a = append(a, trace.A("code", string(r.Code)))
 	}
-	if r.job != "" && op != "attempt" {
-		a = append(a, trace.A("job", r.job))
+	if r.Job != "" && op != "attempt" {
+		a = append(a, trace.A("job", r.Job))
 	}
 	w.ledEmit("http", a...)
 	return r, nil
-}
-
-// patchSession signs actor in to the patch page once per scenario (the
-// sign-in form, LED-12) and returns the session cookie.
-func (st *ledgerState) patchSession(ctx context.Context, actor, tok string) (*http.Cookie, error) {
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	if c, ok := st.sessions[actor]; ok {
-		return c, nil
-	}
-	c, err := sim.PatchSignIn(ctx, st.srv.URL, tok)
-	if err != nil {
-		return nil, fmt.Errorf("ledger steps: %s signs in to the patch page: %w", actor, err)
-	}
-	if st.sessions == nil {
-		st.sessions = map[string]*http.Cookie{}
-	}
-	st.sessions[actor] = c
-	return c, nil
 }
 
 // read returns the scenario's job as the ledHarness sees it.
@@ -498,14 +325,14 @@ func (st *ledgerState) read(ctx context.Context) (ledger.Job, error) {
 	if st.job == "" {
 		return ledger.Job{}, fmt.Errorf("ledger steps: no job yet; create one first")
 	}
-	j, err := st.srv.Ledger().Get(ctx, ledHarness, st.job)
+	j, err := st.lab.Server().Ledger().Get(ctx, ledHarness, st.job)
 	if err != nil {
 		return ledger.Job{}, err
 	}
 	for _, a := range j.Attempts {
 		st.attempts[a.ID] = j.ID
 	}
-	evs, err := st.srv.Ledger().Events(ctx, j.ID)
+	evs, err := st.lab.Server().Ledger().Events(ctx, j.ID)
 	if err != nil {
 		return ledger.Job{}, err
 	}
@@ -562,8 +389,8 @@ func ledCreateJob(ctx context.Context, actor, key, input string) error {
 	if err != nil {
 		return err
 	}
-	if r.job != "" {
-		w.ledState().job = r.job
+	if r.Job != "" {
+		w.ledState().job = r.Job
 	}
 	return nil
 }
@@ -573,62 +400,11 @@ func ledCreateJobNoKey(ctx context.Context, actor string) error {
 	return err
 }
 
-// burst sends n copies of one request at once and returns the responses
-// sorted by status, then job id.
-func (st *ledgerState) sendBurst(ctx context.Context, n int, actor, method, path string, hdr map[string]string, body string) ([]ledgerResponse, error) {
-	if n < 1 || n > LedgerBurstMax {
-		return nil, fmt.Errorf("ledger steps: %d concurrent requests: want 1..%d", n, LedgerBurstMax)
-	}
-	out := make([]ledgerResponse, n)
-	errs := make([]error, n)
-	var wg sync.WaitGroup
-	start := make(chan struct{})
-	for i := range n {
-		wg.Go(func() {
-			<-start
-			out[i], errs[i] = st.request(ctx, actor, method, path, hdr, body)
-		})
-	}
-	close(start)
-	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
-		return nil, err
-	}
-	slices.SortFunc(out, func(a, b ledgerResponse) int {
-		if a.status != b.status {
-			return a.status - b.status
-		}
-		return strings.Compare(a.job, b.job)
-	})
-	return out, nil
-}
-
-// ledBurstSummary is "200×19,201×1" and the distinct job ids.
-func ledBurstSummary(rs []ledgerResponse) (string, []string) {
-	count := map[int]int{}
-	var statuses []int
-	var jobs []string
-	for _, r := range rs {
-		if count[r.status] == 0 {
-			statuses = append(statuses, r.status)
-		}
-		count[r.status]++
-		if r.job != "" && !slices.Contains(jobs, r.job) {
-			jobs = append(jobs, r.job)
-		}
-	}
-	var parts []string
-	for _, s := range statuses {
-		parts = append(parts, fmt.Sprintf("%d×%d", s, count[s]))
-	}
-	return strings.Join(parts, ","), jobs
-}
-
 func (w *world) ledRecordBurst(op, actor, key string, rs []ledgerResponse) {
 	st := w.ledState()
 	st.burst = rs
 	st.last = rs[len(rs)-1]
-	statuses, jobs := ledBurstSummary(rs)
+	statuses, jobs := ledgerlab.BurstSummary(rs)
 	if len(jobs) > 0 {
 		st.job = jobs[0]
 	}
@@ -642,19 +418,13 @@ func ledCreateBurst(ctx context.Context, actor string, n int, key, input string)
 	if err != nil {
 		return err
 	}
-	rs, err := st.sendBurst(ctx, n, actor, http.MethodPost, "/api/jobs", map[string]string{"Idempotency-Key": key}, input)
+	rs, err := st.lab.Burst(ctx, n, actor, http.MethodPost, "/api/jobs", map[string]string{"Idempotency-Key": key}, input)
 	if err != nil {
 		return err
 	}
 	w.ledRecordBurst("create", actor, key, rs)
 	return nil
 }
-
-var ledPageCode = regexp.MustCompile(`data-code="([A-Z_]+)"`)
-
-var ledPageKey = regexp.MustCompile(`data-key="([^"]+)"`)
-
-var ledPageCSRF = regexp.MustCompile(`data-csrf="([^"]+)"`)
 
 func ledDoubleClickGenerate(ctx context.Context, actor string) error {
 	return ledClickGenerate(ctx, actor, 2, "double-click Generate patch")
@@ -669,23 +439,11 @@ func ledClickGenerate(ctx context.Context, actor string, n int, op string) error
 	if err != nil {
 		return err
 	}
-	page, err := st.request(ctx, actor, http.MethodGet, "/patch", nil, "")
+	key, rs, err := st.lab.GeneratePatch(ctx, actor, n)
 	if err != nil {
 		return err
 	}
-	m := ledPageKey.FindSubmatch(page.body)
-	csrf := ledPageCSRF.FindSubmatch(page.body)
-	if page.status != http.StatusOK || m == nil || csrf == nil {
-		return fmt.Errorf("ledger steps: the new patch page (%d) carries no idempotency key or CSRF token", page.status)
-	}
-	key := string(m[1])
 	st.keys = append(st.keys, key)
-	// what the page's script sends on each click of Generate patch
-	hdr := map[string]string{"Idempotency-Key": key, sim.PatchCSRFHeader: string(csrf[1]), "Origin": st.srv.URL, "Sec-Fetch-Site": "same-origin"}
-	rs, err := st.sendBurst(ctx, n, actor, http.MethodPost, "/patch/api/jobs", hdr, `{"task":"patch"}`)
-	if err != nil {
-		return err
-	}
 	w.ledRecordBurst(op, actor, key, rs)
 	return nil
 }
@@ -720,9 +478,9 @@ func ledAddAttemptReason(ctx context.Context, actor, provider, reason string) er
 	if err != nil {
 		return err
 	}
-	if r.status == http.StatusCreated {
+	if r.Status == http.StatusCreated {
 		var a ledger.AttemptView
-		if err := json.Unmarshal(r.body, &a); err != nil {
+		if err := json.Unmarshal(r.Body, &a); err != nil {
 			return fmt.Errorf("ledger steps: attempt body: %w", err)
 		}
 		w.ledEmit("attempt", trace.A("job", a.JobID), trace.A("attempt", a.ID), trace.A("number", a.Number),
@@ -775,7 +533,7 @@ func ledReleaseHeld(ctx context.Context, n int) error {
 	if err != nil {
 		return err
 	}
-	rec, err := w.ledState().srv.Providers().Release(ctx, id)
+	rec, err := w.ledState().lab.Server().Providers().Release(ctx, id)
 	if err != nil {
 		return err
 	}
@@ -800,7 +558,7 @@ func ledReleaseBoth(ctx context.Context, n1, n2 int) error {
 	for i := range ids {
 		wg.Go(func() {
 			<-start
-			recs[i], errs[i] = w.ledState().srv.Providers().Release(ctx, ids[i])
+			recs[i], errs[i] = w.ledState().lab.Server().Providers().Release(ctx, ids[i])
 		})
 	}
 	close(start)
@@ -835,7 +593,7 @@ func ledPostCallback(ctx context.Context, n int, status, output string) error {
 		return err
 	}
 	st := w.ledState()
-	body, sig, err := st.srv.Ledger().SignCallback(ctx, id, status, output)
+	body, sig, err := st.lab.Server().Ledger().SignCallback(ctx, id, status, output)
 	if err != nil {
 		return err
 	}
@@ -843,11 +601,11 @@ func ledPostCallback(ctx context.Context, n int, status, output string) error {
 	if err != nil {
 		return err
 	}
-	if r.status != http.StatusOK {
+	if r.Status != http.StatusOK {
 		return nil
 	}
 	var v ledger.ReconciliationView
-	if err := json.Unmarshal(r.body, &v); err != nil {
+	if err := json.Unmarshal(r.Body, &v); err != nil {
 		return fmt.Errorf("ledger steps: callback body: %w", err)
 	}
 	w.ledRecordReconciliation(n, "http", ledger.Reconciliation{Outcome: v.Outcome, Detail: v.Detail,
@@ -871,7 +629,7 @@ func ledOpenPatchPage(ctx context.Context, actor string) error {
 		return err
 	}
 	// read the page as the engine reads any page: roles, names, disabled
-	doc, err := observe.ParseHTML(CanonicalBase+"/patch", string(r.body))
+	doc, err := observe.ParseHTML(CanonicalBase+"/patch", string(r.Body))
 	if err != nil {
 		return err
 	}
@@ -891,30 +649,30 @@ func ledOpenPatchPage(ctx context.Context, actor string) error {
 	for _, h := range o.View(observe.ViewFull, observe.DefaultLimits).Headings {
 		heads = append(heads, h.Text)
 	}
-	w.ledEmit("page", trace.A("actor", actor), trace.A("status", r.status), trace.A("headings", strings.Join(heads, " | ")),
+	w.ledEmit("page", trace.A("actor", actor), trace.A("status", r.Status), trace.A("headings", strings.Join(heads, " | ")),
 		trace.A("enabled", strings.Join(enabled, ", ")))
 	return nil
 }
 
 func ledResponseIs(ctx context.Context, want int) error {
 	r := worldOf(ctx).ledState().last
-	if r.status != want {
-		return fmt.Errorf("the response is %d %s (%s), want %d", r.status, string(r.code), bytes.TrimSpace(r.body), want)
+	if r.Status != want {
+		return fmt.Errorf("the response is %d %s (%s), want %d", r.Status, string(r.Code), bytes.TrimSpace(r.Body), want)
 	}
 	return nil
 }
 
 func ledResponseIsProblem(ctx context.Context, want int, code string) error {
 	r := worldOf(ctx).ledState().last
-	if r.status != want || string(r.code) != code {
-		return fmt.Errorf("the response is %d %q (%s), want %d %q", r.status, string(r.code), bytes.TrimSpace(r.body), want, code)
+	if r.Status != want || string(r.Code) != code {
+		return fmt.Errorf("the response is %d %q (%s), want %d %q", r.Status, string(r.Code), bytes.TrimSpace(r.Body), want, code)
 	}
 	return nil
 }
 
 func ledExactlyOneJob(ctx context.Context, n int) error {
 	rs := worldOf(ctx).ledState().burst
-	statuses, jobs := ledBurstSummary(rs)
+	statuses, jobs := ledgerlab.BurstSummary(rs)
 	if len(rs) != n {
 		return fmt.Errorf("the last concurrent step sent %d requests, want %d", len(rs), n)
 	}
@@ -1051,8 +809,8 @@ func ledOutputIs(ctx context.Context, want string) error {
 	w := worldOf(ctx)
 	r := w.ledState().last
 	var out ledger.OutputView
-	if r.status != http.StatusOK || json.Unmarshal(r.body, &out) != nil || out.AttemptID == "" {
-		return fmt.Errorf("the last response is %d %s, not an output", r.status, bytes.TrimSpace(r.body))
+	if r.Status != http.StatusOK || json.Unmarshal(r.Body, &out) != nil || out.AttemptID == "" {
+		return fmt.Errorf("the last response is %d %s, not an output", r.Status, bytes.TrimSpace(r.Body))
 	}
 	w.ledEmit("output", trace.A("job", out.JobID), trace.A("attempt", out.AttemptID), trace.A("provider", out.Provider), trace.A("output", out.Output))
 	if out.Output != want {
@@ -1093,7 +851,7 @@ func ledNoRowDeleted(ctx context.Context) error {
 	var missing []string
 	jobIDs := slices.Sorted(maps.Keys(st.events))
 	for _, jobID := range jobIDs {
-		j, err := st.srv.Ledger().Get(ctx, ledHarness, jobID)
+		j, err := st.lab.Server().Ledger().Get(ctx, ledHarness, jobID)
 		if err != nil {
 			missing = append(missing, "job "+jobID)
 			continue
@@ -1107,7 +865,7 @@ func ledNoRowDeleted(ctx context.Context) error {
 				missing = append(missing, "attempt "+id)
 			}
 		}
-		evs, err := st.srv.Ledger().Events(ctx, jobID)
+		evs, err := st.lab.Server().Ledger().Events(ctx, jobID)
 		if err != nil {
 			return err
 		}
@@ -1121,7 +879,7 @@ func ledNoRowDeleted(ctx context.Context) error {
 	}
 	var refused []string
 	for _, table := range []string{"jobs", "attempts"} {
-		if n, err := st.srv.Ledger().Store().Exec(ctx, "DELETE FROM "+table); err == nil {
+		if n, err := st.lab.Server().Ledger().Store().Exec(ctx, "DELETE FROM "+table); err == nil {
 			return fmt.Errorf("the database deleted %d rows of %s; it must refuse every DELETE", n, table)
 		}
 		refused = append(refused, table)

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/replaylab/replaylab/engine/trace"
+	"github.com/replaylab/replaylab/sim/ledgerlab"
 )
 
 // TestLedgerStoresGiveOneTrace checks LED-10's promise that the ledger
@@ -59,7 +60,7 @@ func TestLedgerPrincipalToken(t *testing.T) {
 		{name: "unknown", actor: "mallory", wantErr: true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := ledPrincipalToken(tc.actor)
+			got, err := ledgerlab.Token(tc.actor)
 			if (err != nil) != tc.wantErr || got != tc.want {
 				t.Fatalf("got %q, %v; want %q, error %v", got, err, tc.want, tc.wantErr)
 			}

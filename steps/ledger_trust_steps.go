@@ -20,6 +20,7 @@ import (
 	"github.com/replaylab/replaylab/engine/ledger"
 	"github.com/replaylab/replaylab/engine/trace"
 	"github.com/replaylab/replaylab/sim"
+	"github.com/replaylab/replaylab/sim/ledgerlab"
 )
 
 func ledgerTrustSteps(r *table) {
@@ -89,7 +90,7 @@ func ledBadCallback(ctx context.Context, n int, how, minutes string) error {
 	}
 	st := w.ledState()
 	body, _ := json.Marshal(ledger.CallbackBody{AttemptID: id, Status: ledger.StatusSucceeded, Output: "forged"})
-	now := st.srv.Ledger().Now()
+	now := st.lab.Server().Ledger().Now()
 	var sig string
 	switch how {
 	case "unsigned":
@@ -115,7 +116,7 @@ func ledBadCallback(ctx context.Context, n int, how, minutes string) error {
 // the attempt's provider holds it.
 func ledSecretOf(ctx context.Context, st *ledgerState, attemptID string) (string, error) {
 	var secret string
-	err := st.srv.Ledger().Store().Tx(ctx, func(tx ledger.Tx) error {
+	err := st.lab.Server().Ledger().Store().Tx(ctx, func(tx ledger.Tx) error {
 		a, err := tx.Attempt(ctx, attemptID)
 		secret = a.CallbackSecret
 		return err
@@ -134,7 +135,7 @@ func ledMissingAttemptCallback(ctx context.Context, n int) error {
 	if err != nil {
 		return err
 	}
-	body, sig := ledger.NewSignedCallback("att_9999", secret, ledger.StatusSucceeded, "forged", st.srv.Ledger().Now())
+	body, sig := ledger.NewSignedCallback("att_9999", secret, ledger.StatusSucceeded, "forged", st.lab.Server().Ledger().Now())
 	_, err = w.ledCallback(ctx, ledProvider, body, sig, trace.A("attempt", "att_9999"), trace.A("signature", "another attempt's secret"))
 	return err
 }
@@ -145,8 +146,8 @@ func ledSameRefusals(ctx context.Context) error {
 		return fmt.Errorf("ledger steps: %d refused requests so far, want at least 2", len(rs))
 	}
 	a, b := rs[len(rs)-2], rs[len(rs)-1]
-	if a.status != b.status || !bytes.Equal(a.body, b.body) {
-		return fmt.Errorf("the last two refusals differ: %d %s and %d %s", a.status, bytes.TrimSpace(a.body), b.status, bytes.TrimSpace(b.body))
+	if a.Status != b.Status || !bytes.Equal(a.Body, b.Body) {
+		return fmt.Errorf("the last two refusals differ: %d %s and %d %s", a.Status, bytes.TrimSpace(a.Body), b.Status, bytes.TrimSpace(b.Body))
 	}
 	return nil
 }
@@ -163,7 +164,7 @@ func ledVisitorPage(ctx context.Context, query string) error {
 func ledPageShowsNoToken(ctx context.Context) error {
 	w := worldOf(ctx)
 	st := w.ledState()
-	body := string(st.last.body)
+	body := string(st.last.Body)
 	var shown []string
 	for tok := range ledger.DefaultTokens() {
 		if strings.Contains(body, tok) {
@@ -185,21 +186,16 @@ func ledSignIn(ctx context.Context, actor string) error {
 	if err != nil {
 		return err
 	}
-	tok, err := ledPrincipalToken(actor)
+	tok, err := ledgerlab.Token(actor)
 	if err != nil {
 		return err
 	}
-	c, err := sim.PatchSignIn(ctx, st.srv.URL, tok)
+	c, err := sim.PatchSignIn(ctx, st.lab.URL(), tok)
 	if err != nil {
 		return err
 	}
-	st.mu.Lock()
-	if st.sessions == nil {
-		st.sessions = map[string]*http.Cookie{}
-	}
-	st.sessions[actor] = c
+	st.lab.SetSession(actor, c)
 	st.lastCookie = c
-	st.mu.Unlock()
 	w.ledEmit("sign-in", trace.A("actor", actor), trace.A("cookie", c.Name), trace.A("path", c.Path))
 	return nil
 }
@@ -234,7 +230,7 @@ func ledNoJob(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	_, err = st.srv.Ledger().Get(ctx, ledHarness, "job_0001")
+	_, err = st.lab.Server().Ledger().Get(ctx, ledHarness, "job_0001")
 	if errcode.Of(err) != ledger.CodeNotFound {
 		return fmt.Errorf("a job exists (%v)", err)
 	}
@@ -248,7 +244,7 @@ func ledGivenLost(ctx context.Context, provider string) error {
 	if err != nil {
 		return err
 	}
-	return st.srv.Providers().Script(provider, sim.Script{Behaviour: sim.Lost})
+	return st.lab.Server().Providers().Script(provider, sim.Script{Behaviour: sim.Lost})
 }
 
 func ledRestart(ctx context.Context, lose string) error {
@@ -257,23 +253,14 @@ func ledRestart(ctx context.Context, lose string) error {
 	if err != nil {
 		return err
 	}
-	if err := st.srv.Close(); err != nil {
-		return fmt.Errorf("ledger steps: stop the sim: %w", err)
-	}
-	st.srv = nil
-	opts := st.opts
-	opts.Scripts = nil
+	var scripts map[string][]sim.Script
 	if lose != "" {
-		opts.Scripts = map[string][]sim.Script{lose: {{Behaviour: sim.Lost}}}
+		scripts = map[string][]sim.Script{lose: {{Behaviour: sim.Lost}}}
 	}
-	srv, err := sim.NewServer(opts)
-	if err != nil {
-		return fmt.Errorf("ledger steps: restart the sim: %w", err)
+	if err := st.lab.Restart(scripts); err != nil {
+		return fmt.Errorf("ledger steps: %w", err)
 	}
-	st.srv = srv
-	st.mu.Lock()
-	st.sessions = nil // the sessions lived in the old process
-	st.mu.Unlock()
+	srv := st.lab.Server()
 	st.recoveries = srv.Recoveries()
 	w.ledEmit("restart", trace.A("recoveries", len(st.recoveries)))
 	for _, r := range st.recoveries {
@@ -305,7 +292,7 @@ func ledRecoveryEvents(ctx context.Context) error {
 	if st.job == "" {
 		return errors.New("ledger steps: no job yet")
 	}
-	evs, err := st.srv.Ledger().Events(ctx, st.job)
+	evs, err := st.lab.Server().Ledger().Events(ctx, st.job)
 	if err != nil {
 		return err
 	}
