@@ -4,15 +4,31 @@
 //
 // The server has one tool per typed operation — begin, snapshot, find,
 // extract, navigate, fill, click, press, waitAnswer, waitFor, verifyField,
-// verifyOutcome, recheck, finish, changes, metrics — each with an input
-// schema derived from its argument type. There is no tool that runs
-// JavaScript or any other code (ACT-5). Engine errors come back as tool
-// errors (isError) whose structured content carries the stable code
-// ({"code":"TARGET_AMBIGUOUS","count":2,…}). One server serves many tasks;
-// each task has its own pages, baselines and outcomes, so a new task never
-// inherits an earlier one's success (ACT-6). Every call's argument and
-// result sizes are counted in bytes, per call (the result's _meta) and per
-// task (the metrics tool), never as tokens (ACT-7).
+// verifyOutcome, recheck, finish, abandon, readAnswer, changes, metrics —
+// each with an input schema and an output schema derived from its Go
+// types. There is no tool that runs JavaScript or any other code (ACT-5).
+//
+// A successful call's structured content validates against the tool's
+// output schema. A failed call is a tool error (isError) with no
+// structured content: its one text block is the JSON of a ToolError
+// ({"ok":false,"code":"TARGET_AMBIGUOUS","message":…,"count":2,…}), so no
+// client's output-schema check rejects it and every client reads the code
+// (AGT-1). The server decodes the arguments itself, so argument errors
+// carry codes too (UNKNOWN_ARGUMENT, MISSING_ARGUMENT, WRONG_ARGUMENT_TYPE).
+// Long calls send progress to a client that gave a progress token; a call
+// the client cancelled gets no response.
+//
+// navigate, fill, click and press return the page they left (ActOut: the
+// snapshot id and the refs the next action needs), so fill → click →
+// waitAnswer needs no snapshot call (AGT-2). A refused action sends
+// nothing and arms no answer wait; a blocked task is ended with abandon;
+// navigate opens http(s) only unless Options.AllowFileURLs (AGT-4).
+//
+// One server serves many tasks; each task has its own pages, baselines and
+// outcomes, so a new task never inherits an earlier one's success (ACT-6).
+// Every call's argument and result sizes are counted in bytes, per call
+// (the result's _meta) and per task (the metrics tool), never as tokens
+// (ACT-7).
 //
 // Pages get their drivers from Options.Driver when first used: the CLI
 // starts one headless Chromium lazily on the first page operation and
