@@ -1,32 +1,45 @@
 #!/usr/bin/env bash
-# live-walltime.sh: the live suite's wall time before and after the lab
-# clock, in alternating runs (before, after, before, after, …) so a change
-# of the machine's load during the call hits both alike; each run's wall
-# time, the medians and the after/before ratio of the medians are printed.
+# live-walltime.sh: the live suite's wall time at a git revision BEFORE
+# and in this checkout, in alternating runs (before, after, before, after,
+# …) so a change of the machine's load during the call hits both alike;
+# each run's wall time, the medians and the after/before ratio of the
+# medians are printed.
 #
-# "before" is a build of BEFORE (default 656ce42^, the commit before the
-# lab clock landed) in a git worktree under $OUT; "after" is this checkout.
+# "before" is a build of BEFORE (required: any revision git names here, a
+# branch, a tag, HEAD~3) in a git worktree under $OUT, checked out afresh
+# at BEFORE on every call; "after" is this checkout.
 # Both run `replaylab run --driver browser --concurrency CONC` (default 8)
 # on the feature files both trees have (same file name), each in its own
 # tree (its own goldens and sessions). A run that fails still counts: the
 # figure is the wall time; the failures are printed after the table.
 #
-#   scripts/live-walltime.sh                  # RUNS=3, OUT=/tmp/replaylab-walltime
-#   RUNS=5 CONC=4 scripts/live-walltime.sh
+#   BEFORE=main scripts/live-walltime.sh            # RUNS=3, OUT=/tmp/replaylab-walltime
+#   BEFORE=HEAD~5 RUNS=5 CONC=4 scripts/live-walltime.sh
+#   BEFORE=$(git log --format=%H --grep='^clock: engine/clock' -1)^ scripts/live-walltime.sh   # without the lab clock
 #
 # Take the figures on a quiet machine (1-minute load average below ~3).
 set -eu
 cd "$(dirname "$0")/.."
 RUNS=${RUNS:-3}
 CONC=${CONC:-8}
-BEFORE=${BEFORE:-656ce42^}
+if [ -z "${BEFORE:-}" ]; then
+	echo "usage: BEFORE=REV $0  (REV: the revision to compare this checkout with, e.g. main or HEAD~3)" >&2
+	exit 2
+fi
+rev=$(git rev-parse --verify --quiet "$BEFORE^{commit}") || {
+	echo "live-walltime.sh: BEFORE=$BEFORE is no revision of this clone" >&2
+	exit 2
+}
 OUT=${OUT:-/tmp/replaylab-walltime}
 after=$(pwd)
 before="$OUT/before"
 mkdir -p "$OUT"
-if [ ! -d "$before" ]; then
-	git worktree add --detach "$before" "$BEFORE" >/dev/null
+if [ -d "$before" ]; then
+	git -C "$before" checkout -q --detach "$rev"
+else
+	git worktree add --quiet --detach "$before" "$rev"
 fi
+echo "before: $BEFORE ($(git log --format='%h %s' -1 "$rev" | cut -c1-72))"
 (cd "$before" && go build -o "$OUT/replaylab-before" ./cmd/replaylab)
 go build -o "$OUT/replaylab-after" ./cmd/replaylab
 features=""
