@@ -14,13 +14,13 @@ import (
 	"github.com/chromedp/chromedp/kb"
 
 	"github.com/replaylab/replaylab/engine/browser"
+	"github.com/replaylab/replaylab/harness"
 	"github.com/replaylab/replaylab/report"
 	"github.com/replaylab/replaylab/report/reporttest"
-	"github.com/replaylab/replaylab/steps"
 )
 
 // scratchProject copies features and their recordings from the checkout
-// into a temp root (steps.CopyProject; none named: the whole suite), so a
+// into a temp root (harness.CopyProject; none named: the whole suite), so a
 // test can break a golden without touching the repository's.
 func scratchProject(t *testing.T, features ...string) string {
 	t.Helper()
@@ -29,7 +29,7 @@ func scratchProject(t *testing.T, features ...string) string {
 	for i, f := range features {
 		files[i] = f + ".feature"
 	}
-	if err := steps.CopyProject("../..", root, files...); err != nil {
+	if err := harness.CopyProject("../..", root, files...); err != nil {
 		t.Fatal(err)
 	}
 	return root
