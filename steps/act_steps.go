@@ -75,7 +75,7 @@ func actSteps(r *table) {
 		"Given the agent drives the engine over MCP", overMCP)
 	r.step(g, `^I begin a task "([^"]*)"$`, "start a new task (in process or over MCP) whose main page is the scenario's tab; later steps act in it",
 		`When I begin a task "save settings"`, beginTask)
-	r.step(g, `^I switch to the (\w+) tab$`, `the following action steps act in that tab of the scenario's task ("main" is the tab every scenario starts with; another name opens a new tab on first use, with its own recorded session)`,
+	r.step(g, `^I switch to the (\w+) tab$`, `every following page step (opening pages, sending, clicking, reading, waiting) acts in that tab of the scenario's task ("main" is the tab every scenario starts with; another name opens a new tab on first use, with its own recorded session)`,
 		"When I switch to the second tab", switchTab)
 	r.alias(`^I open the sim page "([^"]*)"$`, `^I navigate to the sim page "([^"]*)"$`, `When I navigate to the sim page "/act/links"`, openSimPage)
 	r.step(g, `^I fill the (\w+) "([^"]*)" with "([^"]*)"$`, "fill by role and name: resolve by a fresh find, type once, verify the real value (ACT-1; FIELD_MISMATCH when the page rewrote it, never typed again)",
@@ -258,7 +258,7 @@ func surface(ctx context.Context) (*actState, error) {
 	if st.client != nil {
 		return nil, errors.New(`over MCP, begin a task first ("I begin a task …")`)
 	}
-	p, err := w.ensurePage(ctx)
+	p, err := w.tabPage(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -328,8 +328,8 @@ func actPress(ctx context.Context, key, role, name, text string) error {
 	})
 }
 
-// switchTab makes the named tab of the scenario's own task the page the
-// following action steps act in.
+// switchTab makes the named tab of the scenario's own task the page every
+// following page step acts in: actions, navigations and reads.
 func switchTab(ctx context.Context, name string) error {
 	w := worldOf(ctx)
 	st := stateOf[actState](w)
@@ -343,6 +343,7 @@ func switchTab(ctx context.Context, name string) error {
 	if err != nil {
 		return err
 	}
+	w.current = name
 	st.task, st.taskID, st.page = w.task, w.task.ID, p
 	return nil
 }

@@ -188,7 +188,7 @@ func (w *world) navigate(ctx context.Context, p interface {
 		}
 		return fmt.Errorf("%s did not answer: %w", u, err)
 	}
-	st.status = w.statusOf(mainTab)
+	st.status = w.statusOf(w.currentTab())
 	switch {
 	case expectError && st.status > 0 && st.status < 400:
 		return fmt.Errorf("%s answered %d, but an error page was expected", u, st.status)

@@ -52,6 +52,9 @@ type world struct {
 	task     *engine.Task
 	tabs     map[string]*tab
 	tabOrder []string
+	// current is the tab the page steps act in, the one "I switch to the
+	// … tab" chose ("" before any switch: the main tab).
+	current string
 
 	answer   *answer.Result
 	lastView *engine.View
@@ -161,12 +164,31 @@ func (w *world) sessionPos() int {
 	return 0
 }
 
-// worldPage returns the scenario's world and its main tab, opening the tab
-// on first use: the preamble of every step that drives the page.
+// worldPage returns the scenario's world and its current tab, opening
+// the tab on first use: the preamble of every step that drives the page.
 func worldPage(ctx context.Context) (*world, *engine.Page, error) {
 	w := worldOf(ctx)
-	p, err := w.ensurePage(ctx)
+	p, err := w.tabPage(ctx)
 	return w, p, err
+}
+
+// currentTab names the tab the page steps act in: the one switched to
+// last, else the main tab.
+func (w *world) currentTab() string {
+	if w.current == "" {
+		return mainTab
+	}
+	return w.current
+}
+
+// tabPage returns the current tab of the scenario's task; the main
+// tab is opened first, since it starts the task.
+func (w *world) tabPage(ctx context.Context) (*engine.Page, error) {
+	p, err := w.ensurePage(ctx)
+	if err != nil || w.currentTab() == mainTab {
+		return p, err
+	}
+	return w.ensureTab(ctx, w.currentTab())
 }
 
 // ensurePage returns the scenario's main tab.
