@@ -13,6 +13,7 @@ Feature: Seeded explorer: one seed drives every choice; a failure replays and sh
 
   @EXP-1
   Scenario: A seed's run reproduces exactly, on SQLite and on PostgreSQL
+    Given this self-test runs with the live suite
     When the explorer runs seed 25 with 30 steps on "sqlite"
     And the explorer runs seed 25 with 30 steps on "sqlite" again
     Then the runs printed the same schedule and outcome

@@ -156,7 +156,8 @@ Feature: The harness as a CI gate
 
   @GATE-3
   Scenario: The hints for goldens are commands that fix them: missing, drifted, obsolete
-    Given a feature file "plan.feature" with:
+    Given this self-test runs with the live suite
+    And a feature file "plan.feature" with:
       """
       Feature: Plan
         Scenario: Only scripting
@@ -258,7 +259,8 @@ Feature: The harness as a CI gate
 
   @GATE-5
   Scenario: merge-reports refuses an incomplete shard set and names the missing shard
-    Given a feature file "plan.feature" with:
+    Given this self-test runs with the live suite
+    And a feature file "plan.feature" with:
       """
       Feature: Plan
         Scenario: One
@@ -290,7 +292,8 @@ Feature: The harness as a CI gate
 
   @GATE-8
   Scenario: A fast gate: parallel by default, --last-failed, did-you-mean, skipped counted, unwritable reports refused
-    Given a feature file "plan.feature" with:
+    Given this self-test runs with the live suite
+    And a feature file "plan.feature" with:
       """
       @case-1
       Feature: Plan

@@ -14,7 +14,8 @@ Feature: Reports and scale
 
   @REP-2
   Scenario: Four shards merged are the unsharded run
-    Given a feature file "many.feature" with:
+    Given this self-test runs with the live suite
+    And a feature file "many.feature" with:
       """
       Feature: Many
         Scenario: One
