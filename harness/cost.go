@@ -1,10 +1,12 @@
 package harness
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/replaylab/replaylab/engine/capture"
@@ -85,4 +87,51 @@ func (r *Runner) replayCost() func(Scenario) time.Duration {
 		// about a microsecond a byte; only the proportions matter
 		return time.Duration(size) * time.Microsecond
 	}
+}
+
+// HeaviestFirst orders sel's feature files by what their selected
+// scenarios cost to replay, the heaviest file first (ties and scenarios
+// within a file keep sel's order; a scenario with no measure weighs the
+// median of those with one). Run concurrently, a long scenario then starts
+// while the others still keep every worker busy, instead of being the one
+// thing left running at the end.
+func HeaviestFirst(sel []Scenario, weight func(Scenario) time.Duration) []Scenario {
+	var known []time.Duration
+	ws := make([]time.Duration, len(sel))
+	for i, sc := range sel {
+		ws[i] = -1
+		if weight != nil {
+			if w := weight(sc); w > 0 {
+				ws[i] = w
+				known = append(known, w)
+			}
+		}
+	}
+	if len(known) == 0 {
+		return sel
+	}
+	slices.Sort(known)
+	fill := known[len(known)/2]
+	total := map[string]time.Duration{}
+	first := map[string]int{}
+	for i, sc := range sel {
+		if ws[i] < 0 {
+			ws[i] = fill
+		}
+		if _, ok := first[sc.URI]; !ok {
+			first[sc.URI] = i
+		}
+		total[sc.URI] += ws[i]
+	}
+	out := slices.Clone(sel)
+	slices.SortStableFunc(out, func(a, b Scenario) int {
+		if a.URI == b.URI {
+			return 0
+		}
+		if c := cmp.Compare(total[b.URI], total[a.URI]); c != 0 {
+			return c
+		}
+		return cmp.Compare(first[a.URI], first[b.URI])
+	})
+	return out
 }

@@ -85,6 +85,9 @@ func (r *Runner) runScaled(sel []Scenario) int {
 		sel = ShardOf(sel, sc.Shard, r.replayCost())
 		fmt.Fprintf(r.stderr(), "replaylab: shard %s: %d of the %d selected scenarios\n", sc.Shard, len(sel), all)
 	}
+	if r.opt.Concurrency > 1 {
+		sel = HeaviestFirst(sel, r.replayCost())
+	}
 	if len(outs) == 0 && sc.Retries == 0 && sc.RepeatEach <= 1 && !sc.Progress && sc.Shard.Count <= 1 {
 		fsys, paths, err := serve(sel)
 		if err != nil {

@@ -117,3 +117,40 @@ func FuzzParseShard(f *testing.F) {
 		}
 	})
 }
+
+func TestHeaviestFirst(t *testing.T) {
+	sc := func(file string, line int) Scenario {
+		return Scenario{URI: "features/" + file + ".feature", Line: line, Slug: fmt.Sprintf("%s/%d", file, line)}
+	}
+	// a: 1 s + 1 s; b: one 5 s scenario; c: unmeasured (the median, 1 s)
+	sel := []Scenario{sc("a", 2), sc("b", 3), sc("a", 9), sc("c", 4), sc("b", 8)}
+	cost := map[string]time.Duration{"a/2": time.Second, "a/9": time.Second, "b/3": 5 * time.Second, "b/8": time.Second}
+	ids := func(list []Scenario) string {
+		var out []string
+		for _, s := range list {
+			out = append(out, s.ID())
+		}
+		return strings.Join(out, " ")
+	}
+	for _, tc := range []struct {
+		name   string
+		weight func(Scenario) time.Duration
+		want   string
+	}{
+		{"heaviest file first, its scenarios in file order", func(s Scenario) time.Duration { return cost[s.Slug] },
+			"features/b.feature:3 features/b.feature:8 features/a.feature:2 features/a.feature:9 features/c.feature:4"},
+		{"nothing measured keeps the order", func(Scenario) time.Duration { return 0 },
+			ids(sel)},
+		{"no weight keeps the order", nil, ids(sel)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			before := ids(sel)
+			if got := ids(HeaviestFirst(sel, tc.weight)); got != tc.want {
+				t.Errorf("order %s, want %s", got, tc.want)
+			}
+			if ids(sel) != before {
+				t.Error("HeaviestFirst changed the selection it was given")
+			}
+		})
+	}
+}
