@@ -1,10 +1,12 @@
 // Package browser is the live driver: real headless Chromium through
 // chromedp (the only package of the project that imports chromedp). One
 // Browser per run; each page gets a fresh browser context, so scenarios
-// share no cookies, storage or cache. Captures come from
-// DOMSnapshot.captureSnapshot in one round trip and are serialised into the
-// capture format with live state written in; actions address a node by its
-// backend node id, the capture's stable node id.
+// share no cookies, storage or cache. Captures are written by a tracker
+// script in an isolated world (own.go, incremental.go), or where it cannot
+// be exact come from DOMSnapshot.captureSnapshot in one round trip; both
+// are serialised into the capture format with live state written in.
+// Actions address a node by the capture's stable node id: the tracker's id,
+// resolved to the element when the action runs, or a backend node id.
 package browser
 
 import (
@@ -336,7 +338,8 @@ type Page struct {
 	live      *live
 	forceFull atomic.Bool
 	stats     Stats
-	groups    atomic.Uint64 // names the object groups of the incremental captures
+	groups    atomic.Uint64 // names the object groups of the incremental captures and actions
+	nextID    int32         // the tracker's ids of this page's later documents start here (own.go)
 	worldMu   sync.Mutex
 	worldID   string
 }
@@ -585,26 +588,23 @@ func (p *Page) NavigationStatus() int {
 	return p.status
 }
 
-func nodeID(node string) (cdp.BackendNodeID, error) {
-	id, err := strconv.ParseInt(node, 10, 64)
-	if err != nil || id <= 0 {
-		return 0, fmt.Errorf("browser: %q is not a node id of a browser capture", node)
-	}
-	return cdp.BackendNodeID(id), nil
-}
-
 // Click scrolls the node into view and clicks its centre.
 func (p *Page) Click(ctx context.Context, node string) error {
 	defer p.gen.Add(1) // the next capture reads the page: actions change live state no mutation reports
-	id, err := nodeID(node)
+	ref, err := parseNode(node)
 	if err != nil {
 		return err
 	}
 	return p.run(ctx, chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
-		if _, err := cdp.Call(ctx, t, dom.ScrollIntoViewIfNeeded, dom.ScrollIntoViewIfNeededParams{BackendNodeID: id}); err != nil {
+		id, release, err := p.resolve(ctx, t, node, ref)
+		if err != nil {
+			return err
+		}
+		defer release()
+		if _, err := cdp.Call(ctx, t, dom.ScrollIntoViewIfNeeded, dom.ScrollIntoViewIfNeededParams{BackendNodeID: id.backend, ObjectID: id.obj}); err != nil {
 			return fmt.Errorf("browser: scroll node %s into view: %w", node, err)
 		}
-		q, err := cdp.Call(ctx, t, dom.GetContentQuads, dom.GetContentQuadsParams{BackendNodeID: id})
+		q, err := cdp.Call(ctx, t, dom.GetContentQuads, dom.GetContentQuadsParams{BackendNodeID: id.backend, ObjectID: id.obj})
 		if err != nil {
 			return fmt.Errorf("browser: node %s has no box: %w", node, err)
 		}
@@ -632,12 +632,17 @@ func (p *Page) Click(ctx context.Context, node string) error {
 // types).
 func (p *Page) Type(ctx context.Context, node, text string) error {
 	defer p.gen.Add(1) // the next capture reads the page: actions change live state no mutation reports
-	id, err := nodeID(node)
+	ref, err := parseNode(node)
 	if err != nil {
 		return err
 	}
 	return p.run(ctx, chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
-		if _, err := cdp.Call(ctx, t, dom.Focus, dom.FocusParams{BackendNodeID: id}); err != nil {
+		id, release, err := p.resolve(ctx, t, node, ref)
+		if err != nil {
+			return err
+		}
+		defer release()
+		if _, err := cdp.Call(ctx, t, dom.Focus, dom.FocusParams{BackendNodeID: id.backend, ObjectID: id.obj}); err != nil {
 			return fmt.Errorf("browser: focus node %s: %w", node, err)
 		}
 		for _, typ := range []input.DispatchKeyEventType{input.DispatchKeyEventTypeRawKeyDown, input.DispatchKeyEventTypeKeyUp} {
@@ -668,7 +673,7 @@ var keys = map[string]struct {
 // Press focuses the node and presses one key.
 func (p *Page) Press(ctx context.Context, node, key string) error {
 	defer p.gen.Add(1) // the next capture reads the page: actions change live state no mutation reports
-	id, err := nodeID(node)
+	ref, err := parseNode(node)
 	if err != nil {
 		return err
 	}
@@ -677,7 +682,12 @@ func (p *Page) Press(ctx context.Context, node, key string) error {
 		return fmt.Errorf("browser: unknown key %q", key)
 	}
 	return p.run(ctx, chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
-		if _, err := cdp.Call(ctx, t, dom.Focus, dom.FocusParams{BackendNodeID: id}); err != nil {
+		id, release, err := p.resolve(ctx, t, node, ref)
+		if err != nil {
+			return err
+		}
+		defer release()
+		if _, err := cdp.Call(ctx, t, dom.Focus, dom.FocusParams{BackendNodeID: id.backend, ObjectID: id.obj}); err != nil {
 			return fmt.Errorf("browser: focus node %s: %w", node, err)
 		}
 		down := input.DispatchKeyEventParams{Type: input.DispatchKeyEventTypeKeyDown, Key: key, Code: key, WindowsVirtualKeyCode: k.code, NativeVirtualKeyCode: k.code, Text: k.text}

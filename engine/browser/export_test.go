@@ -4,9 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"regexp"
+	"slices"
+	"strconv"
 	"time"
 
 	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/dom"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 
@@ -79,3 +83,60 @@ func CheckSpliceForTest(on bool) { checkSplice.Store(on) }
 // CheckDecodeForTest turns on (or off) the comparison of the fast snapshot
 // reader with the generated decoder on every snapshot (checkDecode).
 func CheckDecodeForTest(on bool) { checkDecode.Store(on) }
+
+// trackedAttr matches the node id of an element the tracker numbered.
+var trackedAttr = regexp.MustCompile(`data-rl-node="(t\d+)"`)
+
+// BackendIDsForTest rewrites every tracked node id of c (own.go) into the
+// backend node id of the element it names, resolved as an action resolves
+// it (resolve, then DOM.describeNode of the handle), so the capture can be
+// compared with a captureSnapshot one byte for byte. An id that resolves
+// to no element, or two ids to one element, is an error.
+func (p *Page) BackendIDsForTest(ctx context.Context, c *capture.Capture) (*capture.Capture, int, error) {
+	out := *c
+	out.Frames = slices.Clone(c.Frames)
+	ids := map[string]string{}
+	seen := map[string]string{}
+	err := p.run(ctx, chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+		for _, m := range trackedAttr.FindAllStringSubmatch(c.Frames[0].HTML, -1) {
+			node := m[1]
+			if _, ok := ids[node]; ok {
+				return fmt.Errorf("node id %s given twice", node)
+			}
+			ref, err := parseNode(node)
+			if err != nil {
+				return err
+			}
+			r, release, err := p.resolve(ctx, t, node, ref)
+			if err != nil {
+				return err
+			}
+			d, err := cdp.Call(ctx, t, dom.DescribeNode, dom.DescribeNodeParams{ObjectID: r.obj})
+			release()
+			if err != nil {
+				return fmt.Errorf("describe node %s: %w", node, err)
+			}
+			b := strconv.FormatInt(int64(d.Node.BackendNodeID), 10)
+			if o, dup := seen[b]; dup {
+				return fmt.Errorf("node ids %s and %s name one element", o, node)
+			}
+			seen[b] = node
+			ids[node] = b
+		}
+		return nil
+	}))
+	if err != nil {
+		return nil, 0, err
+	}
+	out.Frames[0].HTML = trackedAttr.ReplaceAllStringFunc(c.Frames[0].HTML, func(s string) string {
+		return `data-rl-node="` + ids[s[len(`data-rl-node="`):len(s)-1]] + `"`
+	})
+	return &out, len(ids), nil
+}
+
+// SnapshotOnlyForTest turns the tracker's own capture off (every full
+// capture a captureSnapshot one) until the test ends.
+func SnapshotOnlyForTest(t interface{ Cleanup(func()) }) {
+	snapshotOnly.Store(true)
+	t.Cleanup(func() { snapshotOnly.Store(false) })
+}

@@ -78,11 +78,17 @@ type live struct {
 	tree  *tree
 	world string // unique id of the isolated world the tracker runs in
 	last  *capture.Capture
+	own   bool // the tracker wrote the full capture (own.go): its ids are the node ids
 }
 
 // Stats counts the captures of a page by kind (tests and benchmarks).
 type Stats struct {
 	Full, Incremental, Reused int
+	// Own counts the full captures the tracker wrote itself (own.go), of
+	// Full; Declined counts, by reason, those it declined (a
+	// captureSnapshot capture was taken instead).
+	Own      int
+	Declined map[string]int
 	// Fallbacks counts incremental captures that fell back to a full one,
 	// by reason.
 	Fallbacks map[string]int
@@ -102,6 +108,7 @@ func (p *Page) CaptureStats() Stats {
 	s := p.stats
 	s.Fallbacks = maps.Clone(p.stats.Fallbacks)
 	s.Passes = maps.Clone(p.stats.Passes)
+	s.Declined = maps.Clone(p.stats.Declined)
 	return s
 }
 
@@ -109,7 +116,7 @@ func (p *Page) count(f func(s *Stats)) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.stats.Fallbacks == nil {
-		p.stats.Fallbacks, p.stats.Passes = map[string]int{}, map[string]int{}
+		p.stats.Fallbacks, p.stats.Passes, p.stats.Declined = map[string]int{}, map[string]int{}, map[string]int{}
 	}
 	f(&p.stats)
 }
@@ -134,18 +141,33 @@ func evalWorld(ctx context.Context, t *chromedp.Target, world, expr string) (str
 	return s, nil
 }
 
-// fullCapture takes a full capture (one DOMSnapshot.captureSnapshot) and
-// (re)starts the tracker on it.
+// fullCapture takes a full capture and (re)starts the tracker on it: the
+// tracker's own (own.go) where it does not decline, else one
+// DOMSnapshot.captureSnapshot.
 func (p *Page) fullCapture(ctx context.Context, t *chromedp.Target) (*capture.Capture, error) {
 	p.live = nil
 	world := p.world()
+	if world != "" && !snapshotOnly.Load() {
+		c, tr, err := p.ownCapture(ctx, t, world)
+		if err == nil {
+			p.count(func(s *Stats) { s.Full++; s.Own++ })
+			p.live = &live{tree: tr, world: world, last: c, own: true}
+			return c, nil
+		}
+		if ctx.Err() != nil {
+			return nil, err
+		}
+		reason := strings.TrimPrefix(err.Error(), errDecline.Error()+": ")
+		p.count(func(s *Stats) { s.Declined[reason]++ })
+	}
 	var begun struct {
 		N    int32  `json:"n"`
+		Base int32  `json:"base"`
 		Hash uint32 `json:"hash"`
 	}
 	ok := false
 	if world != "" {
-		if s, err := evalWorld(ctx, t, world, trackerExpr+".begin()"); err == nil && json.Unmarshal([]byte(s), &begun) == nil {
+		if s, err := evalWorld(ctx, t, world, trackerExpr+".begin("+strconv.FormatInt(int64(p.nextID), 10)+")"); err == nil && json.Unmarshal([]byte(s), &begun) == nil && begun.Base > 0 {
 			ok = true
 		}
 	}
@@ -154,6 +176,12 @@ func (p *Page) fullCapture(ctx context.Context, t *chromedp.Target) (*capture.Ca
 		return nil, err
 	}
 	p.count(func(s *Stats) { s.Full++ })
+	if ok {
+		p.nextID = max(p.nextID, begun.N)
+		if tr != nil {
+			tr.number(begun.Base)
+		}
+	}
 	if ok && tr != nil && !tr.shadowed && len(c.Frames) == 1 && tr.next == begun.N && tr.shape == begun.Hash {
 		keys, err := json.Marshal(tr.keys())
 		if err == nil {
@@ -179,6 +207,7 @@ type delta struct {
 	Attrs [][]json.RawMessage `json:"attrs"`
 	State [][]json.RawMessage `json:"state"`
 	Roots int                 `json:"roots"`
+	Next  int32               `json:"next"` // the tracker's next id
 	Pass  string              `json:"pass"` // how the state pass chose its scope
 	MS    float64             `json:"ms"`   // time the tracker took
 }
@@ -211,6 +240,7 @@ func (p *Page) incrementalCapture(ctx context.Context, t *chromedp.Target) (*cap
 		return nil, fmt.Errorf("%w: %s", errDrift, d.Full)
 	}
 	tr := lv.tree
+	p.nextID = max(p.nextID, d.Next)
 	// decode the inserted subtrees first: their elements need backend ids
 	type kidList struct {
 		parent *lnode
@@ -255,7 +285,12 @@ func (p *Page) incrementalCapture(ctx context.Context, t *chromedp.Target) (*cap
 	if len(roots) != d.Roots {
 		return nil, fmt.Errorf("%w: %d inserted subtrees, tracker says %d", errDrift, len(roots), d.Roots)
 	}
-	if len(roots) > 0 {
+	if lv.own {
+		// the tracker's ids are the node ids: nothing to read
+		for _, r := range roots {
+			r.renderAll()
+		}
+	} else if len(roots) > 0 {
 		if len(rootObjs) != len(roots) {
 			return nil, fmt.Errorf("%w: %d of %d inserted subtrees", errDrift, len(rootObjs), len(roots))
 		}
@@ -263,7 +298,8 @@ func (p *Page) incrementalCapture(ctx context.Context, t *chromedp.Target) (*cap
 			return nil, err
 		}
 	}
-	// apply: child lists, texts, attributes, states
+	// apply: child lists (every removal before any insertion, so a node
+	// moved between two lists keeps its id), texts, attributes, states
 	for _, kl := range lists {
 		old := kl.parent.kids
 		kept := map[*lnode]bool{}
@@ -287,6 +323,10 @@ func (p *Page) incrementalCapture(ctx context.Context, t *chromedp.Target) (*cap
 				c.parent = nil
 			}
 		}
+		kl.parent.kids = kids
+		tr.touch(kl.parent)
+	}
+	for _, kl := range lists {
 		for _, it := range kl.items {
 			if n, ok := it.(*lnode); ok {
 				if err := tr.adopt(n); err != nil {
@@ -294,8 +334,6 @@ func (p *Page) incrementalCapture(ctx context.Context, t *chromedp.Target) (*cap
 				}
 			}
 		}
-		kl.parent.kids = kids
-		tr.touch(kl.parent)
 	}
 	for _, x := range d.Texts {
 		var id int32

@@ -182,7 +182,7 @@ func propEdit(r *rand.Rand, frames bool) string {
 	}
 }
 
-var inputNode = regexp.MustCompile(`<(?:input|textarea)[^>]*data-rl-node="(\d+)"`)
+var inputNode = regexp.MustCompile(`<(?:input|textarea)[^>]*data-rl-node="(t?\d+)"`)
 
 // TestIncrementalCaptureMatchesFull is the incremental capture's property
 // test: over many seeds it applies random DOM edits to a page in real
@@ -192,8 +192,14 @@ var inputNode = regexp.MustCompile(`<(?:input|textarea)[^>]*data-rl-node="(\d+)"
 // typed and set by script, checked, selected options, image sources,
 // iframes, the title) and after every edit compares the capture Capture
 // returns (incremental once the page is tracked) with a full
-// DOMSnapshot.captureSnapshot capture, byte for byte, with no
-// normalisation. A failure prints the seed; -incremental.seed=N replays it.
+// DOMSnapshot.captureSnapshot capture, byte for byte. Where the tracker
+// wrote the capture (own.go) its node ids are the tracker's: each is
+// resolved to its element as an action resolves it and replaced by that
+// element's backend node id first, and the ids must be a mapping that
+// holds over time: no tracker id names two elements in a page's life, and
+// an element keeps its id from capture to capture while the tracker's own
+// captures follow one another. A failure prints the seed;
+// -incremental.seed=N replays it.
 func TestIncrementalCaptureMatchesFull(t *testing.T) {
 	p := idlePage(t)
 	ctx := context.Background()
@@ -214,7 +220,11 @@ func TestIncrementalCaptureMatchesFull(t *testing.T) {
 		}
 	}
 	total := browser.Stats{}
-	steps, cheapSteps := 0, 0
+	steps, cheapSteps, ownSteps := 0, 0, 0
+	// what the tracker's ids resolved to: every id ever (a backend id per
+	// tracker id, in the page's life), and per element while the captures
+	// carry tracker ids (reset when one does not)
+	idBackend, backendID := map[string]string{}, map[string]string{}
 	declined := map[string]int{}
 	for _, seed := range seeds {
 		r := rand.New(rand.NewSource(int64(seed)))
@@ -264,11 +274,30 @@ func TestIncrementalCaptureMatchesFull(t *testing.T) {
 			if err != nil {
 				fail(step, "capture: %v", err)
 			}
+			mapped, n, err := p.BackendIDsForTest(ctx, got)
+			if err != nil {
+				fail(step, "resolving the tracker's ids: %v", err)
+			}
+			if n == 0 {
+				clear(backendID)
+			} else {
+				ownSteps++
+			}
+			for id, b := range trackedIDs(got, mapped) {
+				if was, ok := idBackend[id]; ok && was != b {
+					fail(step, "tracker id %s named backend node %s, now %s", id, was, b)
+				}
+				idBackend[id] = b
+				if was, ok := backendID[b]; ok && was != id {
+					fail(step, "backend node %s had tracker id %s, now %s", b, was, id)
+				}
+				backendID[b] = id
+			}
 			want, err := p.CaptureFull(ctx)
 			if err != nil {
 				fail(step, "full capture: %v", err)
 			}
-			if d := captureDiff(got, want); d != "" {
+			if d := captureDiff(mapped, want); d != "" {
 				fail(step, "the capture differs from a full capture: %s", d)
 			}
 			// the tracker's full capture (cheap.go), taken without
@@ -295,6 +324,10 @@ func TestIncrementalCaptureMatchesFull(t *testing.T) {
 	st := p.CaptureStats()
 	t.Logf("%d steps over %d seeds: %d full captures, %d incremental; fallbacks %v; state passes %v", steps, len(seeds), total.Full, total.Incremental, st.Fallbacks, st.Passes)
 	t.Logf("the tracker's full capture: %d of %d steps equal, declined %v", cheapSteps, steps, declined)
+	t.Logf("tracker ids: %d of %d captures, %d own full captures, declined %v", ownSteps, steps, st.Own, st.Declined)
+	if ownSteps < steps/2 {
+		t.Errorf("only %d of %d captures carried the tracker's ids (declined %v)", ownSteps, steps, st.Declined)
+	}
 	if cheapSteps < steps/2 {
 		t.Errorf("the tracker's full capture was taken in only %d of %d steps (declined %v)", cheapSteps, steps, declined)
 	}
@@ -310,6 +343,22 @@ func TestIncrementalCaptureMatchesFull(t *testing.T) {
 	if *incSeed == 0 && st.Passes["scoped"] < steps/10 {
 		t.Errorf("only %d of %d state passes were scoped (%v)", st.Passes["scoped"], steps, st.Passes)
 	}
+}
+
+var nodeAttr = regexp.MustCompile(`data-rl-node="([^"]*)"`)
+
+// trackedIDs pairs the tracker ids of a capture with the backend ids they
+// were rewritten into (same HTML but for the ids, in the same order).
+func trackedIDs(got, mapped *capture.Capture) map[string]string {
+	a := nodeAttr.FindAllStringSubmatch(got.Frames[0].HTML, -1)
+	b := nodeAttr.FindAllStringSubmatch(mapped.Frames[0].HTML, -1)
+	out := map[string]string{}
+	for i := range a {
+		if i < len(b) && strings.HasPrefix(a[i][1], "t") {
+			out[a[i][1]] = b[i][1]
+		}
+	}
+	return out
 }
 
 // captureDiff describes the first difference between two captures, "" when

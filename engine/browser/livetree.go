@@ -2,6 +2,7 @@ package browser
 
 import (
 	"errors"
+	"fmt"
 	"html"
 	"strconv"
 	"strings"
@@ -15,15 +16,19 @@ import (
 // after a change to some of them (the incremental capture, incremental.go)
 // through the same code that wrote the full capture.
 //
-// Nodes are numbered in the order of the capture (preorder, starting at 1;
-// the document is 0), which is also the order in which the page's tracker
-// (tracker.js) numbers them when it starts; later nodes get the tracker's
-// next numbers.
+// Nodes are numbered by the page's tracker (tracker.js). A tree the
+// tracker wrote itself (own) holds the tracker's ids, which are also the
+// capture's node ids ("t" and the number). A tree from a captureSnapshot
+// capture is numbered in the order of the capture (preorder from the
+// tracker's base; the document is 0), which is also the order in which the
+// tracker numbers them when it starts; later nodes get the tracker's next
+// numbers; its node ids are backend node ids.
 type tree struct {
 	root  *lnode
 	byID  map[int32]*lnode
 	next  int32 // the number the next node would get
 	shape uint32
+	own   bool // the tracker's ids are the node ids
 	// shadowed: the document had shadow DOM in its full capture; such a
 	// page is always captured in full (the tracker cannot see closed
 	// shadow roots).
@@ -136,7 +141,11 @@ func (n *lnode) render() {
 		}
 		writeAttr(&b, n.attrs[k], n.attrs[k+1])
 	}
-	writeAttr(&b, capture.AttrNode, strconv.FormatInt(n.backend, 10))
+	if n.backend != 0 {
+		writeAttr(&b, capture.AttrNode, strconv.FormatInt(n.backend, 10))
+	} else {
+		writeAttr(&b, capture.AttrNode, trackedID(n.id))
+	}
 	s := &n.st
 	if s.hasValue {
 		writeAttr(&b, capture.AttrValue, s.value)
@@ -274,9 +283,16 @@ func (t *tree) write(b *strings.Builder, n *lnode) {
 	}
 }
 
-// number gives every node its number in preorder and computes the shape
-// hash the tracker computes (tracker.js shape and hash).
-func (t *tree) number() {
+// trackedPrefix starts the node id of an element the tracker numbered
+// (own mode), the number following; a backend node id is a bare number.
+const trackedPrefix = "t"
+
+func trackedID(id int32) string { return trackedPrefix + strconv.FormatInt(int64(id), 10) }
+
+// number gives every node its number in preorder (the document 0, the
+// others from base) and computes the shape hash the tracker computes
+// (tracker.js begin).
+func (t *tree) number(base int32) {
 	t.byID = map[int32]*lnode{}
 	id := int32(0)
 	h := uint32(0x811c9dc5)
@@ -290,7 +306,11 @@ func (t *tree) number() {
 	rec = func(n *lnode) {
 		n.id = id
 		t.byID[id] = n
-		id++
+		if id == 0 {
+			id = base
+		} else {
+			id++
+		}
 		for _, c := range n.kids {
 			switch c.kind {
 			case 3:
@@ -310,6 +330,39 @@ func (t *tree) number() {
 	rec(t.root)
 	t.next = id
 	t.shape = h
+}
+
+// renderAll renders every element of n's subtree.
+func (n *lnode) renderAll() {
+	if n.kind == 1 {
+		n.render()
+	}
+	for _, c := range n.kids {
+		c.renderAll()
+	}
+}
+
+// index fills byID from the ids the tracker gave the nodes (own mode) and
+// renders every element; an id given twice is a drift.
+func (t *tree) index() error {
+	t.byID = map[int32]*lnode{0: t.root}
+	var rec func(n *lnode) error
+	rec = func(n *lnode) error {
+		for _, c := range n.kids {
+			if _, dup := t.byID[c.id]; dup || c.id <= 0 {
+				return fmt.Errorf("%w: node id %d given twice", errDrift, c.id)
+			}
+			t.byID[c.id] = c
+			if c.kind == 1 {
+				c.render()
+			}
+			if err := rec(c); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	return rec(t.root)
 }
 
 // keys lists [id, key] of every element whose live state is not the

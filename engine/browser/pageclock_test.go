@@ -114,7 +114,7 @@ func TestPageClockRunsThePagesTimersOnTheLab(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	goID := regexp.MustCompile(`<button [^>]*data-rl-node="(\d+)"[^>]*>Go<`).FindStringSubmatch(c.Frames[0].HTML)
+	goID := regexp.MustCompile(`<button [^>]*data-rl-node="(t?\d+)"[^>]*>Go<`).FindStringSubmatch(c.Frames[0].HTML)
 	if goID == nil {
 		t.Fatalf("no node id for the button in %s", c.Frames[0].HTML)
 	}

@@ -161,7 +161,7 @@ func buildTree(d *domsnapshot.DocumentSnapshot, str func(domsnapshot.StringIndex
 	n := d.Nodes
 	if n == nil {
 		t := &tree{root: &lnode{kind: 9}}
-		t.number()
+		t.number(1)
 		return t
 	}
 	count := len(n.ParentIndex)
@@ -379,7 +379,7 @@ func buildTree(d *domsnapshot.DocumentSnapshot, str func(domsnapshot.StringIndex
 		}
 	}
 	rec(t.root, 0, false, false)
-	t.number()
+	t.number(1)
 	return t
 }
 

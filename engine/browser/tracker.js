@@ -132,12 +132,19 @@
   // default is not stored).
   const setKey = (el, k) => { if (k === DEF) S.cache.delete(el); else S.cache.set(el, k); };
   // ser serialises a node the capture tree does not hold yet.
+  // A node keeps its id while it is in the document, also when it moves
+  // (a moved node is serialised again under its old id), as a backend
+  // node id does.
   const ser = (n, ib, is) => {
-    const id = S.next++;
-    S.ids.set(n, id);
+    let id = S.ids.get(n);
+    if (!id) { id = S.next++; S.ids.set(n, id); }
     if (n.nodeType === 3) return [3, id, n.data];
     if (n.nodeType === 10) return [10, id];
     const t = tagOf(n), b = ib || t === "body";
+    // shadow DOM is only in a captureSnapshot capture; so may be a closed
+    // shadow root of a custom element that was defined (upgraded)
+    if (n.shadowRoot) S.shadow = true;
+    else if (S.own && t.includes("-") && n.matches(":defined")) S.custom = true;
     if (WATCH.has(t)) S.watch.add(n);
     const st = stateOf(n, t, b, is);
     setKey(n, keyOf(st));
@@ -261,9 +268,14 @@
   const T = {
     // begin numbers the document's nodes in capture order and starts
     // recording; the full capture that follows is matched to it by shape.
-    begin() {
+    // Node k of the walk (k >= 1) gets the id base + k - 1, base being at
+    // least the next unused id: ids are never reused within a document.
+    begin(base) {
       mo.takeRecords();
-      S.active = true; S.over = false; clearRecs();
+      S.active = true; S.own = false; S.over = false; clearRecs();
+      if (S.next < base) S.next = base;
+      const b = S.next;
+      S.base = b;
       S.ids = new WeakMap(); S.cache = new WeakMap(); S.byId = [document]; S.fresh = new Set(); S.roots = [];
       S.ids.set(document, 0);
       S.global = false; S.focus = document.activeElement;
@@ -277,7 +289,7 @@
         for (let c = n.firstChild; c; c = c.nextSibling) {
           const k = c.nodeType;
           if (!modelKind(k)) continue;
-          S.ids.set(c, S.byId.length); S.byId.push(c);
+          S.ids.set(c, b + S.byId.length - 1); S.byId.push(c);
           if (k === 3) mix(35);
           else if (k === 10) mix(33);
           else {
@@ -291,19 +303,67 @@
         }
       };
       num(document);
-      S.next = S.byId.length;
-      return JSON.stringify({ n: S.next, hash: h >>> 0 });
+      S.next = b + S.byId.length - 1;
+      return JSON.stringify({ n: S.next, base: b, hash: h >>> 0 });
     },
     // commit takes the live state the full capture wrote ([id, key] for
     // every element whose state is not the default), so the state pass
     // compares with what the kept capture holds.
     commit(keys) {
       if (!S.byId) return false;
-      for (const [id, k] of keys) { const el = S.byId[id]; if (el) S.cache.set(el, k); }
+      for (const [id, k] of keys) { const el = id === 0 ? document : S.byId[id - S.base + 1]; if (el) S.cache.set(el, k); }
       S.byId = null;
       return true;
     },
-    stop() { S.active = false; S.byId = null; clearRecs(); },
+    stop() { S.active = false; S.own = false; S.byId = null; clearRecs(); },
+    // capture serialises the whole document in capture order and starts
+    // tracking it, the ids being the capture's node ids ("own" mode: no
+    // DOMSnapshot.captureSnapshot, no backend node id read): [url, title,
+    // next, kids] with every node as ser writes it. Nodes numbered before
+    // keep their ids; new ones get ids from base on, so no id of an
+    // earlier document of the page names a node of this one. It declines
+    // ({full: reason}, the tracker stopped) where only captureSnapshot can
+    // write the capture: frames, shadow DOM, a defined custom element,
+    // whitespace-only text in display:contents, a box checkVisibility does
+    // not see, media elements outside the HTML namespace.
+    capture(base) {
+      absorb(mo.takeRecords());
+      const decline = (why) => { T.stop(); return JSON.stringify({ full: why }); };
+      if (framed()) return decline("frames");
+      for (const el of document.querySelectorAll("video,audio,img")) {
+        if (!(el instanceof HTMLMediaElement || el instanceof HTMLImageElement)) return decline("foreign media");
+      }
+      if (S.next < base) S.next = base;
+      S.ids.set(document, 0);
+      S.active = true; S.own = true; S.over = false; clearRecs();
+      S.cache = new WeakMap(); S.watch = new Set(); S.fresh = new Set(); S.roots = []; S.byId = null;
+      S.global = false; S.focus = document.activeElement; S.framed = false;
+      { const k = sheetsKey(); S.sheets = k.key; S.risky = k.risky; S.sibling = k.sibling; }
+      S.doubt = false; S.skipped = false; S.shadow = false; S.custom = false;
+      const kids = [];
+      for (let c = document.firstChild; c; c = c.nextSibling) if (modelKind(c.nodeType)) kids.push(ser(c, false, false));
+      const bad = S.doubt ? "whitespace in display:contents" : S.skipped ? "a box checkVisibility does not see" :
+        S.shadow ? "shadow" : S.custom ? "custom element" : "";
+      S.doubt = false; S.skipped = false; S.shadow = false; S.custom = false;
+      if (bad) return decline(bad);
+      return JSON.stringify([document.URL, document.title, S.next, kids]);
+    },
+    // node returns the element whose own-mode id is id (null: none, or
+    // not in own mode): an action resolves a capture's node id with it.
+    node(id) {
+      if (!S.own || !S.active) return null;
+      for (const el of document.getElementsByTagName("*")) if (S.ids.get(el) === id) return el;
+      return null;
+    },
+    // ref is el's node id in own mode ("t" and its id, numbering it if it
+    // has none yet: the capture that serialises it keeps that id), "" in
+    // the other modes (the caller reads its backend node id).
+    ref(el) {
+      if (!S.own || !S.active || !el || el.nodeType !== 1) return "";
+      let id = S.ids.get(el);
+      if (!id) { id = S.next++; S.ids.set(el, id); }
+      return "t" + id;
+    },
     delta() {
       const t0 = performance.now();
       absorb(mo.takeRecords());
@@ -314,7 +374,7 @@
       const out = { url: document.URL, title: document.title, kids: [], texts: [], attrs: [], state: [] };
       const parents = S.parents, attrs = S.attrs, texts = S.texts, added = S.added;
       clearRecs();
-      S.fresh = new Set(); S.roots = []; S.doubt = false;
+      S.fresh = new Set(); S.roots = []; S.doubt = false; S.shadow = false; S.custom = false;
       const ps = [];
       for (const p of parents) if ((p === document || p.isConnected) && S.ids.has(p)) ps.push(p);
       ps.sort((a, b) => a === b ? 0 : (a.compareDocumentPosition(b) & Node.DOCUMENT_POSITION_FOLLOWING ? -1 : 1));
@@ -410,8 +470,11 @@
       S.global = false;
       if (S.doubt) { S.doubt = false; bad = "whitespace in display:contents"; }
       if (S.skipped) { S.skipped = false; bad = "a box checkVisibility does not see"; }
-      if (bad) { S.active = false; return JSON.stringify({ full: bad }); }
+      if (S.shadow) { S.shadow = false; bad = "shadow"; }
+      if (S.custom) { S.custom = false; bad = "custom element"; }
+      if (bad) { S.active = false; S.own = false; return JSON.stringify({ full: bad }); }
       out.roots = S.roots.length;
+      out.next = S.next;
       out.ms = performance.now() - t0;
       return JSON.stringify(out);
     },
@@ -428,8 +491,8 @@
       for (const el of document.querySelectorAll("video,audio,img")) {
         if (!(el instanceof HTMLMediaElement || el instanceof HTMLImageElement)) return JSON.stringify({ full: "foreign media" });
       }
-      const save = { ids: S.ids, cache: S.cache, next: S.next, doubt: S.doubt, skipped: S.skipped, watch: S.watch };
-      S.ids = new WeakMap(); S.cache = new WeakMap(); S.next = 1; S.doubt = false; S.skipped = false; S.watch = new Set();
+      const save = { ids: S.ids, cache: S.cache, next: S.next, doubt: S.doubt, skipped: S.skipped, watch: S.watch, shadow: S.shadow, custom: S.custom, own: S.own };
+      S.ids = new WeakMap(); S.cache = new WeakMap(); S.next = 1; S.doubt = false; S.skipped = false; S.watch = new Set(); S.own = false;
       S.ids.set(document, 0);
       const kids = [];
       for (let c = document.firstChild; c; c = c.nextSibling) if (modelKind(c.nodeType)) kids.push(ser(c, false, false));
@@ -456,7 +519,7 @@
     // another round trip).
     deltaRoots() {
       const s = T.delta();
-      return S.roots.length && s.charCodeAt(0) === 123 && !s.startsWith('{"full"') ? [s, ...S.roots] : s;
+      return !S.own && S.roots.length && s.charCodeAt(0) === 123 && !s.startsWith('{"full"') ? [s, ...S.roots] : s;
     },
     // verify: true when no child list inside a fresh subtree changed since
     // delta, so the backend ids read for them belong to the nodes delta

@@ -5,9 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/dom"
@@ -47,10 +45,6 @@ import (
 //   - a child list that changed between the serialisation and the id read,
 //     or any disagreement between the tracker's elements and
 //     DOM.describeNode's (count, tag).
-
-// errDecline says the tracker's full capture cannot be exact for this
-// page: the driver takes a captureSnapshot capture.
-var errDecline = errors.New("browser: the tracker's full capture declined")
 
 // idNode is the part of a DOM.describeNode node the id read needs.
 type idNode struct {
@@ -127,7 +121,7 @@ func (p *Page) cheapCapture(ctx context.Context, t *chromedp.Target, world strin
 	if err := matchIDs(tr.root, &d.node); err != nil {
 		return nil, nil, err
 	}
-	tr.number()
+	tr.number(1)
 	if tr.next != f.n {
 		return nil, nil, fmt.Errorf("%w: %d nodes, tracker says %d", errDecline, tr.next, f.n)
 	}
@@ -195,220 +189,4 @@ func matchIDs(root *lnode, doc *idNode) error {
 		e.render()
 	}
 	return nil
-}
-
-// fullDoc is the tracker's full serialisation, decoded.
-type fullDoc struct {
-	url, title string
-	n          int32
-	tree       *tree
-}
-
-// decodeFull reads tracker.js full's answer: [url, title, n, kids]
-// with every node as ser writes it (decodeNode's format). It is a reader
-// of exactly what JSON.stringify writes for it, much faster than
-// encoding/json on a 2 MB answer; anything else is an error.
-func decodeFull(s string) (fullDoc, error) {
-	r := &jsonReader{s: s}
-	var f fullDoc
-	r.open()
-	f.url = r.str()
-	f.title = r.str()
-	f.n = int32(r.num())
-	t := &tree{root: &lnode{kind: 9}}
-	r.open()
-	for !r.close() {
-		n := r.node(t.root)
-		t.root.kids = append(t.root.kids, n)
-	}
-	if !r.close() {
-		r.fail()
-	}
-	if r.err != nil {
-		return fullDoc{}, r.err
-	}
-	f.tree = t
-	return f, nil
-}
-
-// jsonReader reads the JSON that JSON.stringify writes for the tracker's
-// arrays (no whitespace). The first error sticks.
-type jsonReader struct {
-	s   string
-	i   int
-	err error
-}
-
-func (r *jsonReader) fail() {
-	if r.err == nil {
-		r.err = fmt.Errorf("%w: bad full serialisation at byte %d", errDecline, r.i)
-	}
-	r.i = len(r.s)
-}
-
-func (r *jsonReader) comma() {
-	if r.i < len(r.s) && r.s[r.i] == ',' {
-		r.i++
-	}
-}
-
-func (r *jsonReader) open() {
-	if r.i < len(r.s) && r.s[r.i] == '[' {
-		r.i++
-		return
-	}
-	r.fail()
-}
-
-// close reads a closing bracket (and the comma after it) if one is next.
-func (r *jsonReader) close() bool {
-	if r.err != nil {
-		return true
-	}
-	if r.i < len(r.s) && r.s[r.i] == ']' {
-		r.i++
-		r.comma()
-		return true
-	}
-	return false
-}
-
-func (r *jsonReader) null() bool {
-	if strings.HasPrefix(r.s[r.i:], "null") {
-		r.i += 4
-		r.comma()
-		return true
-	}
-	return false
-}
-
-func (r *jsonReader) boolean() bool {
-	switch {
-	case strings.HasPrefix(r.s[r.i:], "true"):
-		r.i += 4
-		r.comma()
-		return true
-	case strings.HasPrefix(r.s[r.i:], "false"):
-		r.i += 5
-		r.comma()
-		return false
-	}
-	r.fail()
-	return false
-}
-
-func (r *jsonReader) num() int64 {
-	j := r.i
-	for j < len(r.s) && (r.s[j] == '-' || r.s[j] >= '0' && r.s[j] <= '9') {
-		j++
-	}
-	// a JSON number the tracker writes for a size may have a fraction
-	k := j
-	for k < len(r.s) && (r.s[k] == '.' || r.s[k] == 'e' || r.s[k] == 'E' || r.s[k] == '+' || r.s[k] == '-' || r.s[k] >= '0' && r.s[k] <= '9') {
-		k++
-	}
-	if k != j {
-		v, err := strconv.ParseFloat(r.s[r.i:k], 64)
-		if err != nil {
-			r.fail()
-			return 0
-		}
-		r.i = k
-		r.comma()
-		return int64(v)
-	}
-	v, err := strconv.ParseInt(r.s[r.i:j], 10, 64)
-	if err != nil {
-		r.fail()
-		return 0
-	}
-	r.i = j
-	r.comma()
-	return v
-}
-
-func (r *jsonReader) str() string {
-	if r.i >= len(r.s) || r.s[r.i] != '"' {
-		r.fail()
-		return ""
-	}
-	j := r.i + 1
-	esc := false
-	for j < len(r.s) && r.s[j] != '"' {
-		if r.s[j] == '\\' {
-			esc = true
-			j++
-		}
-		j++
-	}
-	if j >= len(r.s) {
-		r.fail()
-		return ""
-	}
-	var v string
-	if !esc {
-		v = r.s[r.i+1 : j]
-		if !utf8.ValidString(v) {
-			r.fail()
-			return ""
-		}
-	} else if err := json.Unmarshal([]byte(r.s[r.i:j+1]), &v); err != nil {
-		r.fail()
-		return ""
-	}
-	r.i = j + 1
-	r.comma()
-	return v
-}
-
-// node reads one node as tracker.js ser writes it: [3, id, text],
-// [10, id] or [1, id, tag, attrs, hidden, value|null, checked, selected,
-// media|null, kids]. Elements are not rendered: their backend ids come
-// later (matchIDs).
-func (r *jsonReader) node(parent *lnode) *lnode {
-	r.open()
-	kind := r.num()
-	id := int32(r.num())
-	n := &lnode{id: id, kind: uint8(kind), parent: parent}
-	switch kind {
-	case 3:
-		n.setText(r.str())
-	case 10:
-		n.render()
-	case 1:
-		n.tag = r.str()
-		r.open()
-		for !r.close() {
-			n.attrs = append(n.attrs, r.str())
-		}
-		s := &n.st
-		s.hidden = r.str()
-		if !r.null() {
-			s.hasValue, s.value = true, r.str()
-		}
-		s.checked = r.boolean()
-		s.selected = r.boolean()
-		if !r.null() {
-			r.open()
-			m := &mediaState{}
-			m.ready = r.str()
-			m.src = r.str()
-			m.w = int(r.num())
-			m.h = int(r.num())
-			if !r.close() {
-				r.fail()
-			}
-			s.media = m
-		}
-		r.open()
-		for !r.close() {
-			n.kids = append(n.kids, r.node(n))
-		}
-	default:
-		r.fail()
-	}
-	if !r.close() {
-		r.fail()
-	}
-	return n
 }

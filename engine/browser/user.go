@@ -14,8 +14,7 @@ import (
 
 // UserEvent is one thing the user did in the page: a click, a key press
 // (Enter, Escape, Tab) or the text typed into an editor, flushed before the
-// next click or key press. Node is the element's backend node id, the
-// captures' node id.
+// next click or key press. Node is the element's node id in the captures.
 type UserEvent struct {
 	Kind string // "click", "press" or "type"
 	Node string
@@ -109,9 +108,18 @@ func (p *Page) WatchUser(ctx context.Context, fn func(UserEvent)) error {
 func (p *Page) userNode(ctxID runtime.ExecutionContextID, i int) string {
 	var node string
 	_ = chromedp.Do(p.ctx, chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
-		res, err := cdp.Call(ctx, t, runtime.Evaluate, runtime.EvaluateParams{Expression: "globalThis.__rlUserTargets[" + strconv.Itoa(i) + "]", ContextID: ctxID, Silent: new(true)})
-		if err != nil || res.Result == nil || res.Result.ObjectID == "" {
+		// the tracker's id when the document's captures carry them
+		// (own.go), else the element, whose backend node id is read
+		expr := "(() => { const el = globalThis.__rlUserTargets[" + strconv.Itoa(i) + "]; return " + trackerExpr + ".ref(el) || el; })()"
+		res, err := cdp.Call(ctx, t, runtime.Evaluate, runtime.EvaluateParams{Expression: expr, ContextID: ctxID, Silent: new(true)})
+		if err != nil || res.Result == nil {
 			return err
+		}
+		if res.Result.Type == runtime.RemoteObjectTypeString {
+			return json.Unmarshal(res.Result.Value, &node)
+		}
+		if res.Result.ObjectID == "" {
+			return nil
 		}
 		d, err := cdp.Call(ctx, t, dom.DescribeNode, dom.DescribeNodeParams{ObjectID: res.Result.ObjectID})
 		if err != nil || d.Node == nil {

@@ -20,17 +20,31 @@ import (
 	"path/filepath"
 )
 
-// FormatVersion is the version of the capture format this package reads and
-// writes. Bump it when a field changes meaning; Load refuses other versions.
-const FormatVersion = 1
+// FormatVersion is the version of the capture format this package writes.
+// Bump it when a field changes meaning; Load reads it and the versions
+// before it that it can (Readable) and refuses any other, naming both.
+//
+// Version 2: a live capture's AttrNode is an opaque id ("t" and a number
+// where the browser driver's tracker numbered the page, a backend node id
+// elsewhere). Version 1 files (backend node ids only) read unchanged: both
+// are ids an action names a node by, compared only for equality.
+const FormatVersion = 2
+
+// Readable reports whether this build reads captures of version v.
+func Readable(v int) bool { return v == 1 || v == FormatVersion }
+
+func versionError(v int) error {
+	return fmt.Errorf("%w: file has version %d, this build supports 1 and %d", ErrVersion, v, FormatVersion)
+}
 
 // Attributes that carry live state inside a frame's HTML. A browser driver
 // writes them from the live DOM; pages loaded from plain .html files simply
 // lack them and observation falls back to the markup (value attribute,
 // checked attribute, inline styles).
 const (
-	// AttrNode is the stable id of an element within one page load
-	// (Chromium's backend node id in the browser driver).
+	// AttrNode is the stable id of an element within one page load, an
+	// opaque string (in the browser driver: the tracker's "t" and a
+	// number, or Chromium's backend node id).
 	AttrNode = "data-rl-node"
 	// AttrHidden marks an element the renderer does not show: "display"
 	// (no layout box: the whole subtree is hidden) or "visibility"
@@ -92,8 +106,8 @@ func New(url, html string) *Capture {
 
 // Validate checks the structural rules every capture must obey.
 func (c *Capture) Validate() error {
-	if c.Version != FormatVersion {
-		return fmt.Errorf("%w: file has version %d, this build supports %d", ErrVersion, c.Version, FormatVersion)
+	if !Readable(c.Version) {
+		return versionError(c.Version)
 	}
 	if len(c.Frames) == 0 {
 		return fmt.Errorf("%w: no frames", ErrMalformed)
@@ -128,8 +142,8 @@ func Decode(data []byte) (*Capture, error) {
 	if probe.Version == nil {
 		return nil, fmt.Errorf("%w: no version field", ErrMalformed)
 	}
-	if *probe.Version != FormatVersion {
-		return nil, fmt.Errorf("%w: file has version %d, this build supports %d", ErrVersion, *probe.Version, FormatVersion)
+	if !Readable(*probe.Version) {
+		return nil, versionError(*probe.Version)
 	}
 	var c Capture
 	dec := json.NewDecoder(bytes.NewReader(data))

@@ -17,7 +17,9 @@ func TestDecode(t *testing.T) {
 		want error
 	}{
 		{"valid", `{"version":1,"url":"http://x/","frames":[{"id":"main","url":"http://x/","html":"<p>hi</p>"}]}`, nil},
-		{"other version", `{"version":2,"url":"u","frames":[]}`, capture.ErrVersion},
+		{"other version", `{"version":3,"url":"u","frames":[]}`, capture.ErrVersion},
+		{"version 1", `{"version":1,"url":"http://x/","frames":[{"id":"main","url":"http://x/","html":"<p data-rl-node=\"12\">hi</p>"}]}`, nil},
+		{"version 2", `{"version":2,"url":"http://x/","frames":[{"id":"main","url":"http://x/","html":"<p data-rl-node=\"t12\">hi</p>"}]}`, nil},
 		{"no version", `{"url":"u","frames":[]}`, capture.ErrMalformed},
 		{"not json", `<html>`, capture.ErrMalformed},
 		{"no frames", `{"version":1,"url":"u","frames":[]}`, capture.ErrMalformed},
@@ -38,8 +40,8 @@ func TestDecode(t *testing.T) {
 
 func TestVersionErrorNamesBothVersions(t *testing.T) {
 	_, err := capture.Decode([]byte(`{"version":7,"url":"u","frames":[]}`))
-	if err == nil || !strings.Contains(err.Error(), "version 7") || !strings.Contains(err.Error(), "supports 1") {
-		t.Fatalf("got %v, want a message naming version 7 and the supported 1", err)
+	if err == nil || !strings.Contains(err.Error(), "version 7") || !strings.Contains(err.Error(), "supports 1 and 2") {
+		t.Fatalf("got %v, want a message naming version 7 and the supported 1 and 2", err)
 	}
 }
 
