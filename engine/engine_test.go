@@ -13,7 +13,9 @@ import (
 	"github.com/replaylab/replaylab/engine"
 	"github.com/replaylab/replaylab/engine/answer"
 	"github.com/replaylab/replaylab/engine/capture"
+	"github.com/replaylab/replaylab/engine/errcode"
 	"github.com/replaylab/replaylab/engine/locate"
+	"github.com/replaylab/replaylab/engine/observe"
 	"github.com/replaylab/replaylab/engine/replay"
 	"github.com/replaylab/replaylab/engine/trace"
 )
@@ -419,6 +421,60 @@ func TestWaitAnswerNamesStreamsThatWentQuiet(t *testing.T) {
 			}
 			if r.Status != tc.wantStatus || strings.Contains(r.Evidence, note) != tc.wantNote {
 				t.Fatalf("status %s, evidence %q; want %s, the note named: %v", r.Status, r.Evidence, tc.wantStatus, tc.wantNote)
+			}
+		})
+	}
+}
+
+// TestRefOfIsStrict: a ref is taken from the latest snapshot by the same
+// resolve as an action's: two matches are refused with both described,
+// never the first taken; a row narrows to one; before any snapshot there
+// is none to take.
+func TestRefOfIsStrict(t *testing.T) {
+	ctx := context.Background()
+	c := capture.New(url, `<html><body><main><table>`+
+		`<tr><td>report.pdf</td><td><button>Delete</button></td></tr>`+
+		`<tr><td>notes.txt</td><td><button>Delete</button></td></tr>`+
+		`</table><button>Archive</button></main></body></html>`)
+	p, _, _ := run(t, replay.SinglePage(c))
+	if _, err := p.RefOf(ctx, locate.Locator{Role: "button", Name: "Archive"}); !errors.Is(err, engine.InvalidArgument) {
+		t.Fatalf("before a snapshot: %v, want INVALID_ARGUMENT", err)
+	}
+	v, err := p.Snapshot(ctx, "full")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name     string
+		loc      locate.Locator
+		code     errcode.Code
+		count    int
+		wantText string // the match's context (ok) or a candidate's (refused)
+	}{
+		{"one match", locate.Locator{Role: "button", Name: "Archive"}, "", 0, ""},
+		{"two matches", locate.Locator{Role: "button", Name: "Delete"}, locate.TargetAmbiguous, 2, "notes.txt"},
+		{"narrowed by row", locate.Locator{Role: "button", Name: "Delete", Within: "notes.txt"}, "", 0, "notes.txt"},
+		{"narrowed to none", locate.Locator{Role: "button", Name: "Delete", Within: "todo.md"}, locate.TargetNotFound, 0, ""},
+		{"no match", locate.Locator{Role: "button", Name: "Remove"}, locate.TargetNotFound, 0, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			el, err := p.RefOf(ctx, tt.loc)
+			if tt.code == "" {
+				if err != nil {
+					t.Fatal(err)
+				}
+				if observe.RefSnapshot(el.Ref) != v.ID || !strings.Contains(el.Context, tt.wantText) {
+					t.Fatalf("ref %s (context %q), want one of snapshot %d in %q", el.Ref, el.Context, v.ID, tt.wantText)
+				}
+				return
+			}
+			var le *locate.Error
+			if !errors.As(err, &le) || le.Code != tt.code || le.Count != tt.count {
+				t.Fatalf("got %v, want %s with %d matches", err, tt.code, tt.count)
+			}
+			if tt.wantText != "" && (len(le.Candidates) != tt.count || !strings.Contains(strings.Join(le.Candidates, "\n"), tt.wantText)) {
+				t.Fatalf("candidates %q do not describe each match", le.Candidates)
 			}
 		})
 	}

@@ -3,6 +3,8 @@ package engine
 import (
 	"context"
 
+	"github.com/replaylab/replaylab/engine/errcode"
+	"github.com/replaylab/replaylab/engine/locate"
 	"github.com/replaylab/replaylab/engine/observe"
 	"github.com/replaylab/replaylab/engine/trace"
 )
@@ -24,4 +26,26 @@ func (p *Page) SearchText(ctx context.Context, text string) (observe.TextResult,
 	p.emit("searchText", trace.A("snapshot", o.ID), trace.A("text", r.Query), trace.A("matched", r.TextMatched),
 		trace.A("snippets", len(r.Snippets)), trace.A("truncated", r.TextTruncated), trace.A("complete", r.Complete))
 	return r, nil
+}
+
+// RefOf resolves l in the page's latest observation, without observing
+// again, and returns the one match: its ref is one the next action may
+// use. It refuses exactly as an action's resolve does (LOC-2): more than
+// one match is TARGET_AMBIGUOUS with the candidates described, none is
+// TARGET_NOT_FOUND; narrowing (Within, Near, Nth) picks one of several. It
+// never falls back to the first of several matches.
+func (p *Page) RefOf(ctx context.Context, l locate.Locator) (observe.Element, error) {
+	if p.obs == nil {
+		return observe.Element{}, &Error{Code: InvalidArgument, Op: "ref", Detail: "nothing was observed on this page since it last navigated; take a snapshot first"}
+	}
+	el, err := locate.Resolve(p.obs, l)
+	if err != nil {
+		attrs := []trace.Attr{trace.A("op", "ref"), trace.A("target", Target{Locator: l}), trace.A("code", errcode.Of(err))}
+		var le *locate.Error
+		if asLocate(err, &le) && le.Count > 0 {
+			attrs = append(attrs, trace.A("count", le.Count))
+		}
+		p.emit("resolve", attrs...)
+	}
+	return el, err
 }

@@ -21,3 +21,17 @@ Feature: Steps that combine
     When I switch to the main tab
     Then the page text does not contain "Which tab is this?"
     And the page text contains "Compose"
+
+  @GATE-6 @LOC-2 @AGT-3
+  Scenario: A remembered ref refuses two matches; a row narrows it to one
+    When I open the sim page "/act/files"
+    And I take a full snapshot
+    And I remember the ref of the button "Delete"
+    Then the action is refused with "TARGET_AMBIGUOUS"
+    And the refusal counts 3 matches
+    And the refusal tells the matches apart by "report.pdf, notes.txt, todo.md"
+    And the page text contains "Deleted: none"
+    When I remember the ref of the button "Delete" in the row "notes.txt"
+    And I click the remembered ref expecting the text "Deleted: notes.txt"
+    Then the action ends with "ok"
+    And the page text contains "report.pdf"

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/replaylab/replaylab/engine"
+	"github.com/replaylab/replaylab/engine/locate"
 )
 
 // locateState is the per-scenario state of the locator steps.
@@ -15,8 +16,10 @@ type locateState struct {
 
 func locateSteps(r *table) {
 	const g = "Locators"
-	r.step(g, `^I remember the ref of the (\w+) "([^"]*)"$`, "keep the ref the last snapshot gave that element",
-		`And I remember the ref of the button "Archive"`, rememberRef)
+	r.step(g, `^I remember the ref of the (\w+) "([^"]*)"$`, "keep the ref the page's last snapshot gave the one element of that role and name, resolved as strictly as a click (LOC-2): two or more matches are refused with TARGET_AMBIGUOUS naming each candidate, none with TARGET_NOT_FOUND; a read, whose result is kept like an action's",
+		`And I remember the ref of the button "Archive"`, rememberRef, isAction)
+	r.step(g, `^I remember the ref of the (\w+) "([^"]*)" in the (?:row|item) "([^"]*)"$`, "the same, narrowed to the match whose context (its table row or list item, AGT-3) holds that text; refused when none or more than one is left",
+		`And I remember the ref of the button "Delete" in the row "notes.txt"`, rememberRefWithin, isAction)
 	r.step(g, `^I click the remembered ref expecting the text "([^"]*)"$`, "click by the remembered ref (refused with STALE_REF when it is from an older snapshot)",
 		`When I click the remembered ref expecting the text "Archived"`, clickRef, isAction, defaults("waits up to 5 s for the text"))
 	r.alias(`^I click the remembered ref expecting the text "([^"]*)"$`, `^I click the remembered ref expecting the status "([^"]*)"$`,
@@ -38,18 +41,31 @@ func currentPage(ctx context.Context) (*engine.Page, error) {
 }
 
 func rememberRef(ctx context.Context, role, name string) error {
+	return remember(ctx, locate.Locator{Role: role, Name: name})
+}
+
+func rememberRefWithin(ctx context.Context, role, name, within string) error {
+	return remember(ctx, locate.Locator{Role: role, Name: name, Within: within})
+}
+
+// remember keeps the ref of the one element l resolves to in the current
+// page's last snapshot; a refusal is kept as the step's result.
+func remember(ctx context.Context, l locate.Locator) error {
 	w := worldOf(ctx)
-	s, err := w.needView()
+	if _, err := w.needView(); err != nil {
+		return err
+	}
+	p, err := currentPage(ctx)
 	if err != nil {
 		return err
 	}
-	for _, e := range s.Elements {
-		if e.Role == role && e.Name == name {
-			stateOf[locateState](w).ref = e.Ref
-			return nil
-		}
+	st := stateOf[locateState](w)
+	st.ref = ""
+	el, err := p.RefOf(ctx, l)
+	if err == nil {
+		st.ref = el.Ref
 	}
-	return fmt.Errorf("no %s %q in the last snapshot", role, name)
+	return w.kept(err)
 }
 
 func clickRef(ctx context.Context, text string) error {
