@@ -78,38 +78,35 @@ func actSteps(r *table) {
 	r.step(g, `^I switch to the (\w+) tab$`, `every following page step (opening pages, sending, clicking, reading, waiting) acts in that tab of the scenario's task ("main" is the tab every scenario starts with; another name opens a new tab on first use, with its own recorded session)`,
 		"When I switch to the second tab", switchTab)
 	r.alias(`^I open the sim page "([^"]*)"$`, `^I navigate to the sim page "([^"]*)"$`, `When I navigate to the sim page "/act/links"`, openSimPage)
-	r.step(g, `^I fill the (\w+) "([^"]*)" with "([^"]*)"$`, "fill by role and name: resolve by a fresh find, type once, verify the real value (ACT-1; FIELD_MISMATCH when the page rewrote it, never typed again)",
+	r.step(g, `^I fill `+tgt+` with "([^"]*)"$`, "fill the target: resolve by a fresh find, type once, verify the real value (ACT-1; FIELD_MISMATCH when the page rewrote it, never typed again); "+targetGrammar,
 		`When I fill the textbox "Phone" with "555 0100"`, actFill, isAction)
-	r.alias(`^I fill the (\w+) "([^"]*)" with "([^"]*)"$`, `^I type "([^"]*)" into the (\w+) "([^"]*)"$`,
+	r.alias(`^I fill `+tgt+` with "([^"]*)"$`, `^I type "([^"]*)" into `+tgt+`$`,
 		`When I type "a secret remark" into the textbox "Comment"`, typeInto)
-	r.step(g, `^I click the (\w+) "([^"]*)" with no expected outcome$`, "a click with no expectation (refused: MISSING_EXPECTATION, ACT-2)",
+	r.step(g, `^I click `+tgt+` with no expected outcome$`, "a click with no expectation (refused: MISSING_EXPECTATION, ACT-2)",
 		`When I click the link "Next page" with no expected outcome`, actClickNoExpect, isAction)
-	r.step(g, `^I click the (\w+) "([^"]*)" expecting the URL "([^"]*)"$`, "a click expecting exactly this URL, as written (a relative one is INVALID_EXPECTATION before anything is sent)",
+	r.step(g, `^I click `+tgt+` expecting the URL "([^"]*)"$`, "a click expecting exactly this URL, as written (a relative one is INVALID_EXPECTATION before anything is sent)",
 		`When I click the link "Next page" expecting the URL "/act/links/next"`, actClickURL, isAction, defaults("waits up to 5 s for the URL"))
-	r.step(g, `^I click the (\w+) "([^"]*)" expecting the sim URL "([^"]*)"$`, "a click expecting the absolute URL of that sim path (and a loaded document there)",
+	r.step(g, `^I click `+tgt+` expecting the sim URL "([^"]*)"$`, "a click expecting the absolute URL of that sim path (and a loaded document there)",
 		`When I click the link "Next page" expecting the sim URL "/act/links/next"`, actClickSimURL, isAction, needsSim, defaults("waits up to 5 s for the URL"))
-	r.step(g, `^I click the (\w+) "([^"]*)" expecting the text "([^"]*)"$`, "getByRole(role, name) resolved by a fresh find, clicked, expecting that text to be visible (OUTCOME_UNKNOWN and a blocked task when it does not show, ACT-3)",
+	r.step(g, `^I click `+tgt+` expecting the text "([^"]*)"$`, "the target (getByRole(role, name), narrowed as written) resolved by a fresh find, clicked, expecting that text to be visible (OUTCOME_UNKNOWN and a blocked task when it does not show, ACT-3); "+targetGrammar+"; refused like any click when none or more than one match is left",
 		`When I click the button "Archive" expecting the text "Archived"`, actClickTextDefault, isAction, defaults("waits up to 5 s for the text"))
-	r.alias(`^I click the (\w+) "([^"]*)" expecting the text "([^"]*)"$`, `^I click the (\w+) "([^"]*)" expecting the status "([^"]*)"$`,
+	r.alias(`^I click `+tgt+` expecting the text "([^"]*)"$`, `^I click `+tgt+` expecting the status "([^"]*)"$`,
 		`When I click the button "Delete" expecting the status "Deleted"`, actClickTextDefault)
-	r.alias(`^I click the (\w+) "([^"]*)" expecting the text "([^"]*)"$`, `^I click the (\w+) "([^"]*)" expecting "([^"]*)"$`,
+	r.alias(`^I click `+tgt+` expecting the text "([^"]*)"$`, `^I click `+tgt+` expecting "([^"]*)"$`,
 		`When I click the button "Build report" expecting "Working on the report"`, actClickTextDefault)
-	r.step(g, `^I click the (\w+) "([^"]*)" expecting the text "([^"]*)" within (\d+) ms$`, "the same click, waiting that long for the text",
+	r.step(g, `^I click `+tgt+` expecting the text "([^"]*)" within (\d+) ms$`, "the same click, waiting that long for the text",
 		`When I click the button "Save" expecting the text "Saved" within 300 ms`, actClickText, isAction)
 	r.step(g, `^I click the link "([^"]*)" at "([^"]*)" expecting the text "([^"]*)"$`,
 		"getByRole(link, name) narrowed by its href, then clicked",
 		`When I click the link "Docs" at "#docs-07" expecting the text "Opened docs 07"`, clickLinkHref, isAction, defaults("waits up to 5 s for the text"))
 	r.alias(`^I click the link "([^"]*)" at "([^"]*)" expecting the text "([^"]*)"$`, `^I click the link "([^"]*)" at "([^"]*)" expecting the status "([^"]*)"$`,
 		`When I click the link "Docs" at "#docs-03" expecting the status "Opened docs 03"`, clickLinkHref)
-	r.step(g, `^I click the (\w+) "([^"]*)" (\d+) times? expecting the text "([^"]*)"$`,
+	r.step(g, `^I click `+tgt+` (\d+) times? expecting the text "([^"]*)"$`,
 		"the same click N times in a row, each resolved by a fresh find and expecting the text; stops at the first that does not end ok",
 		`When I click the button "Check for updates" 6 times expecting the text "No updates"`, clickTimes, isAction, defaults("each click waits up to 5 s for the text"))
-	r.alias(`^I click the (\w+) "([^"]*)" (\d+) times? expecting the text "([^"]*)"$`, `^I click the (\w+) "([^"]*)" (\d+) times? expecting "([^"]*)"$`,
+	r.alias(`^I click `+tgt+` (\d+) times? expecting the text "([^"]*)"$`, `^I click `+tgt+` (\d+) times? expecting "([^"]*)"$`,
 		`When I click the button "Check for updates" 1 time expecting "No updates"`, clickTimes)
-	r.step(g, `^I click the (\w+) "([^"]*)" in the (?:row|item) "([^"]*)" expecting the text "([^"]*)"$`,
-		"getByRole(role, name) narrowed to the match whose context (its table row or list item, AGT-3) holds that text, then clicked; refused like any click when none or more than one is left",
-		`When I click the button "Delete" in the row "notes.txt" expecting the text "Deleted: notes.txt"`, actClickWithin, isAction, defaults("waits up to 5 s for the text"))
-	r.step(g, `^I press "([^"]*)" in the (\w+) "([^"]*)" expecting the text "([^"]*)"$`,
+	r.step(g, `^I press "([^"]*)" in `+tgt+` expecting the text "([^"]*)"$`,
 		"press a key (Enter, Escape, Tab, …) in the element of that role and name, expecting that text (ACT-2: a press needs an expectation like a click)",
 		`When I press "Enter" in the searchbox "Search" expecting the text "Results for"`, actPress, isAction, defaults("waits up to 5 s for the text"))
 	r.step(g, `^I wait up to (\d+) ms for the text "([^"]*)"$`, "a passive wait (waitFor) until the text is visible; allowed on a blocked task and never unblocking it; fails when the text does not come",
@@ -266,41 +263,44 @@ func surface(ctx context.Context) (*actState, error) {
 	return st, nil
 }
 
-func actFill(ctx context.Context, role, name, text string) error {
-	return act(ctx, func(p actPage) error { return p.Fill(ctx, engine.ByRole(role, name), text) })
+func actFill(ctx context.Context, target, text string) error {
+	t, err := parseTarget(target)
+	if err != nil {
+		return err
+	}
+	return act(ctx, func(p actPage) error { return p.Fill(ctx, t, text) })
 }
 
-func typeInto(ctx context.Context, text, role, name string) error {
-	return actFill(ctx, role, name, text)
+func typeInto(ctx context.Context, text, target string) error {
+	return actFill(ctx, target, text)
 }
 
-func actClick(ctx context.Context, role, name string, x engine.Expect) error {
-	return act(ctx, func(p actPage) error { return p.Click(ctx, engine.ByRole(role, name), x) })
+func actClick(ctx context.Context, target string, x engine.Expect) error {
+	t, err := parseTarget(target)
+	if err != nil {
+		return err
+	}
+	return act(ctx, func(p actPage) error { return p.Click(ctx, t, x) })
 }
 
-func actClickWithin(ctx context.Context, role, name, within, text string) error {
-	t := engine.Target{Locator: locate.Locator{Role: role, Name: name, Within: within}}
-	return act(ctx, func(p actPage) error { return p.Click(ctx, t, engine.Expect{TextVisible: text, Timeout: actTimeout}) })
+func actClickNoExpect(ctx context.Context, target string) error {
+	return actClick(ctx, target, engine.Expect{})
 }
 
-func actClickNoExpect(ctx context.Context, role, name string) error {
-	return actClick(ctx, role, name, engine.Expect{})
+func actClickURL(ctx context.Context, target, u string) error {
+	return actClick(ctx, target, engine.Expect{URL: u, Timeout: actTimeout})
 }
 
-func actClickURL(ctx context.Context, role, name, u string) error {
-	return actClick(ctx, role, name, engine.Expect{URL: u, Timeout: actTimeout})
+func actClickSimURL(ctx context.Context, target, path string) error {
+	return actClick(ctx, target, engine.Expect{URL: worldOf(ctx).base + path, Timeout: actTimeout})
 }
 
-func actClickSimURL(ctx context.Context, role, name, path string) error {
-	return actClick(ctx, role, name, engine.Expect{URL: worldOf(ctx).base + path, Timeout: actTimeout})
+func actClickText(ctx context.Context, target, text string, n int) error {
+	return actClick(ctx, target, engine.Expect{TextVisible: text, Timeout: ms(n)})
 }
 
-func actClickText(ctx context.Context, role, name, text string, n int) error {
-	return actClick(ctx, role, name, engine.Expect{TextVisible: text, Timeout: ms(n)})
-}
-
-func actClickTextDefault(ctx context.Context, role, name, text string) error {
-	return actClick(ctx, role, name, engine.Expect{TextVisible: text, Timeout: clickWait})
+func actClickTextDefault(ctx context.Context, target, text string) error {
+	return actClick(ctx, target, engine.Expect{TextVisible: text, Timeout: clickWait})
 }
 
 func clickLinkHref(ctx context.Context, name, href, text string) error {
@@ -308,11 +308,15 @@ func clickLinkHref(ctx context.Context, name, href, text string) error {
 	return act(ctx, func(p actPage) error { return p.Click(ctx, t, engine.Expect{TextVisible: text, Timeout: clickWait}) })
 }
 
-func clickTimes(ctx context.Context, role, name string, n int, text string) error {
+func clickTimes(ctx context.Context, target string, n int, text string) error {
+	t, err := parseTarget(target)
+	if err != nil {
+		return err
+	}
 	return act(ctx, func(p actPage) error {
 		w := worldOf(ctx)
 		for range n {
-			err := p.Click(ctx, engine.ByRole(role, name), engine.Expect{TextVisible: text, Timeout: clickWait})
+			err := p.Click(ctx, t, engine.Expect{TextVisible: text, Timeout: clickWait})
 			stateOf[loopState](w).collect(w)
 			if err != nil {
 				return err
@@ -322,9 +326,13 @@ func clickTimes(ctx context.Context, role, name string, n int, text string) erro
 	})
 }
 
-func actPress(ctx context.Context, key, role, name, text string) error {
+func actPress(ctx context.Context, key, target, text string) error {
+	t, err := parseTarget(target)
+	if err != nil {
+		return err
+	}
 	return act(ctx, func(p actPage) error {
-		return p.Press(ctx, engine.ByRole(role, name), key, engine.Expect{TextVisible: text, Timeout: clickWait})
+		return p.Press(ctx, t, key, engine.Expect{TextVisible: text, Timeout: clickWait})
 	})
 }
 

@@ -150,7 +150,12 @@ const CatalogueIntro = `Every step a feature file may use, generated from the re
 
 Words used the same way everywhere: "a"/"an" both work, and counts take the
 singular or the plural ("1 turn", "2 turns"). A role is a WAI-ARIA role
-(button, link, textbox, …) and a name its exact accessible name. "Sim" in a
+(button, link, textbox, …) and a name its exact accessible name. A target
+is the ROLE "NAME" and may be narrowed, as the engine narrows a locator
+(AGT-3): the 2nd button "Delete" (in page order), the button "Delete" in the
+row "notes.txt" (or in the item "…": the table row or list item holding
+that text), the button "Delete" near "notes.txt" (closest to that text).
+"Sim" in a
 step means the built-in sim: such steps are marked *sim only*; the others
 work on any site.
 
