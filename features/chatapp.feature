@@ -67,7 +67,7 @@ Feature: A streaming chat app
 
   @APP-3
   Scenario: A stopped answer is ANSWER_STOPPED, and the stop is no send
-    Given the site "testsite/chatapp-page.json"
+    Given the site "testsite/chatapp.json"
     When I open "/app/?load=0&stream=6000"
     And I send "Tell me something long"
     And I stop the answer

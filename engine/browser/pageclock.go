@@ -30,8 +30,12 @@ import (
 // requestAnimationFrame, cancelAnimationFrame, requestIdleCallback,
 // cancelIdleCallback, Date (new Date(), Date(), Date.now()) and
 // performance.now with fakes that keep a queue of timers on virtual time,
-// and it counts the fetches (and the reading of their bodies) and
-// XMLHttpRequests in flight.
+// and it counts the reading of fetch bodies (json(), text() …) and
+// XMLHttpRequests in flight. A fetch's response is paced like a stream of
+// one part (below): it reaches the page PageClockStreamInterval of lab
+// time after the request, so a page's loading state (a skeleton while its
+// thread is fetched) lasts a fixed stretch of lab time and a read before
+// it sees that state, whatever the server's wall latency.
 //
 // The page is a clock.Scheduler gate of the lab. Whenever the lab settles
 // (before every capture, and before and after the lab moves), the driver
@@ -66,7 +70,11 @@ import (
 // the step fails naming the stream and the part); a message stream, whose
 // end nobody knows, for PageClockStreamFirst after it opened or the page
 // sent on it and PageClockStreamIdle after a message, after which it is
-// quiet (no slot) until it delivers again.
+// quiet (no slot) until it delivers again. A fetch response that has not
+// arrived when its slot falls due holds like a message stream's first
+// message (PageClockStreamFirst), then goes quiet: a request that never
+// answers lets the lab move on (a readiness wait ends PAGE_NOT_READY
+// naming what it awaited) and is named in StreamNotes.
 //
 // Out of reach: timers of workers (their messages to the page are
 // paced, their own time is wall time), CSS animations, frames in another

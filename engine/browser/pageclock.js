@@ -84,7 +84,8 @@
   const hold = (s, fn, end) => {
     if (s.done) return;
     if (s.quietAt) {
-      quiet.set(s, s.name + ": a message came " + Math.round(realNow() - s.quietAt) + " ms of wall time after it went quiet (after " + s.parts + " message(s)); the lab had moved on");
+      const late = Math.round(realNow() - s.quietAt);
+      quiet.set(s, s.kind === "response" ? s.name + ": its response came " + late + " ms of wall time after it went quiet; the lab had moved on" : s.name + ": a message came " + late + " ms of wall time after it went quiet (after " + s.parts + " message(s)); the lab had moved on");
       s.quietAt = 0;
     }
     s.q.push({fn, end: !!end});
@@ -113,9 +114,27 @@
       const method = ((init && init.method) || (input && input.method) || "GET").toUpperCase();
       let url = "";
       try { url = new URL(typeof input === "string" ? input : (input && input.url) || String(input), W.location.href).href; } catch (e) { url = String(input); }
-      const p = track(f.apply(this, arguments), "fetch " + method + " " + url);
       const signal = (init && init.signal) || (input && input.signal) || null;
-      return p.then((r) => { fetched.set(r, {name: "fetch " + method + " " + r.url, signal}); return r; });
+      const name = "fetch " + method + " " + url;
+      if (signal && signal.aborted) return f.apply(this, arguments);
+      // The response is a stream of one part: it reaches the page at its
+      // slot, INTERVAL of lab time after the request (later if it has not
+      // arrived by then), so a page's loading state lasts a fixed stretch
+      // of lab time whatever the server's wall latency.
+      const s = stream("response", name);
+      const real = f.apply(this, arguments);
+      expect(s);
+      return new Promise((resolve, reject) => {
+        if (signal) signal.addEventListener("abort", () => { // the page's own abort is not held
+          if (s.done) return;
+          finish(s);
+          reject(signal.reason !== undefined ? signal.reason : new DOMException("The user aborted a request.", "AbortError"));
+        });
+        real.then((r) => {
+          fetched.set(r, {name: "fetch " + method + " " + r.url, signal});
+          hold(s, () => resolve(r), true);
+        }, (e) => { hold(s, () => reject(e), true); });
+      });
     };
   }
   if (W.Response) {
@@ -357,7 +376,7 @@
   const next = () => { let m = -1; for (const x of timers.values()) if (m < 0 || x.at < m) m = x.at; return m; };
   const loading = () => Array.from(document.images).filter(i => i.getAttribute("src") && !i.complete && i.loading !== "lazy").length;
   const tick = () => new Promise(r => realSetTimeout(r, 5));
-  const held = (s) => s.name + " (" + (s.kind === "body" ? "part " + (s.parts + 1) + " of its body not arrived" : "no message for " + Math.round(realNow() - s.since) + " ms") + ")";
+  const held = (s) => s.name + " (" + (s.kind === "body" ? "part " + (s.parts + 1) + " of its body not arrived" : s.kind === "response" ? "no response for " + Math.round(realNow() - s.since) + " ms" : "no message for " + Math.round(realNow() - s.since) + " ms") + ")";
   W.__replaylabClock = {
     now: () => now,
     unpaced: (m) => { unpaced.add(String(m)); },
@@ -372,12 +391,12 @@
           if (x.s) {
             const s = x.s;
             if (!s.q.length) {
-              if (s.kind === "msgs") {
+              if (s.kind !== "body") {
                 if (!x.since) x.since = realNow();
                 s.since = x.since;
                 if (realNow() - x.since > s.window) { // quiet until it delivers again
                   timers.delete(id); s.slot = null; s.quietAt = realNow();
-                  if (!quiet.has(s)) quiet.set(s, s.name + " went quiet after " + s.parts + " message(s): none for " + s.window + " ms of wall time");
+                  if (!quiet.has(s)) quiet.set(s, s.kind === "response" ? s.name + " went quiet: no response for " + s.window + " ms of wall time" : s.name + " went quiet after " + s.parts + " message(s): none for " + s.window + " ms of wall time");
                   continue;
                 }
               } else {

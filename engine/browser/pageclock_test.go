@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/replaylab/replaylab/engine/browser"
 	"github.com/replaylab/replaylab/engine/clock"
 )
 
@@ -108,8 +109,9 @@ func TestPageClockRunsThePagesTimersOnTheLab(t *testing.T) {
 		}
 	}
 
-	// a click's fetch is waited for in wall time before the read
-	// completes, and what its answer schedules is on the lab
+	// a click's fetch answers one stream interval of lab time after the
+	// request (the 300 ms of wall time are waited out then, not before
+	// the read), and what its answer schedules is on the lab
 	c, err := p.Capture(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -121,8 +123,18 @@ func TestPageClockRunsThePagesTimersOnTheLab(t *testing.T) {
 	if err := p.Click(ctx, goID[1]); err != nil {
 		t.Fatal(err)
 	}
+	if got := read(`id="out"[^>]*>(\w+)`); got != "idle" {
+		t.Fatalf("right after the click the page says %q, want idle (the response is not due yet)", got)
+	}
+	clicked := at()
+	if err := p.Sleep(ctx, 10*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if got := at() - clicked; got != browser.PageClockStreamInterval {
+		t.Fatalf("the lab woke %v after the click, want the response's slot %v", got, browser.PageClockStreamInterval)
+	}
 	if got := read(`id="out"[^>]*>(\w+ \w+)`); got != "fetched answer" {
-		t.Fatalf("after the click the page says %q, want the fetch's answer (the read waits for it)", got)
+		t.Fatalf("at the response's slot the page says %q, want the fetch's answer", got)
 	}
 	start := at()
 	if err := p.Sleep(ctx, 10*time.Second); err != nil {

@@ -163,18 +163,22 @@ func streamLab(t *testing.T, query string) (*browser.Page, *clock.Lab, func() st
 
 // TestPageClockPacesStreams: each transport's five parts reach the page
 // one per 20 ms of lab time, whatever the wall-time gaps the server put
-// between them, and every state is read; then its end. Without the pacing
+// between them, and every state is read; then its end. A fetch's response
+// takes one slot of its own before its body's parts. Without the pacing
 // the lab finds no timer of the page's, sleeps to the deadline at once and
 // reads a stream still arriving (or an empty one).
 func TestPageClockPacesStreams(t *testing.T) {
 	ctx := context.Background()
 	iv := browser.PageClockStreamInterval
 	want := []string{"1", "1 2", "1 2 3", "1 2 3 4", "1 2 3 4 5"}
-	for _, tc := range []struct{ name, transport, end string }{
-		{"fetch body read as a stream", "fetch", "done"},
-		{"XMLHttpRequest progress", "xhr", "done 4"},
-		{"EventSource messages and a named event", "sse", "done"},
-		{"WebSocket messages and the close", "ws", "done"},
+	for _, tc := range []struct {
+		name, transport, end string
+		lead                 int // slots before the first part (a fetch's response)
+	}{
+		{"fetch body read as a stream", "fetch", "done", 1},
+		{"XMLHttpRequest progress", "xhr", "done 4", 0},
+		{"EventSource messages and a named event", "sse", "done", 0},
+		{"WebSocket messages and the close", "ws", "done", 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p, lab, read := streamLab(t, "t="+tc.transport)
@@ -185,9 +189,14 @@ func TestPageClockPacesStreams(t *testing.T) {
 				t.Fatalf("before the lab moved the page shows %q, want idle (nothing released yet)", got)
 			}
 			start := lab.Now()
-			for i, w := range append(want, "1 2 3 4 5 "+tc.end) {
+			var states []string
+			for range tc.lead {
+				states = append(states, "idle")
+			}
+			states = append(append(states, want...), "1 2 3 4 5 "+tc.end)
+			for i, w := range states {
 				if err := p.Sleep(ctx, 10*time.Second); err != nil {
-					t.Fatalf("part %d: %v", i+1, err)
+					t.Fatalf("slot %d: %v", i+1, err)
 				}
 				if got, at := read(), lab.Now().Sub(start); got != w || at != time.Duration(i+1)*iv {
 					t.Fatalf("after sleep %d the page shows %q at %v of lab time, want %q at %v", i+1, got, at, w, time.Duration(i+1)*iv)
@@ -196,8 +205,8 @@ func TestPageClockPacesStreams(t *testing.T) {
 			if err := p.Sleep(ctx, 10*time.Second); err != nil {
 				t.Fatal(err)
 			}
-			if at := lab.Now().Sub(start); at != 6*iv+10*time.Second {
-				t.Fatalf("after the end the lab slept to %v, want the deadline %v (no slot left)", at, 6*iv+10*time.Second)
+			if end := time.Duration(len(states))*iv + 10*time.Second; lab.Now().Sub(start) != end {
+				t.Fatalf("after the end the lab slept to %v, want the deadline %v (no slot left)", lab.Now().Sub(start), end)
 			}
 		})
 	}
@@ -214,7 +223,11 @@ func TestPageClockStopsAFetchAtOnce(t *testing.T) {
 			if _, err := p.EvalForTest(ctx, "start()"); err != nil {
 				t.Fatal(err)
 			}
-			for range 2 {
+			slots := 2
+			if transport == "fetch" {
+				slots++ // the response's own slot
+			}
+			for range slots {
 				if err := p.Sleep(ctx, 10*time.Second); err != nil {
 					t.Fatal(err)
 				}
@@ -384,38 +397,44 @@ func TestPageClockNamesABodyThatStalls(t *testing.T) {
 	if _, err := p.EvalForTest(ctx, "start()"); err != nil {
 		t.Fatal(err)
 	}
-	if err := p.Sleep(ctx, 10*time.Second); err != nil {
-		t.Fatal(err)
+	for range 2 { // the response, then the first part
+		if err := p.Sleep(ctx, 10*time.Second); err != nil {
+			t.Fatal(err)
+		}
 	}
 	err := p.Sleep(ctx, 10*time.Second)
 	want := "fetch GET " + srv.URL + "/ndjson (part 2 of its body not arrived)"
 	if !errors.Is(err, browser.ErrPageClock) || !strings.Contains(err.Error(), want) {
 		t.Fatalf("sleep over a stalled body: %v, want %v naming %q", err, browser.ErrPageClock, want)
 	}
-	if at := lab.Now().Sub(clock.Epoch); at != 2*browser.PageClockStreamInterval {
-		t.Fatalf("the lab moved to %v past the stalled part, want it held at its slot %v", at, 2*browser.PageClockStreamInterval)
+	if at := lab.Now().Sub(clock.Epoch); at != 3*browser.PageClockStreamInterval {
+		t.Fatalf("the lab moved to %v past the stalled part, want it held at its slot %v", at, 3*browser.PageClockStreamInterval)
 	}
 }
 
-// TestPageClockNamesARequestThatNeverAnswers: a read that waited out the
-// settle's bound for a request names the request.
-func TestPageClockNamesARequestThatNeverAnswers(t *testing.T) {
+// TestPageClockLetsARequestThatNeverAnswersGoQuiet: a fetch's response
+// is due one interval of lab time after the request; a read before that
+// completes at once (the page shows its loading state), a slot whose
+// response has not arrived holds the lab for PageClockStreamFirst of wall
+// time and then lets it move on, naming the request (what a wait that
+// ends without its answer says); a response that comes after all reaches
+// the page at the next slot.
+func TestPageClockLetsARequestThatNeverAnswersGoQuiet(t *testing.T) {
 	ctx := context.Background()
-	browser.SetPageClockSettleForTest(t, 1500*time.Millisecond)
 	release := make(chan struct{})
 	mux := http.NewServeMux()
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		_, _ = fmt.Fprint(w, `<!doctype html><p>page</p><script>window.go = () => { fetch("/never?x=1"); };</script>`)
+		_, _ = fmt.Fprint(w, `<!doctype html><p id="out">idle</p><script>window.go = () => { fetch("/never?x=1").then(r => r.text()).then(t => { document.getElementById("out").textContent = t; }); };</script>`)
 	})
 	mux.HandleFunc("/never", func(w http.ResponseWriter, r *http.Request) {
 		select {
 		case <-release:
+			_, _ = fmt.Fprint(w, "late")
 		case <-r.Context().Done():
 		}
 	})
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
-	t.Cleanup(func() { close(release) })
 	p := newPage(t)
 	lab := clock.NewLab(clock.Epoch)
 	if err := p.InstallPageClock(ctx, lab); err != nil {
@@ -424,12 +443,60 @@ func TestPageClockNamesARequestThatNeverAnswers(t *testing.T) {
 	if err := p.Navigate(ctx, srv.URL+"/"); err != nil {
 		t.Fatal(err)
 	}
+	out := regexp.MustCompile(`id="out"[^>]*>([^<]*)<`)
+	read := func() string {
+		t.Helper()
+		c, err := p.Capture(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := out.FindStringSubmatch(c.Frames[0].HTML)
+		if m == nil {
+			t.Fatalf("no #out in %s", c.Frames[0].HTML)
+		}
+		return m[1]
+	}
 	if _, err := p.EvalForTest(ctx, "go()"); err != nil {
 		t.Fatal(err)
 	}
-	_, err := p.Capture(ctx)
-	want := "1 request(s) in flight (fetch GET " + srv.URL + "/never?x=1)"
-	if !errors.Is(err, browser.ErrPageClock) || !strings.Contains(err.Error(), want) {
-		t.Fatalf("read: %v, want %v naming %q", err, browser.ErrPageClock, want)
+	if got := read(); got != "idle" {
+		t.Fatalf("before its slot the page shows %q, want idle", got)
+	}
+	wall := time.Now()
+	if err := p.Sleep(ctx, 10*time.Second); err != nil {
+		t.Fatalf("sleep over a request that does not answer: %v", err)
+	}
+	if held := time.Since(wall); held < browser.PageClockStreamFirst {
+		t.Fatalf("the slot held the lab %v of wall time, want at least %v", held, browser.PageClockStreamFirst)
+	}
+	iv := browser.PageClockStreamInterval
+	if at := lab.Now().Sub(clock.Epoch); at != iv {
+		t.Fatalf("the lab is at %v, want the response's slot %v", at, iv)
+	}
+	wall = time.Now()
+	if err := p.Sleep(ctx, 10*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if at := lab.Now().Sub(clock.Epoch); at != iv+10*time.Second {
+		t.Fatalf("the lab is at %v, want the sleep's end %v (the request went quiet: no slot)", at, iv+10*time.Second)
+	}
+	if held := time.Since(wall); held >= browser.PageClockStreamFirst {
+		t.Fatalf("a quiet request held the lab again (%v of wall time)", held)
+	}
+	want := "fetch GET " + srv.URL + "/never?x=1 went quiet: no response for 5000 ms of wall time"
+	if notes := strings.Join(p.StreamNotes(), "; "); !strings.Contains(notes, want) {
+		t.Fatalf("stream notes %q, want %q", notes, want)
+	}
+	if got := read(); got != "idle" {
+		t.Fatalf("the page shows %q with no response, want idle", got)
+	}
+	close(release)
+	time.Sleep(300 * time.Millisecond) // the response arrives in wall time
+	at := lab.Now()
+	if err := p.Sleep(ctx, 10*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if got, d := read(), lab.Now().Sub(at); got != "late" || d != iv {
+		t.Fatalf("after the late response the page shows %q %v later, want \"late\" at the next slot %v", got, d, iv)
 	}
 }

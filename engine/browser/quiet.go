@@ -11,6 +11,8 @@ import (
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
+
+	"github.com/replaylab/replaylab/engine/clock"
 )
 
 // A page's default readiness (engine.Quieter, SPEC APP-1): no request in
@@ -51,7 +53,10 @@ const inflightScript = `(() => {
       try { return s.apply(this, arguments); } catch (e) { end(); throw e; }
     };
   }
+  let muts = 0; // DOM changes, counted in the page (a page clock's quiet window is lab time)
+  try { new MutationObserver((rs) => { muts += rs.length; }).observe(document, {childList: true, subtree: true, attributes: true, characterData: true}); } catch (e) { /* no document */ }
   Object.defineProperty(window, "__replaylabInflight", {value: () => Array.from(open.values())});
+  Object.defineProperty(window, "__replaylabMutations", {value: () => muts});
 })()`
 
 // busyScript lists what keeps the page busy: requests in flight, and the
@@ -59,7 +64,7 @@ const inflightScript = `(() => {
 const busyScript = `(() => {
   const l = window.__replaylabInflight ? window.__replaylabInflight() : [];
   if (document.readyState !== "complete") l.unshift("the document (" + document.readyState + ")");
-  return JSON.stringify(l);
+  return JSON.stringify({busy: l, changes: window.__replaylabMutations ? window.__replaylabMutations() : -1, href: location.href});
 })()`
 
 // quietPoll is how often WaitQuiet looks.
@@ -73,9 +78,17 @@ func (p *Page) installInflight(ctx context.Context) error {
 	}))
 }
 
-// busy lists what keeps the page busy now.
-func (p *Page) busy(ctx context.Context) ([]string, error) {
-	var out []string
+// pageBusy is what busyScript answers: what keeps the page busy, the
+// page's own count of DOM changes and its document.
+type pageBusy struct {
+	Busy    []string `json:"busy"`
+	Changes int64    `json:"changes"`
+	Href    string   `json:"href"`
+}
+
+// busy says what keeps the page busy now.
+func (p *Page) busy(ctx context.Context) (pageBusy, error) {
+	var out pageBusy
 	err := p.run(ctx, chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
 		res, err := cdp.Call(ctx, t, runtime.Evaluate, runtime.EvaluateParams{Expression: busyScript, ReturnByValue: new(true), Silent: new(true)})
 		if err != nil {
@@ -96,19 +109,42 @@ func (p *Page) busy(ctx context.Context) ([]string, error) {
 // WaitQuiet implements engine.Quieter: it returns "" once no request has
 // been in flight and the page's DOM has not changed for quiet, else, at
 // max, what kept the page busy.
+//
+// On a page clock the wait is on lab time: it settles the page and sleeps
+// on the lab between looks, so the responses the page clock holds reach
+// the page (they are due on lab time) and the quiet window is lab time.
 func (p *Page) WaitQuiet(ctx context.Context, quiet, max time.Duration) (string, error) {
-	start := time.Now()
+	now := time.Now
+	lab, onLab := p.clock.(clock.Settler)
+	onLab = onLab && p.pclock != nil
+	if onLab {
+		now = p.Now
+	}
+	start := now()
 	deadline := start.Add(max)
 	gen, since := p.gen.Load(), start
 	var busy []string
+	var changes int64 = -1
+	href := ""
+	if onLab {
+		if err := lab.Settle(ctx); err != nil {
+			return "", fmt.Errorf("browser: wait for the page to be quiet: %w", err)
+		}
+	}
 	for {
 		b, err := p.busy(ctx)
 		if err != nil {
 			return "", fmt.Errorf("browser: wait for the page to be quiet: %w", err)
 		}
-		busy = b
-		now := time.Now()
-		if g := p.gen.Load(); g != gen {
+		busy = b.Busy
+		now := now()
+		if onLab {
+			// the page's own count: a change is seen at the lab instant
+			// it happened at, not when its report reached the driver
+			if b.Changes != changes || b.Href != href {
+				changes, href, since = b.Changes, b.Href, now
+			}
+		} else if g := p.gen.Load(); g != gen {
 			gen, since = g, now
 		}
 		if len(busy) > 0 {
@@ -119,6 +155,12 @@ func (p *Page) WaitQuiet(ctx context.Context, quiet, max time.Duration) (string,
 		}
 		if !now.Before(deadline) {
 			break
+		}
+		if onLab {
+			if err := p.Sleep(ctx, min(quietPoll, deadline.Sub(now))); err != nil {
+				return "", fmt.Errorf("browser: wait for the page to be quiet: %w", err)
+			}
+			continue
 		}
 		t := time.NewTimer(min(quietPoll, deadline.Sub(now)))
 		select {
@@ -135,5 +177,5 @@ func (p *Page) WaitQuiet(ctx context.Context, quiet, max time.Duration) (string,
 		}
 		return fmt.Sprintf("%d request%s in flight: %s", len(busy), s, strings.Join(busy, ", ")), nil
 	}
-	return fmt.Sprintf("the DOM still changing (last change %s ago)", time.Since(since).Round(time.Millisecond)), nil
+	return fmt.Sprintf("the DOM still changing (last change %s ago)", now().Sub(since).Round(time.Millisecond)), nil
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/replaylab/replaylab/engine"
+	"github.com/replaylab/replaylab/engine/clock"
 	"github.com/replaylab/replaylab/testsite"
 )
 
@@ -21,17 +22,25 @@ func TestWaitQuietWaitsForTheThread(t *testing.T) {
 	var _ engine.Quieter = newPage(t) // the browser page is one
 	tests := []struct {
 		name, path string
+		pageClock  bool // the wait on lab time: the held response reaches the page
 		max        time.Duration
 		busy       string // "" quiet
 		groups     bool
 	}{
-		{"a thread 800 ms late", "/app/?load=800", 10 * time.Second, "", true},
-		{"a thread that never comes", "/app/?load=never", 1500 * time.Millisecond, "1 request in flight: GET /app/api/thread?history=4&load=never", false},
+		{"a thread 800 ms late", "/app/?load=800", false, 10 * time.Second, "", true},
+		{"a thread that never comes", "/app/?load=never", false, 1500 * time.Millisecond, "1 request in flight: GET /app/api/thread?history=4&load=never", false},
+		{"a thread 800 ms late, on the page clock", "/app/?load=800", true, 10 * time.Second, "", true},
+		{"a thread that never comes, on the page clock", "/app/?load=never", true, 1500 * time.Millisecond, "1 request in flight: GET /app/api/thread?history=4&load=never", false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			p := newPage(t)
 			ctx := context.Background()
+			if tt.pageClock {
+				if err := p.InstallPageClock(ctx, clock.NewLab(clock.Epoch)); err != nil {
+					t.Fatal(err)
+				}
+			}
 			if err := p.Navigate(ctx, ts.URL+tt.path); err != nil {
 				t.Fatal(err)
 			}
