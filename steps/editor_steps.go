@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"time"
@@ -13,7 +12,6 @@ import (
 	"github.com/replaylab/replaylab/engine/trace"
 	"github.com/replaylab/replaylab/harness/lsp"
 	"github.com/replaylab/replaylab/harness/lsp/lsptest"
-	"github.com/replaylab/replaylab/internal/syncbuf"
 )
 
 // The editor's steps (GATE-7): `replaylab lsp` runs as a process in the
@@ -27,14 +25,8 @@ import (
 const editorRequestTimeout = 30 * time.Second
 
 type editorState struct {
-	cmd     *exec.Cmd
-	client  *lsptest.Client
-	stdin   interface{ Close() error }
-	stderr  *syncbuf.Buffer
-	version map[string]int
-	text    map[string]string
-	diags   map[string][]lsp.Diagnostic
-	exited  bool
+	client *lsptest.Process
+	diags  map[string][]lsp.Diagnostic
 }
 
 func editorSteps(r *table) {
@@ -91,36 +83,14 @@ func editor(ctx context.Context) (*editorState, *harnessState, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	cmd := exec.Command(words[0], append(words[1:], "--quiet", "--root", h.root)...)
-	cmd.Dir = h.root
-	in, err := cmd.StdinPipe()
-	if err != nil {
-		return nil, nil, err
-	}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		return nil, nil, err
-	}
-	e.stderr = &syncbuf.Buffer{}
-	cmd.Stderr = e.stderr
-	if err := cmd.Start(); err != nil {
-		return nil, nil, fmt.Errorf("start replaylab lsp: %w", err)
-	}
-	e.cmd, e.stdin = cmd, in
-	e.client = lsptest.New(out, in)
-	e.version, e.text, e.diags = map[string]int{}, map[string]string{}, map[string][]lsp.Diagnostic{}
-	w.onFinish(func() {
-		if !e.exited {
-			_ = in.Close()
-			_ = cmd.Process.Kill()
-			_ = cmd.Wait()
-		}
-	})
 	rctx, cancel := context.WithTimeout(ctx, editorRequestTimeout)
 	defer cancel()
-	if _, err := e.client.Initialize(rctx, lsp.PathURI(h.root)); err != nil {
-		return nil, nil, fmt.Errorf("initialize replaylab lsp: %w (stderr: %s)", err, e.stderr.String())
+	p, err := lsptest.Start(rctx, append(words, "--quiet", "--root", h.root), h.root, lsp.PathURI(h.root))
+	if err != nil {
+		return nil, nil, fmt.Errorf("replaylab lsp: %w", err)
 	}
+	e.client, e.diags = p, map[string][]lsp.Diagnostic{}
+	w.onFinish(p.Kill)
 	return e, h, nil
 }
 
@@ -131,21 +101,9 @@ func editorURI(h *harnessState, name string) string {
 // editorSend opens the file (first time) or changes it to text, and
 // reads its diagnostics.
 func editorSend(ctx context.Context, e *editorState, h *harnessState, name, text string) error {
-	uri := editorURI(h, name)
-	v := e.version[name] + 1
-	e.version[name], e.text[name] = v, text
-	var err error
-	if v == 1 {
-		err = e.client.Open(uri, v, text)
-	} else {
-		err = e.client.Change(uri, v, text)
-	}
-	if err != nil {
-		return err
-	}
 	rctx, cancel := context.WithTimeout(ctx, editorRequestTimeout)
 	defer cancel()
-	d, err := e.client.Diagnostics(rctx, uri, v)
+	d, err := e.client.Sync(rctx, editorURI(h, name), text)
 	if err != nil {
 		return err
 	}
@@ -236,7 +194,7 @@ func editorCompletes(ctx context.Context, typed string, line int, name, label st
 	if err != nil {
 		return err
 	}
-	text, ok := e.text[name]
+	text, ok := e.client.Text(editorURI(h, name))
 	if !ok {
 		return fmt.Errorf("the editor has not opened %s", name)
 	}
@@ -273,7 +231,7 @@ func editorHoverAll(ctx context.Context, name string) error {
 	if err != nil {
 		return err
 	}
-	text, ok := e.text[name]
+	text, ok := e.client.Text(editorURI(h, name))
 	if !ok {
 		return fmt.Errorf("the editor has not opened %s", name)
 	}
@@ -345,29 +303,13 @@ func editorShutdown(ctx context.Context, want int) error {
 	}
 	rctx, cancel := context.WithTimeout(ctx, editorRequestTimeout)
 	defer cancel()
-	if err := e.client.Shutdown(rctx); err != nil {
-		return err
-	}
-	done := make(chan error, 1)
-	go func() { done <- e.cmd.Wait() }()
-	var werr error
-	select {
-	case werr = <-done:
-	case <-rctx.Done():
-		_ = e.cmd.Process.Kill()
-		return fmt.Errorf("replaylab lsp did not exit after shutdown and exit: %w", rctx.Err())
-	}
-	e.exited = true
-	code := 0
-	var ee *exec.ExitError
-	if errors.As(werr, &ee) {
-		code = ee.ExitCode()
-	} else if werr != nil {
-		return werr
+	code, err := e.client.Exit(rctx)
+	if err != nil {
+		return fmt.Errorf("replaylab lsp: %w", err)
 	}
 	worldOf(ctx).log.Emit(trace.E("editor.exit", trace.A("code", code)))
 	if code != want {
-		return fmt.Errorf("replaylab lsp exited %d, want %d (stderr: %s)", code, want, e.stderr.String())
+		return fmt.Errorf("replaylab lsp exited %d, want %d (stderr: %s)", code, want, e.client.Stderr.String())
 	}
 	return nil
 }
