@@ -16,7 +16,14 @@ import (
 // so every pooled connection gets them).
 const (
 	SQLiteBusyTimeoutMillis = 5000
-	SQLiteConnsMax          = 4
+	// SQLiteConnsMax bounds the connections of the writing pool. SQLite
+	// lets one writer in at a time; a second connection of this process
+	// would only wait for the lock in SQLite's busy handler, which sleeps
+	// up to 100 ms between looks, so a queue of writers left the lock idle
+	// and went past Limits.StoreWaitMax on a loaded machine. With one, the
+	// pool hands the connection to the next writer as soon as it is free;
+	// the busy handler is left to writers of other processes.
+	SQLiteConnsMax = 1
 	// SQLiteReadConnsMax bounds the connections of the read pool (View).
 	SQLiteReadConnsMax = 4
 )
