@@ -12,6 +12,7 @@ import (
 	"github.com/replaylab/replaylab/engine/replay"
 	"github.com/replaylab/replaylab/harness"
 
+	"github.com/replaylab/replaylab/internal/procs"
 	"github.com/replaylab/replaylab/internal/testskip"
 )
 
@@ -85,7 +86,7 @@ func TestCatalogue(t *testing.T) {
 // TestMain checks that no browser process or temp dir outlives the tests.
 func TestMain(m *testing.M) {
 	code := testskip.Main(m)
-	removeMCPBinary()
+	procs.RemoveBinary()
 	if leaks := browser.Leaks(); len(leaks) > 0 {
 		fmt.Fprintf(os.Stderr, "LEAK: browsers started by these tests left behind: %v\n", leaks)
 		code = 1

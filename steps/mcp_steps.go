@@ -1,17 +1,12 @@
 package steps
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
-	"sync"
-	"syscall"
 	"time"
 
 	"github.com/replaylab/replaylab/engine"
@@ -20,6 +15,7 @@ import (
 	"github.com/replaylab/replaylab/engine/mcp"
 	"github.com/replaylab/replaylab/engine/replay"
 	"github.com/replaylab/replaylab/engine/trace"
+	"github.com/replaylab/replaylab/internal/procs"
 	"github.com/replaylab/replaylab/internal/syncbuf"
 )
 
@@ -87,42 +83,6 @@ func mcpSteps(r *table) {
 		"And the replaylab mcp process exits cleanly and leaves no browser", mcpExit)
 }
 
-// mcpBinary is the replaylab binary the steps build once per process when
-// Options.MCPCommand is empty.
-var mcpBinary struct {
-	once sync.Once
-	dir  string
-	path string
-	err  error
-}
-
-func buildMCPBinary(root string) (string, error) {
-	mcpBinary.once.Do(func() {
-		dir, err := os.MkdirTemp("", "replaylab-steps-bin-*")
-		if err != nil {
-			mcpBinary.err = err
-			return
-		}
-		mcpBinary.dir = dir
-		out := filepath.Join(dir, "replaylab")
-		cmd := exec.Command("go", "build", "-o", out, "./cmd/replaylab")
-		cmd.Dir = root
-		if msg, err := cmd.CombinedOutput(); err != nil {
-			mcpBinary.err = fmt.Errorf("steps: build replaylab for the MCP scenarios (go build ./cmd/replaylab in %s): %w\n%s", root, err, msg)
-			return
-		}
-		mcpBinary.path = out
-	})
-	return mcpBinary.path, mcpBinary.err
-}
-
-// removeMCPBinary removes the binary built for the MCP scenarios.
-func removeMCPBinary() {
-	if mcpBinary.dir != "" {
-		_ = os.RemoveAll(mcpBinary.dir)
-	}
-}
-
 // mcpCommand is the command that starts `replaylab mcp`.
 func (w *world) mcpCommand() ([]string, error) {
 	if c := w.fx.opt.MCPCommand; len(c) > 0 {
@@ -132,9 +92,9 @@ func (w *world) mcpCommand() ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	bin, err := buildMCPBinary(root)
+	bin, err := procs.Binary(root)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("steps: the MCP scenarios: %w", err)
 	}
 	return []string{bin, "mcp"}, nil
 }
@@ -337,16 +297,6 @@ func mcpTextContains(ctx context.Context, text string) error {
 	return nil
 }
 
-// running reports whether pid runs (a zombie does not).
-func running(pid int) bool {
-	p, err := os.FindProcess(pid)
-	if err != nil || p.Signal(syscall.Signal(0)) != nil {
-		return false
-	}
-	data, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
-	return err != nil || !strings.Contains(string(data), ") Z ")
-}
-
 func mcpSameProcess(ctx context.Context) error {
 	w := worldOf(ctx)
 	st := stateOf[mcpProc](w)
@@ -357,7 +307,7 @@ func mcpSameProcess(ctx context.Context) error {
 	if p := st.client.Process(); p == nil || p.Pid != st.pid {
 		return fmt.Errorf("the client talks to another process than the one started (pid %d)", st.pid)
 	}
-	if !running(st.pid) {
+	if !procs.Running(st.pid) {
 		return fmt.Errorf("the replaylab mcp process %d is gone: %s", st.pid, strings.TrimSpace(st.stderr.String()))
 	}
 	w.log.Emit(trace.E("mcp.process", trace.A("same", true), trace.A("tasks", len(act.ids)), trace.A("calls", st.client.Calls())))
@@ -369,16 +319,8 @@ func mcpSameProcess(ctx context.Context) error {
 // browser dirs left in it.
 func browsersUnder(dir string) []string {
 	var out []string
-	procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
-	for _, f := range procs {
-		data, err := os.ReadFile(f)
-		if err != nil || !bytes.Contains(data, []byte(dir)) {
-			continue
-		}
-		pid := filepath.Base(filepath.Dir(f))
-		if n, err := strconv.Atoi(pid); err == nil && running(n) {
-			out = append(out, "process "+pid)
-		}
+	for _, pid := range procs.Naming(dir) {
+		out = append(out, fmt.Sprintf("process %d", pid))
 	}
 	dirs, _ := filepath.Glob(filepath.Join(dir, browser.TempDirPrefix+"*"))
 	for _, d := range dirs {
