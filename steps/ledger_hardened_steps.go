@@ -9,15 +9,12 @@ package steps
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"sort"
 	"strings"
 	"time"
 
-	"github.com/replaylab/replaylab/engine/errcode"
 	"github.com/replaylab/replaylab/engine/ledger"
 	"github.com/replaylab/replaylab/engine/trace"
 	"github.com/replaylab/replaylab/sim"
@@ -373,25 +370,6 @@ func ledSignInFrom(ctx context.Context, actor, from string) error {
 	return nil
 }
 
-// ledPageAs loads /patch with cookie and reports whether it signs actor in.
-func ledPageAs(ctx context.Context, st *ledgerState, actor string, c *http.Cookie) (bool, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, st.lab.URL()+"/patch", nil)
-	if err != nil {
-		return false, err
-	}
-	req.AddCookie(c)
-	r, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return false, err
-	}
-	defer r.Body.Close()
-	b, err := io.ReadAll(io.LimitReader(r.Body, 1<<20))
-	if err != nil {
-		return false, err
-	}
-	return strings.Contains(string(b), "Signed in as "+actor+" "), nil
-}
-
 func ledStillSignedIn(ctx context.Context, actor string) error {
 	w := worldOf(ctx)
 	st := w.ledState()
@@ -399,7 +377,7 @@ func ledStillSignedIn(ctx context.Context, actor string) error {
 	if c == nil {
 		return fmt.Errorf("ledger steps: %s has not signed in", actor)
 	}
-	in, err := ledPageAs(ctx, st, actor, c)
+	in, err := st.lab.SignsIn(ctx, actor, c)
 	if err != nil {
 		return err
 	}
@@ -437,7 +415,7 @@ func ledOldSession(ctx context.Context, actor string) error {
 	if c == nil {
 		return fmt.Errorf("ledger steps: %s has not signed out", actor)
 	}
-	in, err := ledPageAs(ctx, st, actor, c)
+	in, err := st.lab.SignsIn(ctx, actor, c)
 	if err != nil {
 		return err
 	}
@@ -454,24 +432,12 @@ func ledRebind(ctx context.Context, host, path string) error {
 	if err != nil {
 		return err
 	}
-	port := st.lab.URL()[strings.LastIndexByte(st.lab.URL(), ':')+1:]
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, st.lab.URL()+path, nil)
+	r, err := st.lab.Rebound(ctx, host, path)
 	if err != nil {
 		return err
 	}
-	req.Host = host + ":" + port
-	req.Header.Set("Origin", "http://"+req.Host)
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return err
-	}
-	defer res.Body.Close()
-	var p struct {
-		Code errcode.Code `json:"code"`
-	}
-	_ = json.NewDecoder(io.LimitReader(res.Body, 1<<20)).Decode(&p)
-	st.last = ledgerResponse{Status: res.StatusCode, Code: p.Code}
-	w.ledEmit("http", trace.A("op", "rebound page"), trace.A("host", host), trace.A("path", path), trace.A("status", res.StatusCode), trace.A("code", string(p.Code)))
+	st.last = r
+	w.ledEmit("http", trace.A("op", "rebound page"), trace.A("host", host), trace.A("path", path), trace.A("status", r.Status), trace.A("code", string(r.Code)))
 	return nil
 }
 

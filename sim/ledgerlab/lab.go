@@ -382,3 +382,49 @@ func (l *Lab) GeneratePatch(ctx context.Context, actor string, n int) (key strin
 	rs, err = l.Burst(ctx, n, actor, http.MethodPost, "/patch/api/jobs", hdr, `{"task":"patch"}`)
 	return key, rs, err
 }
+
+// SignsIn loads the patch page with cookie and reports whether it signs
+// actor in.
+func (l *Lab) SignsIn(ctx context.Context, actor string, c *http.Cookie) (bool, error) {
+	ctx, cancel := context.WithTimeout(ctx, RequestTimeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, l.srv.URL+"/patch", nil)
+	if err != nil {
+		return false, fmt.Errorf("ledger lab: %w", err)
+	}
+	req.AddCookie(c)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return false, fmt.Errorf("ledger lab: GET /patch: %w", err)
+	}
+	defer res.Body.Close()
+	b, err := io.ReadAll(io.LimitReader(res.Body, ledger.BodyBytesMax))
+	if err != nil {
+		return false, fmt.Errorf("ledger lab: GET /patch: %w", err)
+	}
+	return strings.Contains(string(b), "Signed in as "+actor+" "), nil
+}
+
+// Rebound sends GET path as a DNS-rebinding page would: to the sim's
+// address, with host (and the sim's port) as the Host and the Origin.
+func (l *Lab) Rebound(ctx context.Context, host, path string) (Response, error) {
+	ctx, cancel := context.WithTimeout(ctx, RequestTimeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, l.srv.URL+path, nil)
+	if err != nil {
+		return Response{}, fmt.Errorf("ledger lab: %w", err)
+	}
+	req.Host = host + ":" + l.srv.URL[strings.LastIndexByte(l.srv.URL, ':')+1:]
+	req.Header.Set("Origin", "http://"+req.Host)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return Response{}, fmt.Errorf("ledger lab: GET %s as %s: %w", path, host, err)
+	}
+	defer res.Body.Close()
+	r := Response{Status: res.StatusCode}
+	var p ledger.Problem
+	if b, err := io.ReadAll(io.LimitReader(res.Body, ledger.BodyBytesMax)); err == nil && json.Unmarshal(b, &p) == nil {
+		r.Body, r.Code = b, p.Code
+	}
+	return r, nil
+}
