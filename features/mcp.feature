@@ -97,3 +97,87 @@ Feature: replaylab mcp as a subprocess, driven by the official MCP client
     Then the action ends with "ok"
     And the MCP page text contains "report.pdf"
     And the replaylab mcp process exits cleanly and leaves no browser
+
+  @AGT-1
+  Scenario: Tool errors reach the client as coded JSON text, argument errors included
+    Given the agent starts a replaylab mcp process
+    When I begin a task "fill the contact form"
+    And I navigate to the sim page "/act/mask"
+    And I call the MCP tool "fill" with the arguments {"target": {"role": "textbox", "name": "Name"}, "text": "Ada", "colour": "red"}
+    Then the tool error is "UNKNOWN_ARGUMENT" for the field "colour", as JSON text with no structured content
+    When I call the MCP tool "fill" with the arguments {"target": {"role": "textbox", "name": "Name"}, "text": 3}
+    Then the tool error is "WRONG_ARGUMENT_TYPE" for the field "text", as JSON text with no structured content
+    When I call the MCP tool "navigate" with the arguments {}
+    Then the tool error is "MISSING_ARGUMENT" for the field "url", as JSON text with no structured content
+    When I call the MCP tool "fill" with the arguments {"task": "t99", "target": {"role": "textbox", "name": "Name"}, "text": "Ada"}
+    Then the tool error is "TASK_NOT_FOUND", as JSON text with no structured content
+    When I call the MCP tool "fill" with the arguments {"target": {"role": "textbox", "name": "Surname"}, "text": "Lovelace"}
+    Then the tool error is "TARGET_NOT_FOUND", as JSON text with no structured content
+    And the MCP page text contains "Inputs received: 0"
+    And the replaylab mcp process exits cleanly and leaves no browser
+
+  @AGT-2 @ID-1
+  Scenario: Fill, click and wait take their refs from the action results, with no snapshot call
+    Given a marker-style chat with 2 earlier turns
+    And the next answer streams "Paris is" for 3000 ms and completes as "Paris is the capital of France."
+    And the agent starts a replaylab mcp process
+    When I begin a task "ask for the capital"
+    And I navigate to the sim page "/chat"
+    And I keep the ref of the textbox "Message" in the last action's result as "opened"
+    And I fill the textbox "Message" by its ref in the last action's result with "What is the capital of France?"
+    Then the action ends with "ok"
+    When I click the button "Send" by its ref in the last action's result expecting a new answer
+    Then the action ends with "ok"
+    When I wait for the answer
+    Then the answer status is "complete"
+    And the answer text is "Paris is the capital of France."
+    And the task's calls were "begin, navigate, fill, click, waitAnswer"
+    And the answer read over MCP in pages of 10 characters is "Paris is the capital of France."
+    When I fill the field with the ref "opened" with "And of Italy?"
+    Then the action ends with "STALE_REF"
+    And the replaylab mcp process exits cleanly and leaves no browser
+
+  @AGT-4
+  Scenario: A refused click arms no answer wait; a made-up ref, a refused connection and a file URL are named
+    Given a marker-style chat with 2 earlier turns
+    And the next answer completes as "Rome." after 300 ms
+    And the agent starts a replaylab mcp process
+    When I begin a task "ask with a stale ref"
+    And I navigate to the sim page "/chat"
+    And I keep the ref of the button "Send" in the last action's result as "send"
+    And I fill the textbox "Message" by its ref in the last action's result with "What is the capital of Italy?"
+    Then the action ends with "ok"
+    When I click the element with the kept ref "send" expecting a new answer
+    Then the action ends with "STALE_REF"
+    When I try to wait up to 3000 ms for the answer
+    Then the action ends with "NO_BASELINE"
+    When I click the element with the ref "s99e1" expecting a new answer
+    Then the action ends with "INVALID_REF"
+    When I try to wait up to 3000 ms for the answer
+    Then the action ends with "NO_BASELINE"
+    When I navigate to the URL "http://127.0.0.1:2/"
+    Then the action ends with "NAVIGATION_FAILED"
+    And the action's error mentions "ERR_CONNECTION_REFUSED"
+    When I navigate to the URL "file:///etc/hostname"
+    Then the action ends with "URL_NOT_ALLOWED"
+    When I finish the task
+    Then the action ends with "ok"
+    And the replaylab mcp process exits cleanly and leaves no browser
+
+  @AGT-4 @ACT-3
+  Scenario: A blocked task whose re-check finds nothing is abandoned with a reason
+    Given the agent starts a replaylab mcp process
+    When I begin a task "save settings"
+    And I navigate to the sim page "/act/never"
+    And I click the button "Save" expecting the text "Saved" within 400 ms
+    Then the action ends with "OUTCOME_UNKNOWN"
+    When I re-check the outcome
+    Then the re-check finds the outcome still unknown
+    When I finish the task
+    Then the action ends with "TASK_BLOCKED"
+    When I abandon the task because "the save's outcome is unknown"
+    Then the action ends with "ok"
+    When I finish the task
+    Then the action ends with "TASK_FINISHED"
+    And the sim received 1 save from "never"
+    And the replaylab mcp process exits cleanly and leaves no browser

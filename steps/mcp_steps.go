@@ -11,6 +11,7 @@ import (
 
 	"github.com/replaylab/replaylab/engine"
 	"github.com/replaylab/replaylab/engine/browser"
+	"github.com/replaylab/replaylab/engine/clock"
 	"github.com/replaylab/replaylab/engine/errcode"
 	"github.com/replaylab/replaylab/engine/mcp"
 	"github.com/replaylab/replaylab/engine/replay"
@@ -28,7 +29,9 @@ import (
 // Both drivers give the same trace:
 //
 //   - browser driver: the process starts its own Chromium against the
-//     scenario's sim. When the run records (Update, record modes), it runs
+//     scenario's sim. Its engine waits in wall time, so while it runs the
+//     sim's lab clock follows wall time (clock.Lab.FollowWall) and the
+//     scripted answers stream and complete at their pace. When the run records (Update, record modes), it runs
 //     with --record <session base> --base-rewrite <sim>=CanonicalBase and
 //     writes one session per task page on shutdown
 //     (recordings/sessions/mcp/<scenario>@t1-main.json, …);
@@ -53,6 +56,11 @@ type mcpProc struct {
 	stderr *syncbuf.Buffer
 	closed bool
 	refs   map[string]string
+	// follow stops the scenario's lab following wall time (live: the
+	// process's engine waits in wall time, the sim's transitions run on
+	// the lab); followErr is what ended it early
+	follow    func()
+	followErr chan error
 }
 
 func mcpSteps(r *table) {
@@ -81,6 +89,7 @@ func mcpSteps(r *table) {
 	r.step(g, `^the replaylab mcp process exits cleanly and leaves no browser$`,
 		"close the client (the process's stdin): the process exits 0 (in replay: every recorded action was replayed), no Chromium it started runs and its user-data dir is gone; its engine trace is appended to the scenario's",
 		"And the replaylab mcp process exits cleanly and leaves no browser", mcpExit)
+	agentSteps(r)
 }
 
 // mcpCommand is the command that starts `replaylab mcp`.
@@ -174,10 +183,27 @@ func mcpStart(ctx context.Context) error {
 	st.client = c
 	st.pid = c.Process().Pid
 	act.client = c
+	if lab, ok := w.clock.(*clock.Lab); ok && live {
+		// the process's engine keeps wall time: the lab moves along with
+		// it so the sim's scripted answers stream and complete
+		fctx, stop := context.WithCancel(context.Background())
+		st.followErr = make(chan error, 1)
+		go func() { st.followErr <- lab.FollowWall(fctx, 10*time.Millisecond) }()
+		st.follow = func() {
+			stop()
+			if err := <-st.followErr; err != nil {
+				st.followErr <- err
+			}
+			st.follow = nil
+		}
+	}
 	w.onFinish(func() {
 		if !st.closed {
 			st.closed = true
 			_ = c.Close()
+		}
+		if st.follow != nil {
+			st.follow()
 		}
 		_ = os.RemoveAll(tmp)
 	})
@@ -338,6 +364,14 @@ func mcpExit(ctx context.Context) error {
 	st.closed = true
 	cerr := st.client.Close()
 	ps := st.client.ProcessState()
+	if st.follow != nil {
+		st.follow()
+		select {
+		case err := <-st.followErr:
+			return fmt.Errorf("the sim's lab clock, following wall time for the process: %w", err)
+		default:
+		}
+	}
 	switch {
 	case ps == nil:
 		return fmt.Errorf("the replaylab mcp process did not exit (%v): %s", cerr, strings.TrimSpace(st.stderr.String()))

@@ -487,3 +487,25 @@ func (c *Client) CallRaw(ctx context.Context, tool string, args map[string]any) 
 	}
 	return out, nil
 }
+
+// CallResult calls any tool by name with args and returns the result as
+// the SDK received it, a tool error included (IsError, its text, no
+// structured content): for checks of what reaches a client on the wire.
+// Only a failed call (no result) is an error.
+func (c *Client) CallResult(ctx context.Context, tool string, args map[string]any) (*mcpsdk.CallToolResult, error) {
+	select {
+	case <-c.done:
+		return nil, &Error{Tool: tool, ToolError: ToolError{Code: ServerGone, Message: "the session has ended"}, Err: c.waitErr}
+	default:
+	}
+	ctx, cancel := context.WithTimeout(ctx, c.timeout)
+	defer cancel()
+	c.mu.Lock()
+	c.calls++
+	c.mu.Unlock()
+	res, err := c.cs.CallTool(ctx, &mcpsdk.CallToolParams{Name: tool, Arguments: args})
+	if err != nil {
+		return nil, c.transportError(ctx, tool, err)
+	}
+	return res, nil
+}
