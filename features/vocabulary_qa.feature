@@ -22,3 +22,57 @@ Feature: The cases QA found missing from the catalogue
     When I click the button "Delete" in the row "notes.txt" expecting the text "Deleted notes.txt."
     Then the action is refused with "TARGET_NOT_FOUND"
     And the page text contains "tasks.md"
+
+  @APP-3 @ANS-3 @ANS-5
+  Scenario: A regenerated answer replaces the old one in place and is the new answer, and Regenerate is no send
+    Given a marker-style chat with 2 earlier answers
+    And the newest answer offers Regenerate
+    And the next answer completes as "Paris." after 500 ms
+    And the next answer streams "Paris is" for 1000 ms and completes as "Paris is the capital of France."
+    When I open the chat
+    And I send "What is the capital of France?"
+    And I wait for the answer
+    Then the answer text is "Paris."
+    When I regenerate the answer
+    And I wait for the answer
+    Then the answer status is "complete"
+    And the states seen are "generating, complete"
+    And the partial text seen was "Paris is"
+    And the answer text is "Paris is the capital of France."
+    And the baseline holds the groups "msg-0002, msg-0004, msg-0006"
+    And the answer group is not one of the earlier groups
+    And the answer group is the last group on the page
+    And the sim received 1 message
+
+  @ANS-5 @ACT-2
+  Scenario: A confirmation in other words than Confirm and Cancel is still a confirmation
+    Given a marker-style chat with 2 earlier turns
+    And the next answer asks for confirmation with "Approve and run" and "Reject" after 800 ms
+    And confirming it completes the answer as "Ran the cleanup script."
+    When I open the chat
+    And I send "Clean up the temp folder"
+    And I wait for the answer
+    Then the answer status is "NEEDS_CONFIRMATION"
+    And the states seen are "generating, needs_confirmation"
+    When I click the button "Approve and run" expecting the text "Ran the cleanup script."
+    Then the action ends with "ok"
+    When I wait for the answer
+    Then the answer status is "complete"
+    And the answer text is "Ran the cleanup script."
+
+  @ANS-5 @APP-3
+  Scenario: A failure in its own words with a "Try again" control is a failure, and trying again gives the new answer
+    Given a marker-style chat with 2 earlier turns
+    And the next answer fails with "Network error: the answer was cut off." and a "Try again" control after 800 ms
+    And the next answer completes as "Here is the summary after all." after 600 ms
+    When I open the chat
+    And I send "Summarise the report"
+    And I wait for the answer
+    Then the answer status is "ANSWER_FAILED"
+    And the states seen are "generating, failed"
+    When I retry the answer
+    And I wait for the answer
+    Then the answer status is "complete"
+    And the answer text is "Here is the summary after all."
+    And the answer group is the last group on the page
+    And the sim received 1 message

@@ -63,6 +63,10 @@ type Chat struct {
 	// DuplicateSend adds a second button named "Send" to the chat page
 	// (ambiguity on the composer's own controls).
 	DuplicateSend bool
+	// Regenerate puts a "Regenerate" control on the newest complete
+	// answer the chat added; a click replaces that answer in place, under
+	// a new id, by the next scripted answer (sim/vocab_chat.go).
+	Regenerate bool
 	// Answers are the scripted replies to successive sends; a send past
 	// the end gets DefaultAnswer.
 	Answers []Answer
@@ -88,6 +92,17 @@ type Answer struct {
 	// empty: DefaultConfirmed and DefaultCancelled.
 	Confirmed string
 	Cancelled string
+	// Labels name a KindConfirm answer's go-ahead and way-out controls
+	// (empty: "Confirm" and "Cancel") and a KindError answer's message and
+	// retry control (empty: DefaultErrorText and "Retry").
+	Labels Labels
+}
+
+// Labels are the words of an answer's controls.
+type Labels struct {
+	Yes, No string // a confirmation's go-ahead and way out
+	Error   string // a failure's message
+	Retry   string // a failure's retry control
 }
 
 // DefaultAnswer is the reply to an unscripted send.
@@ -110,6 +125,10 @@ type Turn struct {
 	MediaSrc string
 	// Generating marks an answer still being written (its partial text).
 	Generating bool
+	// Labels are the words of its confirmation or failure controls.
+	Labels Labels
+	// Redo marks the answer that offers the Regenerate control.
+	Redo bool
 }
 
 // turnID is deterministic: the turn's position in the chat.

@@ -91,7 +91,10 @@ func (s *Server) complete(gen, at int, a Answer) {
 	if t == nil {
 		return
 	}
-	*t = Turn{ID: t.ID, Author: "assistant", Text: a.Final, Kind: a.Kind, Media: a.Media}
+	*t = Turn{ID: t.ID, Author: "assistant", Text: a.Final, Kind: a.Kind, Media: a.Media, Labels: a.Labels}
+	if s.chat.Regenerate && (a.Kind == "" || a.Kind == KindText) {
+		s.moveRedo(at)
+	}
 	s.stage.publish(chatStage, stageOp{Op: "replace", Index: at, HTML: renderTurn(s.chat.Style, *t, false)})
 	if a.Media != "" && !a.NoMediaSource && a.Kind != KindConfirm && a.Kind != KindError {
 		s.clock.AfterFunc(a.MediaDelay, func() { s.attachMedia(gen, at) })
@@ -177,7 +180,7 @@ img,video{display:block;width:64px;height:48px}
   });
 })();
 </script>
-` + confirmScript + `
+` + confirmScript + redoScript + `
 </body></html>
 `)
 	return b.String()
@@ -212,12 +215,15 @@ func renderTurn(style string, t Turn, generating bool) string {
 		case t.Kind == KindConfirm:
 			b.WriteString(confirmButtons(t))
 		case t.Kind == KindError:
-			b.WriteString(`<div role="alert">Something went wrong while answering.</div><button type="button">Retry</button>`)
+			b.WriteString(failureControls(t))
 		default:
 			if t.Media != "" {
 				b.WriteString(renderMedia(t))
 			}
 			b.WriteString(`<button type="button">Copy</button>`)
+			if t.Redo {
+				b.WriteString(regenerateButton(t))
+			}
 		}
 	}
 	if style == StyleHeading {
@@ -260,9 +266,12 @@ func renderListTurn(t Turn, generating bool) string {
 		case t.Kind == KindConfirm:
 			b.WriteString(confirmButtons(t))
 		case t.Kind == KindError:
-			b.WriteString(`<div role="alert">Something went wrong while answering.</div><button type="button">Retry</button>`)
+			b.WriteString(failureControls(t))
 		case t.Media != "":
 			b.WriteString(`<div class="attachments">` + renderMedia(t) + `</div>`)
+		}
+		if t.Redo && !generating && t.Kind != KindConfirm && t.Kind != KindError {
+			b.WriteString(regenerateButton(t))
 		}
 	}
 	b.WriteString(`</div></li>`)

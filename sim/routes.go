@@ -43,6 +43,7 @@ func (s *Server) routes(mux *http.ServeMux, api http.Handler) {
 	}
 	mux.HandleFunc("POST /sim/chat/send", s.send)
 	mux.HandleFunc("POST /sim/chat/confirm", s.confirm)
+	mux.HandleFunc("POST /sim/chat/redo", s.redo)
 	mux.HandleFunc("GET /sim/stage/events", s.stageEvents)
 	mux.HandleFunc("POST /sim/stage/ack", s.stageAck)
 	mux.HandleFunc("GET "+VideoSrc, func(w http.ResponseWriter, r *http.Request) {

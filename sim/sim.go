@@ -36,6 +36,7 @@ type Server struct {
 	turns    []Turn   // turns added by sends, after the history
 	received []string // messages that reached the server
 	gen      int      // bumped by SetChat: transitions scheduled before it do nothing
+	redos    int      // turns regenerated since SetChat (their ids' versions)
 
 	clock clock.Clock // schedules every scripted transition
 	stage *stage      // the pages' transitions and acknowledgements (stage.go)
@@ -156,6 +157,7 @@ func (s *Server) SetChat(c Chat) {
 	s.chat = c
 	s.gen++
 	s.next = 0
+	s.redos = 0
 	s.turns = nil
 	s.received = nil
 }

@@ -20,10 +20,35 @@ const (
 	DefaultCancelled = "Cancelled: nothing was deleted."
 )
 
-// confirmButtons are a confirmation turn's Confirm and Cancel controls.
+// DefaultErrorText is a failed turn's message when its script names none.
+const DefaultErrorText = "Something went wrong while answering."
+
+// confirmButtons are a confirmation turn's go-ahead and way-out controls
+// (Confirm and Cancel unless its labels say otherwise).
 func confirmButtons(t Turn) string {
 	id := template.HTMLEscapeString(t.ID)
-	return fmt.Sprintf(`<button type="button" data-turn="%s" data-choice="confirm">Confirm</button><button type="button" data-turn="%s" data-choice="cancel">Cancel</button>`, id, id)
+	yes, no := or(t.Labels.Yes, "Confirm"), or(t.Labels.No, "Cancel")
+	return fmt.Sprintf(`<button type="button" data-turn="%s" data-choice="confirm">%s</button><button type="button" data-turn="%s" data-choice="cancel">%s</button>`,
+		id, template.HTMLEscapeString(yes), id, template.HTMLEscapeString(no))
+}
+
+// failureControls are a failed turn's alert and retry control; the retry
+// regenerates the turn in place, as Regenerate does.
+func failureControls(t Turn) string {
+	return fmt.Sprintf(`<div role="alert">%s</div><button type="button" data-redo="%s">%s</button>`,
+		template.HTMLEscapeString(or(t.Labels.Error, DefaultErrorText)), template.HTMLEscapeString(t.ID), template.HTMLEscapeString(or(t.Labels.Retry, "Retry")))
+}
+
+// regenerateButton is the Regenerate control of the newest answer.
+func regenerateButton(t Turn) string {
+	return fmt.Sprintf(`<button type="button" data-redo="%s">Regenerate</button>`, template.HTMLEscapeString(t.ID))
+}
+
+func or(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
 }
 
 // duplicateSendHTML is a second control named "Send" on the chat page.
@@ -43,6 +68,75 @@ document.addEventListener('click', function(ev){
   x.send(JSON.stringify({id: b.dataset.turn, choice: b.dataset.choice}));
 });
 </script>`
+
+// redoScript posts a click on Regenerate or a failed turn's retry
+// control synchronously, like a send: the server has replaced the turn
+// (a stage operation) before the click is over.
+const redoScript = `<script>
+document.addEventListener('click', function(ev){
+  const b = ev.target.closest('button[data-redo]');
+  if (!b) return;
+  const x = new XMLHttpRequest();
+  x.open('POST', '/sim/chat/redo', false);
+  x.setRequestHeader('Content-Type', 'application/json');
+  x.send(JSON.stringify({id: b.dataset.redo}));
+});
+</script>`
+
+// redo answers a click on Regenerate or Retry: the turn is replaced in
+// place, under a new id (the turn's position and its version, msg-0006-2),
+// by the next scripted answer, generating first as after a send. It is
+// no send: Received does not change.
+func (s *Server) redo(w http.ResponseWriter, r *http.Request) {
+	var req struct {
+		ID string `json:"id"`
+	}
+	r.Body = http.MaxBytesReader(w, r.Body, 1<<16)
+	if err := json.NewDecoder(r.Body).Decode(&req); err != nil || req.ID == "" {
+		problem(w, http.StatusBadRequest, CodeBadRequest, `sim: body must be JSON {"id": TURN}`)
+		return
+	}
+	s.stage.begin()
+	defer s.stage.end()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	i := -1
+	for j, t := range s.turns {
+		if t.ID == req.ID && t.Author == "assistant" && !t.Generating && (t.Redo || t.Kind == KindError) {
+			i = j
+		}
+	}
+	if i < 0 {
+		problem(w, http.StatusNotFound, CodeNotFound, "sim: no turn "+req.ID+" to regenerate")
+		return
+	}
+	a := DefaultAnswer
+	if s.next < len(s.chat.Answers) {
+		a = s.chat.Answers[s.next]
+	}
+	s.next++
+	s.redos++
+	at := s.chat.History + i
+	s.turns[i] = Turn{ID: fmt.Sprintf("%s-%d", turnID(at), s.redos+1), Author: "assistant", Text: a.Partial, Generating: true}
+	s.stage.publish(chatStage, stageOp{Op: "replace", Index: at, HTML: renderTurn(s.chat.Style, s.turns[i], true)})
+	gen := s.gen
+	s.clock.AfterFunc(a.Generate, func() { s.complete(gen, at, a) })
+	w.WriteHeader(http.StatusNoContent)
+}
+
+// moveRedo takes the Regenerate control off every added answer but the
+// one at position at (which complete gives it); the caller holds mu.
+func (s *Server) moveRedo(at int) {
+	for j := range s.turns {
+		if t := &s.turns[j]; t.Redo && s.chat.History+j != at {
+			t.Redo = false
+			s.stage.publish(chatStage, stageOp{Op: "replace", Index: s.chat.History + j, HTML: renderTurn(s.chat.Style, *t, false)})
+		}
+	}
+	if t := s.turnAt(s.gen, at); t != nil {
+		t.Redo = true
+	}
+}
 
 // confirmation finds the added turn id that still asks for confirmation
 // and the scripted answer that made it: the sends' user turns take the

@@ -75,3 +75,59 @@ func TestConfirmationBadInput(t *testing.T) {
 		}
 	}
 }
+
+// TestRedo: Regenerate and a failed turn's retry control replace the turn
+// in place under a new id by the next scripted answer, move the
+// Regenerate control to the newest answer, and send no message.
+func TestRedo(t *testing.T) {
+	tests := []struct {
+		name   string
+		first  sim.Answer
+		button string
+	}{
+		{"regenerate", sim.Answer{Final: "Paris."}, `data-redo="msg-0006">Regenerate`},
+		{"try again", sim.Answer{Kind: sim.KindError, Labels: sim.Labels{Error: "Network error.", Retry: "Try again"}}, `data-redo="msg-0006">Try again`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			lab := clock.NewLab(clock.Epoch)
+			s, err := sim.NewServer(sim.Options{Clock: lab})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { _ = s.Close() })
+			c := sim.DefaultChat()
+			c.Regenerate = true
+			c.Answers = []sim.Answer{tt.first, {Final: "Paris is the capital of France."}}
+			s.SetChat(c)
+			if code, body := post(t, s.URL+"/sim/chat/send", `{"text":"capital?"}`); code != http.StatusOK {
+				t.Fatalf("send: %d %s", code, body)
+			}
+			if err := lab.Sleep(context.Background(), 0); err != nil {
+				t.Fatal(err)
+			}
+			if _, page := get(t, s.URL+"/chat"); !strings.Contains(page, tt.button) {
+				t.Fatalf("the answer has no %s", tt.button)
+			}
+			if code, _ := post(t, s.URL+"/sim/chat/redo", `{"id":"msg-0002"}`); code != http.StatusNotFound {
+				t.Errorf("regenerating a history turn: %d, want 404", code)
+			}
+			if code, body := post(t, s.URL+"/sim/chat/redo", `{"id":"msg-0006"}`); code != http.StatusNoContent {
+				t.Fatalf("redo: %d %s", code, body)
+			}
+			if err := lab.Sleep(context.Background(), 0); err != nil {
+				t.Fatal(err)
+			}
+			_, page := get(t, s.URL+"/chat")
+			if !strings.Contains(page, `data-message-id="msg-0006-2"`) || !strings.Contains(page, "Paris is the capital of France.") || strings.Contains(page, `"msg-0006"`) {
+				t.Errorf("the turn was not replaced in place by msg-0006-2:\n%s", page)
+			}
+			if n := strings.Count(page, ">Regenerate<"); n != 1 {
+				t.Errorf("%d Regenerate controls, want 1 (on the newest answer)", n)
+			}
+			if got := s.Received(); len(got) != 1 {
+				t.Errorf("the sim received %q, want the one message (a redo is no send)", got)
+			}
+		})
+	}
+}
