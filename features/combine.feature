@@ -35,3 +35,18 @@ Feature: Steps that combine
     And I click the remembered ref expecting the text "Deleted: notes.txt"
     Then the action ends with "ok"
     And the page text contains "report.pdf"
+
+  @GATE-6 @HAR-3
+  Scenario: Only an edit of what must replay makes the recording stale
+    Given a marker-style chat with 2 earlier turns
+    And the next answer completes as "Fine." after 300 ms
+    When I open the chat
+    And I send "Hi"
+    And I wait for the answer
+    Then the answer status is "complete"
+    And the states seen are "generating, complete"
+    And the recording stays valid when the check 'the answer text is "Fine."' is added
+    And the recording stays valid when "generating, complete" becomes "complete"
+    And the recording goes stale when "Hi" becomes "Hello"
+    And the recording goes stale when "2 earlier turns" becomes "4 earlier turns"
+    And the recording goes stale when "I wait for the answer" becomes "I wait up to 2000 ms for the answer"

@@ -34,7 +34,7 @@ func nameFile(uri string, ps []*messages.Pickle) ([]string, error) {
 		if p.Location != nil {
 			line = p.Location.Line
 		}
-		key := p.Name + "\x00" + Fingerprint(p)
+		key := p.Name + "\x00" + StepsFingerprint(p)
 		if prev, ok := seen[key]; ok {
 			return nil, fmt.Errorf("steps: %s: the scenarios %q at lines %d and %d have the same name and the same steps, so nothing tells their recordings apart; rename one", uri, p.Name, prev, line)
 		}
@@ -62,12 +62,37 @@ func claimNames(scs []Scenario) error {
 	return nil
 }
 
-// Fingerprint identifies a scenario's steps: a hash of their texts, doc
-// strings and tables. A recording made from other steps (another
-// fingerprint) is stale.
-func Fingerprint(p *messages.Pickle) string {
+// Fingerprint identifies what a scenario's recording must replay: a hash
+// of the text, doc string and table of every step but its checks. A check
+// is a step under Then (Then and the And and But after it): it reads what
+// the recording already holds, so adding, removing or changing checks
+// keeps a recording valid, while an edit of a Given or When step (what is
+// scripted, opened, typed or clicked) makes it stale (GATE-6). Action
+// steps belong under When; the vocabulary refuses one under Then.
+func Fingerprint(p *messages.Pickle) string { return fingerprint(p, false) }
+
+// StepsFingerprint is the hash of every step, checks included: what tells
+// two scenarios of a file apart, and what recordings made before checks
+// were left out of Fingerprint carry (RecordedFrom still accepts it).
+func StepsFingerprint(p *messages.Pickle) string { return fingerprint(p, true) }
+
+// RecordedFrom reports whether a recording stamped with recorded (its
+// session's "scenario") replays the scenario whose fingerprints are fp
+// (Fingerprint) and steps (StepsFingerprint): "" is a recording that was
+// never stamped.
+func RecordedFrom(recorded, fp, steps string) bool {
+	return recorded == "" || recorded == fp || (steps != "" && recorded == steps)
+}
+
+// IsCheck reports whether a pickle step is a check: a step under Then.
+func IsCheck(st *messages.PickleStep) bool { return st.Type == messages.PickleStepType_OUTCOME }
+
+func fingerprint(p *messages.Pickle, checks bool) string {
 	h := sha256.New()
 	for _, st := range p.Steps {
+		if !checks && IsCheck(st) {
+			continue
+		}
 		fmt.Fprintln(h, st.Text)
 		if st.Argument != nil && st.Argument.DocString != nil {
 			fmt.Fprintln(h, st.Argument.DocString.Content)

@@ -43,9 +43,11 @@ type Scenario struct {
 	// (<feature file>/<scenario name>, repeats -2, -3 in file order); it
 	// does not depend on what else is selected.
 	Slug string
-	// Fingerprint identifies the scenario's steps (see Fingerprint): a
-	// recording made from another fingerprint is stale.
-	Fingerprint string
+	// Fingerprint identifies what the scenario's recording must replay
+	// (see Fingerprint), StepsFingerprint all its steps: a recording
+	// stamped with neither is stale (RecordedFrom).
+	Fingerprint      string
+	StepsFingerprint string
 
 	// run is the runner's state while the scenario runs (nil in a
 	// selection): its mode, paths, hints and Outcome.
@@ -551,7 +553,7 @@ func parseFeatureBytes(content []byte, path, uri string) (*parsedFeature, error)
 			continue
 		}
 		slug := names[i]
-		sc := Scenario{URI: uri, Path: path, Line: int(p.Location.Line), Feature: doc.Feature.Name, Name: p.Name, Slug: slug, Fingerprint: Fingerprint(p)}
+		sc := Scenario{URI: uri, Path: path, Line: int(p.Location.Line), Feature: doc.Feature.Name, Name: p.Name, Slug: slug, Fingerprint: Fingerprint(p), StepsFingerprint: StepsFingerprint(p)}
 		for _, t := range p.Tags {
 			sc.Tags = append(sc.Tags, t.Name)
 		}

@@ -18,7 +18,8 @@ type RecordingState struct {
 	// Sessions are the scenario's session files, the main tab's first.
 	Sessions []string `json:"sessions,omitempty"`
 	// Stale lists the sessions recorded from other steps than the
-	// scenario's (a replay of them fails until they are re-recorded).
+	// scenario's, its checks aside (a replay of them fails until they are
+	// re-recorded; see Fingerprint).
 	Stale []string `json:"stale,omitempty"`
 }
 
@@ -59,7 +60,7 @@ func State(root string, sc Scenario) (RecordingState, error) {
 		if err := json.Unmarshal(data, &head); err != nil {
 			return st, fmt.Errorf("harness: state of %s: %s: %w", sc.ID(), p, err)
 		}
-		if head.Scenario != "" && sc.Fingerprint != "" && head.Scenario != sc.Fingerprint {
+		if sc.Fingerprint != "" && !RecordedFrom(head.Scenario, sc.Fingerprint, sc.StepsFingerprint) {
 			st.Stale = append(st.Stale, p)
 		}
 	}

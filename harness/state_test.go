@@ -1,6 +1,9 @@
 package harness
 
 import (
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -30,5 +33,68 @@ func TestStateOfTheRepository(t *testing.T) {
 	}
 	if recorded < len(sel)/2 {
 		t.Fatalf("only %d of %d scenarios recorded", recorded, len(sel))
+	}
+}
+
+// TestStaleFromWhatMustReplay: a session stays valid when only checks
+// (steps under Then) are added, removed or changed, and goes stale when a
+// Given or When step changes; a session stamped with every step's
+// fingerprint (recordings made before checks were left out) stays valid
+// until its steps change.
+func TestStaleFromWhatMustReplay(t *testing.T) {
+	const recorded = `Feature: F
+  Scenario: S
+    Given a marker-style chat with 2 earlier turns
+    When I open the chat
+    And I send "Hi"
+    Then the answer status is "complete"
+`
+	tests := []struct {
+		name   string
+		edited string
+		legacy bool // the session carries StepsFingerprint
+		stale  bool
+	}{
+		{"unchanged", recorded, false, false},
+		{"a check added", recorded + "    And the answer text is \"Fine.\"\n", false, false},
+		{"a check's value changed", strings.Replace(recorded, `"complete"`, `"failed"`, 1), false, false},
+		{"the checks removed", strings.Replace(recorded, "    Then the answer status is \"complete\"\n", "", 1), false, false},
+		{"what is sent changed", strings.Replace(recorded, `"Hi"`, `"Hello"`, 1), false, true},
+		{"what is scripted changed", strings.Replace(recorded, "2 earlier", "4 earlier", 1), false, true},
+		{"a When step added after the checks", recorded + "    When I open the chat\n", false, true},
+		{"a check moved under When", strings.Replace(recorded, "    Then the answer", "    And the answer", 1), false, true},
+		{"an older stamp, unchanged", recorded, true, false},
+		{"an older stamp, a check added", recorded + "    And the answer text is \"Fine.\"\n", true, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			root := t.TempDir()
+			orig, err := ScenariosOf([]byte(recorded), filepath.Join(root, "features", "f.feature"), "features/f.feature")
+			if err != nil {
+				t.Fatal(err)
+			}
+			stamp := orig[0].Fingerprint
+			if tt.legacy {
+				stamp = orig[0].StepsFingerprint
+			}
+			session := filepath.Join(root, "recordings", "sessions", "f", "s.json")
+			if err := os.MkdirAll(filepath.Dir(session), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(session, []byte(`{"version": 2, "scenario": "`+stamp+`"}`), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			edited, err := ScenariosOf([]byte(tt.edited), filepath.Join(root, "features", "f.feature"), "features/f.feature")
+			if err != nil {
+				t.Fatal(err)
+			}
+			st, err := State(root, edited[0])
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := len(st.Stale) > 0; got != tt.stale {
+				t.Fatalf("stale = %v, want %v", got, tt.stale)
+			}
+		})
 	}
 }

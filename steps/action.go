@@ -13,6 +13,7 @@ import (
 	"github.com/replaylab/replaylab/engine/errcode"
 	"github.com/replaylab/replaylab/engine/locate"
 	"github.com/replaylab/replaylab/engine/mcp"
+	"github.com/replaylab/replaylab/harness"
 )
 
 // One model of actions and results. Every action step (fill, click,
@@ -64,6 +65,9 @@ func bindActionModel(sc *godog.ScenarioContext) {
 			if i := slices.Index(as.ids, st.Id); i >= 0 {
 				as.cur = i
 			}
+		}
+		if harness.IsCheck(st) && kindOf(st.Text) == KindAction {
+			return ctx, fmt.Errorf("%q acts on the page, so it belongs under When: a step under Then is a check, which the recording's fingerprint leaves out (an edit of it would replay a stale recording)", st.Text)
 		}
 		return ctx, nil
 	})

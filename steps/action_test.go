@@ -1,12 +1,19 @@
 package steps
 
 import (
+	"bytes"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
+	gherkin "github.com/cucumber/gherkin/go/v42"
+	messages "github.com/cucumber/messages/go/v34"
+
 	"github.com/replaylab/replaylab/engine"
 	"github.com/replaylab/replaylab/engine/locate"
+	"github.com/replaylab/replaylab/harness"
 )
 
 // TestKeptResult: an engine verdict is left to a result check that follows
@@ -72,5 +79,32 @@ func TestRefusal(t *testing.T) {
 				t.Fatalf("refusal: %+v, %v; want count %d", ref, err, tt.count)
 			}
 		})
+	}
+}
+
+// TestNoActionUnderThen: no scenario of the project acts under Then, where
+// steps are checks the recording's fingerprint leaves out (the runner
+// refuses such a step when it runs; this finds it in scenarios that skip).
+func TestNoActionUnderThen(t *testing.T) {
+	files, err := filepath.Glob("../features/*.feature")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no features: %v", err)
+	}
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		doc, err := gherkin.ParseGherkinDocument(bytes.NewReader(data), (&messages.Incrementing{}).NewId)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range gherkin.Pickles(*doc, f, (&messages.Incrementing{}).NewId) {
+			for _, st := range p.Steps {
+				if harness.IsCheck(st) && kindOf(st.Text) == KindAction {
+					t.Errorf("%s: %q: the action %q is under Then", f, p.Name, st.Text)
+				}
+			}
+		}
 	}
 }

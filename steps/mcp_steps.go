@@ -152,7 +152,7 @@ func mcpStart(ctx context.Context) error {
 	st.trace = filepath.Join(tmp, "trace.txt")
 	st.stderr = &syncbuf.Buffer{}
 	st.refs = map[string]string{}
-	args := []string{"--trace", st.trace, "--scenario", w.scenario}
+	args := []string{"--trace", st.trace, "--scenario", w.scenario + "," + w.steps}
 	switch {
 	case live && (mode != replay.ModeLive || w.recordOnce):
 		// a page the calls no longer open must not stay behind

@@ -29,7 +29,9 @@ type world struct {
 	fx       *Fixture
 	sc       *harness.Scenario // the runner's scenario: id, slug, mode, paths, hints
 	slug     string
-	scenario string // fingerprint of the scenario's steps
+	scenario string // what the recording must replay (harness.Fingerprint)
+	steps    string // every step (harness.StepsFingerprint)
+	pickle   *godog.Scenario
 
 	chat sim.Chat
 	sim  *sim.Server // browser driver only
@@ -94,7 +96,7 @@ func worldOf(ctx context.Context) *world {
 // InitializeScenario binds the steps and the per-scenario hooks.
 func (f *Fixture) InitializeScenario(sc *godog.ScenarioContext, hs *harness.Scenario) {
 	sc.Before(func(ctx context.Context, p *godog.Scenario) (context.Context, error) {
-		w := &world{fx: f, sc: hs, slug: hs.Slug, scenario: harness.Fingerprint(p), chat: sim.DefaultChat()}
+		w := &world{fx: f, sc: hs, slug: hs.Slug, scenario: harness.Fingerprint(p), steps: harness.StepsFingerprint(p), pickle: p, chat: sim.DefaultChat()}
 		w.chat.Seed = f.opt.Seed
 		w.log = &trace.Log{}
 		switch mode := hs.Mode(); {
@@ -290,8 +292,8 @@ func (w *world) ensureTab(ctx context.Context, name string) (*engine.Page, error
 		if err != nil {
 			return nil, err
 		}
-		if s.Scenario != "" && s.Scenario != w.scenario {
-			return nil, fmt.Errorf("replay: the recording %s was made from another version of this scenario (steps changed); re-record it with: %s", path, w.sc.Hints().Rerecord)
+		if !harness.RecordedFrom(s.Scenario, w.scenario, w.steps) {
+			return nil, fmt.Errorf("replay: the recording %s was made from another version of this scenario (a Given or When step changed; checks under Then may change freely); re-record it with: %s", path, w.sc.Hints().Rerecord)
 		}
 		t.replay = replay.NewDriver(s)
 		t.session = s

@@ -35,8 +35,8 @@ var mcpStdin io.ReadCloser = os.Stdin
 // (mcp.SessionPath: FILE@t1-main.json, …), the live base URL rewritten
 // by --base-rewrite LIVE=CANONICAL and secrets scrubbed; --replay FILE
 // serves the pages from those sessions with no browser and exits 1 when
-// a recorded action was never replayed. --scenario FP is stored in the
-// recordings and checked on replay; --trace FILE writes the engine's
+// a recorded action was never replayed. --scenario FP[,OLDER…] stores
+// FP in the recordings and on replay accepts FP or an OLDER one; --trace FILE writes the engine's
 // trace on shutdown.
 func cmdMCP(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
 	fs := newFlagSet("mcp", stderr)
@@ -46,7 +46,7 @@ func cmdMCP(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 	recordFile := fs.String("record", "", "record every task page's session; written on shutdown to FILE@<task>-<page>.json")
 	replayFile := fs.String("replay", "", "serve pages from the sessions --record wrote under FILE (no browser)")
 	rewrite := fs.String("base-rewrite", "", "with --record: LIVE=CANONICAL, store the live base URL as the canonical one")
-	scenario := fs.String("scenario", "", "a fingerprint stored in recorded sessions; with --replay, sessions with another are refused")
+	scenario := fs.String("scenario", "", "FP[,OLDER…]: a fingerprint stored in recorded sessions; with --replay, sessions with another (or one of the OLDER ones) are refused")
 	traceFile := fs.String("trace", "", "write the engine's trace to FILE on shutdown (one event per line)")
 	allowFiles := fs.Bool("allow-file-urls", false, "let navigate open file: (and other non-http) URLs; by default only http and https open (URL_NOT_ALLOWED)")
 	httpAddr := fs.String("http", "", "serve streamable HTTP at http://ADDR/mcp (loopback only) instead of stdio, until interrupted; tasks outlive client sessions")
@@ -85,13 +85,18 @@ func cmdMCP(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 			return exitBadInput, badInput("--base-rewrite %q: want LIVE=CANONICAL", *rewrite)
 		}
 	}
+	stamp, also, _ := strings.Cut(*scenario, ",")
+	var alsoList []string
+	if also != "" {
+		alsoList = strings.Split(also, ",")
+	}
 	var lb *mcp.LazyBrowser
 	var rec *mcp.Recording
 	var rep *mcp.Replaying
 	var driver mcp.DriverFunc
 	switch {
 	case *replayFile != "":
-		rep = &mcp.Replaying{File: *replayFile, Scenario: *scenario}
+		rep = &mcp.Replaying{File: *replayFile, Scenario: stamp, Also: alsoList}
 		driver = rep.Driver
 	default:
 		lb = &mcp.LazyBrowser{Options: browser.Options{RemoteURL: *cdpURL, SparePage: true, StorageState: storage}} // every task gets a new page: the next one opens ahead
@@ -101,7 +106,7 @@ func cmdMCP(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 			if live != "" {
 				hooks.Rewrite = replay.BaseRewriter(canonical, live)
 			}
-			rec = &mcp.Recording{File: *recordFile, Base: canonical, Hooks: hooks, Scenario: *scenario, Next: lb.Driver}
+			rec = &mcp.Recording{File: *recordFile, Base: canonical, Hooks: hooks, Scenario: stamp, Next: lb.Driver}
 			driver = rec.Driver
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 
@@ -107,9 +108,11 @@ func (r *Recording) Save() error {
 type Replaying struct {
 	// File is the base file (see SessionPath).
 	File string
-	// Scenario, when set, must equal the sessions' (a recording of
-	// another version of the calls is refused).
+	// Scenario, when set, must equal the sessions' or one of Also (a
+	// recording of another version of the calls is refused). Also are
+	// the older stamps of the same calls (harness.StepsFingerprint).
 	Scenario string
+	Also     []string
 
 	mu      sync.Mutex
 	drivers []replayed
@@ -130,7 +133,7 @@ func (r *Replaying) Driver(ctx context.Context, task, page string) (engine.Drive
 	if err != nil {
 		return nil, nil, fmt.Errorf("mcp: page %s/%s: %w", task, page, err)
 	}
-	if r.Scenario != "" && s.Scenario != r.Scenario {
+	if r.Scenario != "" && s.Scenario != r.Scenario && !slices.Contains(r.Also, s.Scenario) {
 		return nil, nil, fmt.Errorf("mcp: page %s/%s: the recording %s was made from other calls (scenario %q, want %q); re-record it", task, page, path, s.Scenario, r.Scenario)
 	}
 	d := replay.NewDriver(s)

@@ -87,17 +87,20 @@ func TestRecordThenReplayAPage(t *testing.T) {
 	tests := []struct {
 		name     string
 		scenario string
+		also     []string
 		task     string
 		wantErr  string
 	}{
 		{name: "same scenario", scenario: "fp1", task: "t1"},
 		{name: "any scenario", task: "t1"},
 		{name: "other scenario", scenario: "fp2", task: "t1", wantErr: "made from other calls"},
+		{name: "an older stamp of the same calls", scenario: "fp2", also: []string{"fp1"}, task: "t1"},
+		{name: "other older stamps", scenario: "fp2", also: []string{"fp3"}, task: "t1", wantErr: "made from other calls"},
 		{name: "page never recorded", scenario: "fp1", task: "t2", wantErr: "no recording"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			rep := &mcp.Replaying{File: file, Scenario: tt.scenario}
+			rep := &mcp.Replaying{File: file, Scenario: tt.scenario, Also: tt.also}
 			d, _, err := rep.Driver(ctx, tt.task, "main")
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
