@@ -15,11 +15,9 @@ import (
 	"time"
 
 	"github.com/replaylab/replaylab/engine"
-	"github.com/replaylab/replaylab/engine/browser"
 	"github.com/replaylab/replaylab/engine/errcode"
 	"github.com/replaylab/replaylab/engine/mcp"
 	"github.com/replaylab/replaylab/internal/testskip"
-	"github.com/replaylab/replaylab/sim"
 )
 
 // The official clients an agent host embeds — the TypeScript SDK and the
@@ -164,17 +162,7 @@ func closedURL(t *testing.T) string {
 // the sim: every client reads the same code at every step (AGT-1).
 func TestOfficialClientsReadEveryCode(t *testing.T) {
 	npm := npmClients(t)
-	if _, err := browser.FindChromium(); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("CI=true and %v", err)
-		}
-		testskip.Skip(t, "SKIPPING browser tests: %v", err)
-	}
-	s, err := sim.NewServer(sim.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = s.Close() })
+	s := browserAndSim(t)
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)

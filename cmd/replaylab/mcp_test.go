@@ -19,7 +19,6 @@ import (
 	"github.com/replaylab/replaylab/engine"
 	"github.com/replaylab/replaylab/engine/browser"
 	"github.com/replaylab/replaylab/engine/mcp"
-	"github.com/replaylab/replaylab/sim"
 
 	"github.com/replaylab/replaylab/internal/testskip"
 )
@@ -47,17 +46,7 @@ func TestMain(m *testing.M) {
 // starts the browser through a page operation, closes the server's stdin
 // and checks that the command exits 0 and no Chromium is left behind.
 func TestMCPStdinCloseLeavesNoBrowser(t *testing.T) {
-	if _, err := browser.FindChromium(); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("CI=true and %v", err)
-		}
-		testskip.Skip(t, "SKIPPING browser tests: %v", err)
-	}
-	s, err := sim.NewServer(sim.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = s.Close() })
+	s := browserAndSim(t)
 
 	inR, inW, err := os.Pipe()
 	if err != nil {
@@ -225,17 +214,7 @@ func exited(pid int) bool {
 // the call and the process within a second, and leaves no browser and no
 // profile directory behind (AGT-1).
 func TestMCPSigtermEndsInFlightCalls(t *testing.T) {
-	if _, err := browser.FindChromium(); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("CI=true and %v", err)
-		}
-		testskip.Skip(t, "SKIPPING browser tests: %v", err)
-	}
-	s, err := sim.NewServer(sim.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = s.Close() })
+	s := browserAndSim(t)
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)

@@ -8,10 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/replaylab/replaylab/engine/browser"
 	"github.com/replaylab/replaylab/engine/replay"
-
-	"github.com/replaylab/replaylab/internal/testskip"
 )
 
 // A page that adds an answer turn three times, 300 ms apart, with an
@@ -31,12 +28,7 @@ const tick = setInterval(() => {
 </script></body></html>`
 
 func TestRecordCapturesEveryBurstAndScrubs(t *testing.T) {
-	if _, err := browser.FindChromium(); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("CI=true and %v", err)
-		}
-		testskip.Skip(t, "SKIPPING record tests: %v", err)
-	}
+	needBrowser(t)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html")
 		_, _ = w.Write([]byte(growingPage))

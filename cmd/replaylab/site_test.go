@@ -13,17 +13,30 @@ import (
 	"github.com/replaylab/replaylab/engine/observe"
 	"github.com/replaylab/replaylab/engine/replay"
 	"github.com/replaylab/replaylab/internal/syncbuf"
+	"github.com/replaylab/replaylab/internal/testskip"
+	"github.com/replaylab/replaylab/sim"
 	"github.com/replaylab/replaylab/testsite"
 )
 
-func needBrowser(t *testing.T) {
+// needBrowser skips a test that drives Chromium when there is none,
+// outside CI; in CI it fails.
+func needBrowser(t testing.TB) {
 	t.Helper()
-	if _, err := browser.FindChromium(); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("CI=true and %v", err)
-		}
-		t.Skipf("SKIPPING: %v", err)
+	_, err := browser.FindChromium()
+	testskip.Need(t, "browser tests", err)
+}
+
+// browserAndSim is needBrowser and a sim server closed when the test
+// ends.
+func browserAndSim(t testing.TB) *sim.Server {
+	t.Helper()
+	needBrowser(t)
+	s, err := sim.NewServer(sim.Options{})
+	if err != nil {
+		t.Fatal(err)
 	}
+	t.Cleanup(func() { _ = s.Close() })
+	return s
 }
 
 // startTestSite starts the test site for a test that drives it in

@@ -40,6 +40,21 @@ func Skip(t testing.TB, format string, args ...any) {
 	t.Skip(msg)
 }
 
+// Need skips t through Skip when err says something the test needs is
+// missing (what names the tests that skip: "browser tests"), and fails it
+// in CI (CI=true), where nothing may be missing.
+func Need(t testing.TB, what string, err error) {
+	t.Helper()
+	if err == nil {
+		return
+	}
+	if os.Getenv("CI") == "true" {
+		t.Fatalf("CI=true and %v", err)
+		return
+	}
+	Skip(t, "SKIPPING %s: %v", what, err)
+}
+
 // Main runs the tests, prints the skips they recorded, and returns the
 // exit code for os.Exit.
 func Main(m *testing.M) int {

@@ -2,6 +2,8 @@ package testskip
 
 import (
 	"bytes"
+	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"strings"
@@ -44,5 +46,44 @@ func TestMainPrintsSkips(t *testing.T) {
 	}
 	if !strings.Contains(string(out), "SKIPPING child tests: nothing installed\n") {
 		t.Fatalf("the child printed no skip:\n%s", out)
+	}
+}
+
+// needTB records what Need asked of its test.
+type needTB struct {
+	testing.TB
+	fatal, skip string
+}
+
+func (n *needTB) Helper()                        {}
+func (n *needTB) Fatalf(format string, a ...any) { n.fatal = fmt.Sprintf(format, a...) }
+func (n *needTB) Skip(a ...any)                  { n.skip = fmt.Sprint(a...) }
+
+func TestNeed(t *testing.T) {
+	missing := errors.New("chromium not found")
+	cases := []struct {
+		name        string
+		ci          string
+		err         error
+		fatal, skip string
+	}{
+		{name: "nothing missing", ci: "true"},
+		{name: "missing outside CI skips", ci: "", err: missing, skip: "SKIPPING browser tests: chromium not found"},
+		{name: "missing in CI fails", ci: "true", err: missing, fatal: "CI=true and chromium not found"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Setenv("CI", c.ci)
+			n := &needTB{}
+			Need(n, "browser tests", c.err)
+			if c.skip != "" {
+				mu.Lock()
+				delete(notes, c.skip) // not a skip of this run
+				mu.Unlock()
+			}
+			if n.fatal != c.fatal || n.skip != c.skip {
+				t.Errorf("fatal %q skip %q, want fatal %q skip %q", n.fatal, n.skip, c.fatal, c.skip)
+			}
+		})
 	}
 }
