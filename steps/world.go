@@ -327,7 +327,7 @@ func (w *world) finish(stepErr error) error {
 	for _, name := range w.tabOrder {
 		t := w.tabs[name]
 		ss := harness.Session{Tab: name, Path: w.sessionPath(name), Recorded: t.recorded(),
-			View: func(c *capture.Capture) report.CaptureView { return captureView(ad, c) }}
+			View: func(c *capture.Capture) report.CaptureView { return report.ViewOf(ad, c) }}
 		if t.rec != nil && t.save {
 			rec, path := t.rec, ss.Path
 			ss.Save = func() error { return rec.Session().SaveChecked(path, w.scrub) }

@@ -1,4 +1,4 @@
-package steps
+package report
 
 import (
 	"fmt"
@@ -9,15 +9,14 @@ import (
 	"github.com/replaylab/replaylab/engine/adapter"
 	"github.com/replaylab/replaylab/engine/capture"
 	"github.com/replaylab/replaylab/engine/observe"
-	"github.com/replaylab/replaylab/report"
 )
 
-// captureView is the engine's bounded page view of a capture, as text,
-// and the answer groups with their element ids.
-func captureView(ad adapter.Adapter, c *capture.Capture) report.CaptureView {
+// ViewOf is the engine's bounded page view of a capture, as text, and
+// the answer groups ad finds in it with their element ids (ad may be nil).
+func ViewOf(ad adapter.Adapter, c *capture.Capture) CaptureView {
 	doc, err := observe.Parse(c)
 	if err != nil {
-		return report.CaptureView{Snapshot: "observe: " + err.Error()}
+		return CaptureView{Snapshot: "observe: " + err.Error()}
 	}
 	var groups adapter.Result
 	if ad != nil {
@@ -41,14 +40,14 @@ func captureView(ad adapter.Adapter, c *capture.Capture) report.CaptureView {
 		}
 		b.WriteString(line + "\n")
 	}
-	view := report.CaptureView{}
+	view := CaptureView{}
 	for _, g := range groups.Groups {
 		text := g.Text
 		if r := []rune(text); len(r) > 80 {
 			text = string(r[:80]) + "…"
 		}
 		fmt.Fprintf(&b, "group %s [%s] %q\n", g.ID, g.State, text)
-		gn := report.GroupNodes{ID: g.ID, State: g.State}
+		gn := GroupNodes{ID: g.ID, State: g.State}
 		for _, n := range append([]*html.Node{g.Node}, g.Nodes...) {
 			if id := nodeID(n); id != "" {
 				gn.Nodes = append(gn.Nodes, id)
