@@ -18,6 +18,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -82,12 +83,28 @@ func TestKeysOutliveTheProcess(t *testing.T) {
 }
 
 // TestKeysConcurrent: processes sharing a store (here: services on
-// separate stores over one database) never hand out one key twice.
+// separate stores over one database) never hand out one key twice. On a
+// loaded machine twelve writers on three pools may wait past
+// StoreWaitMax: a key refused STORE_BUSY (nothing applied) or
+// OUTCOME_UNCERTAIN (a key perhaps used up, never handed out) is asked
+// for again, as a caller would, for at most a minute.
 func TestKeysConcurrent(t *testing.T) {
 	eachStore(t, func(t *testing.T, dsn string) {
 		ctx := context.Background()
 		var mu sync.Mutex
 		seen := map[string]bool{}
+		var refused atomic.Int64
+		newKey := func(svc *ledger.Service) (string, error) {
+			for deadline := time.Now().Add(time.Minute); ; {
+				k, err := svc.NewKey(ctx, "patch")
+				if err == nil || time.Now().After(deadline) ||
+					!(errors.Is(err, ledger.CodeBusy) || errors.Is(err, ledger.CodeUncertain)) {
+					return k, err
+				}
+				refused.Add(1)
+				time.Sleep(ledger.RetryAfterSeconds * time.Second)
+			}
+		}
 		var wg sync.WaitGroup
 		for range 3 {
 			store := openStore(t, dsn)
@@ -98,7 +115,7 @@ func TestKeysConcurrent(t *testing.T) {
 				go func() {
 					defer wg.Done()
 					for range 10 {
-						k, err := svc.NewKey(ctx, "patch")
+						k, err := newKey(svc)
 						if err != nil {
 							t.Error(err)
 							return
@@ -114,6 +131,7 @@ func TestKeysConcurrent(t *testing.T) {
 			}
 		}
 		wg.Wait()
+		t.Logf("%d keys, %d refusals asked again", len(seen), refused.Load())
 		if len(seen) != 120 {
 			t.Fatalf("%d keys, want 120", len(seen))
 		}
