@@ -27,6 +27,14 @@ type Driver interface {
 	Sleep(ctx context.Context, d time.Duration) error
 }
 
+// DoubleClicker is a driver that can deliver a real double click: two
+// presses and releases at the node's centre in a row (click counts 1 and
+// 2), so the page sees two clicks and a dblclick, as from a user's mouse.
+// The browser, recording and replay drivers are DoubleClickers.
+type DoubleClicker interface {
+	DoubleClick(ctx context.Context, node string) error
+}
+
 // Refresher is implemented by drivers that return their last capture
 // again while they saw no change (the browser driver): after Refresh the
 // next Capture reads the page whatever the driver saw. A wait calls it

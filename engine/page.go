@@ -207,6 +207,19 @@ func (p *Page) Click(ctx context.Context, t Target, x Expect) error {
 	return p.act(ctx, "click", t, x, "", func(node string) error { return p.d.Click(ctx, node) })
 }
 
+// DoubleClick double-clicks the target (a user's double click, two clicks
+// in a row) and waits for the expected outcome, as Click does. A driver
+// that cannot double-click (not a DoubleClicker) is an error.
+func (p *Page) DoubleClick(ctx context.Context, t Target, x Expect) error {
+	return p.act(ctx, "dblclick", t, x, "", func(node string) error {
+		dc, ok := p.d.(DoubleClicker)
+		if !ok {
+			return fmt.Errorf("the driver %T cannot double-click", p.d)
+		}
+		return dc.DoubleClick(ctx, node)
+	})
+}
+
 // Press presses key on the target and waits for the expected outcome.
 func (p *Page) Press(ctx context.Context, t Target, key string, x Expect) error {
 	return p.act(ctx, "press", t, x, key, func(node string) error { return p.d.Press(ctx, node, key) })

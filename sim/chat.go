@@ -67,6 +67,9 @@ type Chat struct {
 	// answer the chat added; a click replaces that answer in place, under
 	// a new id, by the next scripted answer (sim/vocab_chat.go).
 	Regenerate bool
+	// KeepPrompt leaves the composer's text after a send, so a second
+	// click on Send (a double click) sends the message again.
+	KeepPrompt bool
 	// Answers are the scripted replies to successive sends; a send past
 	// the end gets DefaultAnswer.
 	Answers []Answer

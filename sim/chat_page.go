@@ -176,7 +176,7 @@ img,video{display:block;width:64px;height:48px}
     x.open('POST', '/sim/chat/send', false);
     x.setRequestHeader('Content-Type', 'application/json');
     x.send(JSON.stringify({text}));
-    prompt.value = '';
+    ` + clearPrompt(c) + `
   });
 })();
 </script>
@@ -184,6 +184,14 @@ img,video{display:block;width:64px;height:48px}
 </body></html>
 `)
 	return b.String()
+}
+
+// clearPrompt empties the composer after a send, unless the chat keeps it.
+func clearPrompt(c Chat) string {
+	if c.KeepPrompt {
+		return "// the composer keeps its text (Chat.KeepPrompt)"
+	}
+	return "prompt.value = '';"
 }
 
 // renderTurn renders one turn in a markup style. generating adds the

@@ -2,7 +2,10 @@ package steps
 
 import (
 	"context"
+	"errors"
 
+	"github.com/replaylab/replaylab/engine"
+	"github.com/replaylab/replaylab/engine/site"
 	"github.com/replaylab/replaylab/sim"
 )
 
@@ -19,6 +22,71 @@ func vocabSteps(r *table) {
 	r.step(g, `^the next answer fails with "([^"]*)" and a "([^"]*)" control after (\d+) ms$`,
 		`the next answer ends with that error message (role=alert) and a retry control of that name inside the turn (instead of "Something went wrong while answering." and Retry); a click on the control regenerates the turn in place by the next scripted answer`,
 		`And the next answer fails with "Network error: the answer was cut off." and a "Try again" control after 300 ms`, givenErrorLabels, needsSim)
+	r.step(g, `^the composer keeps its text after sending$`,
+		"the chat page does not empty its composer after a send, so a second click on Send sends the same message again (a page with no guard against a double click)",
+		"And the composer keeps its text after sending", givenKeepPrompt, needsSim)
+
+	const a = "Chat actions"
+	r.step(a, `^I send "([^"]*)" with a double click$`,
+		`the same send as "I send", but the site's send control gets a real double click (two clicks in a row, as a mouse delivers them: click, click, dblclick) expecting a new answer group; what the page made of it shows in the answer groups ("the snapshot shows N answer groups") and, live, in "the sim received N messages". In process only (MCP has no double-click tool)`,
+		`When I send "What is the capital of France?" with a double click`, sendDoubleClick, isAction, defaults("waits up to 10 s for the new answer group to appear"))
+
+	const act = "Actions (each keeps its result)"
+	r.step(act, `^I double-click `+tgt+` expecting the text "([^"]*)"$`,
+		"a real double click on the target (two clicks in a row: click, click, dblclick), expecting that text to be visible, like a click; "+targetGrammar+". In process only (MCP has no double-click tool)",
+		`When I double-click the button "Archive" expecting the text "Archived"`, actDoubleClick, isAction, defaults("waits up to 5 s for the text"))
+}
+
+// doubleClicker is an action surface that can double-click (the
+// in-process engine.Page).
+type doubleClicker interface {
+	DoubleClick(ctx context.Context, t engine.Target, x engine.Expect) error
+}
+
+func asDoubleClicker(p actPage) (doubleClicker, error) {
+	dc, ok := p.(doubleClicker)
+	if !ok {
+		return nil, errors.New("a double click acts through the in-process engine: MCP has no double-click tool")
+	}
+	return dc, nil
+}
+
+func sendDoubleClick(ctx context.Context, text string) error {
+	w := worldOf(ctx)
+	return act(ctx, func(p actPage) error {
+		dc, err := asDoubleClicker(p)
+		if err != nil {
+			return err
+		}
+		prof := w.profile()
+		if prof.SendBy == site.SendEnter {
+			return errors.New("the site sends by Enter: it has no send control to double-click")
+		}
+		if err := p.Fill(ctx, site.Target(prof.Composer), text); err != nil {
+			return err
+		}
+		return dc.DoubleClick(ctx, site.Target(prof.Send), engine.Expect{NewAnswer: true, Timeout: sendWait})
+	})
+}
+
+func actDoubleClick(ctx context.Context, target, text string) error {
+	t, err := parseTarget(target)
+	if err != nil {
+		return err
+	}
+	return act(ctx, func(p actPage) error {
+		dc, err := asDoubleClicker(p)
+		if err != nil {
+			return err
+		}
+		return dc.DoubleClick(ctx, t, engine.Expect{TextVisible: text, Timeout: clickWait})
+	})
+}
+
+func givenKeepPrompt(ctx context.Context) error {
+	w := worldOf(ctx)
+	w.chat.KeepPrompt = true
+	return w.applyChat()
 }
 
 func givenRegenerate(ctx context.Context) error {

@@ -590,6 +590,20 @@ func (p *Page) NavigationStatus() int {
 
 // Click scrolls the node into view and clicks its centre.
 func (p *Page) Click(ctx context.Context, node string) error {
+	return p.click(ctx, node, 1)
+}
+
+// DoubleClick implements engine.DoubleClicker: it scrolls the node into
+// view and double-clicks its centre, as a mouse does (a press and release
+// with click count 1, then with click count 2: two click events and a
+// dblclick).
+func (p *Page) DoubleClick(ctx context.Context, node string) error {
+	return p.click(ctx, node, 2)
+}
+
+// click presses and releases the left button at the node's centre n times
+// in a row, the click count rising with each.
+func (p *Page) click(ctx context.Context, node string, n int64) error {
 	defer p.gen.Add(1) // the next capture reads the page: actions change live state no mutation reports
 	ref, err := parseNode(node)
 	if err != nil {
@@ -614,13 +628,15 @@ func (p *Page) Click(ctx context.Context, node string) error {
 		quad := q.Quads[0]
 		x := (quad[0] + quad[2] + quad[4] + quad[6]) / 4
 		y := (quad[1] + quad[3] + quad[5] + quad[7]) / 4
-		for _, typ := range []input.DispatchMouseEventType{input.DispatchMouseEventTypeMouseMoved, input.DispatchMouseEventTypeMousePressed, input.DispatchMouseEventTypeMouseReleased} {
-			ev := input.DispatchMouseEventParams{Type: typ, X: x, Y: y}
-			if typ != input.DispatchMouseEventTypeMouseMoved {
-				ev.Button, ev.Buttons, ev.ClickCount = input.MouseButtonLeft, 1, 1
-			}
-			if _, err := cdp.Call(ctx, t, input.DispatchMouseEvent, ev); err != nil {
-				return fmt.Errorf("browser: click node %s: %w", node, err)
+		if _, err := cdp.Call(ctx, t, input.DispatchMouseEvent, input.DispatchMouseEventParams{Type: input.DispatchMouseEventTypeMouseMoved, X: x, Y: y}); err != nil {
+			return fmt.Errorf("browser: click node %s: %w", node, err)
+		}
+		for count := int64(1); count <= n; count++ {
+			for _, typ := range []input.DispatchMouseEventType{input.DispatchMouseEventTypeMousePressed, input.DispatchMouseEventTypeMouseReleased} {
+				ev := input.DispatchMouseEventParams{Type: typ, X: x, Y: y, Button: input.MouseButtonLeft, Buttons: 1, ClickCount: count}
+				if _, err := cdp.Call(ctx, t, input.DispatchMouseEvent, ev); err != nil {
+					return fmt.Errorf("browser: click node %s: %w", node, err)
+				}
 			}
 		}
 		return nil

@@ -255,6 +255,11 @@ func (d *Driver) Click(ctx context.Context, node string) error {
 	return d.act(Step{Kind: KindClick, Node: node})
 }
 
+// DoubleClick implements engine.DoubleClicker.
+func (d *Driver) DoubleClick(ctx context.Context, node string) error {
+	return d.act(Step{Kind: KindDoubleClick, Node: node})
+}
+
 // Type implements engine.Driver.
 func (d *Driver) Type(ctx context.Context, node, text string) error {
 	return d.act(Step{Kind: KindType, Node: node, Text: text})

@@ -2,6 +2,7 @@ package replay
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"sync"
 	"time"
@@ -140,6 +141,17 @@ func (r *Recorder) NavigationStatus() int {
 func (r *Recorder) Click(ctx context.Context, node string) error {
 	r.add(Step{Kind: KindClick, Node: node})
 	return r.live.Click(ctx, node)
+}
+
+// DoubleClick implements engine.DoubleClicker: it records the double
+// click and delivers it to the live page.
+func (r *Recorder) DoubleClick(ctx context.Context, node string) error {
+	dc, ok := r.live.(engine.DoubleClicker)
+	if !ok {
+		return fmt.Errorf("replay: the live driver %T cannot double-click", r.live)
+	}
+	r.add(Step{Kind: KindDoubleClick, Node: node})
+	return dc.DoubleClick(ctx, node)
 }
 
 // Type implements engine.Driver. Text typed into a sensitive field is

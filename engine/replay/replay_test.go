@@ -56,6 +56,11 @@ func TestDivergenceNamesTheField(t *testing.T) {
 			_ = d.Navigate(ctx, "http://sim.test/chat")
 			return d.Type(ctx, "10", "hello")
 		}, "node"},
+		{"double click instead of the recorded click", func(d *replay.Driver) error {
+			_ = d.Navigate(ctx, "http://sim.test/chat")
+			_ = d.Type(ctx, "9", "hello")
+			return d.DoubleClick(ctx, "12")
+		}, "kind"},
 		{"act after the end", func(d *replay.Driver) error {
 			_ = d.Navigate(ctx, "http://sim.test/chat")
 			_ = d.Type(ctx, "9", "hello")
@@ -460,4 +465,28 @@ func FuzzDecode(f *testing.F) {
 			t.Fatalf("a decoded session does not decode again: %v", err)
 		}
 	})
+}
+
+// TestDoubleClickReplays: a recorded double click replays as one action
+// and its session validates.
+func TestDoubleClickReplays(t *testing.T) {
+	ctx := context.Background()
+	s := session()
+	s.Steps[3].Kind = replay.KindDoubleClick
+	if err := s.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	d := replay.NewDriver(s)
+	if err := d.Navigate(ctx, "http://sim.test/chat"); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Type(ctx, "9", "hello"); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Click(ctx, "12"); err == nil {
+		t.Fatal("a single click replayed a recorded double click")
+	}
+	if err := d.DoubleClick(ctx, "12"); err != nil {
+		t.Fatal(err)
+	}
 }
