@@ -1,7 +1,6 @@
 package steps
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -111,34 +110,14 @@ func agentToolError(ctx context.Context, code, field string) error {
 	if res == nil {
 		return errors.New(`no raw tool call was made ("I call the MCP tool …")`)
 	}
-	if !res.IsError {
-		return fmt.Errorf("%s succeeded, want the tool error %s", as.rawTool, code)
-	}
-	if res.StructuredContent != nil {
-		return fmt.Errorf("%s's tool error carries structured content %v: a client that checks it against the output schema rejects the result", as.rawTool, res.StructuredContent)
-	}
-	if len(res.Content) != 1 {
-		return fmt.Errorf("%s's tool error has %d content blocks, want one text block", as.rawTool, len(res.Content))
-	}
-	text, ok := res.Content[0].(*mcpsdk.TextContent)
-	if !ok {
-		return fmt.Errorf("%s's tool error's content is %T, want text", as.rawTool, res.Content[0])
-	}
-	var te mcp.ToolError
-	dec := json.NewDecoder(bytes.NewReader([]byte(text.Text)))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&te); err != nil {
-		return fmt.Errorf("%s's tool error text is not the JSON of a tool error: %w: %s", as.rawTool, err, text.Text)
-	}
+	te, err := mcp.ToolErrorOf(res)
 	switch {
-	case te.OK:
-		return fmt.Errorf("%s's tool error says ok: %s", as.rawTool, text.Text)
+	case err != nil:
+		return fmt.Errorf("%s, want the tool error %s: %w", as.rawTool, code, err)
 	case string(te.Code) != code:
 		return fmt.Errorf("%s's tool error is %s, want %s: %s", as.rawTool, te.Code, code, te.Message)
 	case te.Field != field:
 		return fmt.Errorf("%s's tool error names the field %q, want %q: %s", as.rawTool, te.Field, field, te.Message)
-	case te.Message == "":
-		return fmt.Errorf("%s's tool error has no message", as.rawTool)
 	}
 	w.log.Emit(trace.E("mcp.toolError", trace.A("tool", as.rawTool), trace.A("code", te.Code), trace.A("field", te.Field), trace.A("structured", false)))
 	return nil

@@ -51,21 +51,10 @@ func chatDrivers(realtime bool) mcp.DriverFunc {
 // the ToolError's JSON as the text.
 func toolErrorOf(t *testing.T, res *mcpsdk.CallToolResult) mcp.ToolError {
 	t.Helper()
-	if !res.IsError {
-		t.Fatalf("got a result, want a tool error: %s", mcp.TextOf(res))
+	te, err := mcp.ToolErrorOf(res)
+	if err != nil {
+		t.Fatal(err)
 	}
-	if res.StructuredContent != nil {
-		t.Errorf("a tool error carries structured content %v; an output-schema check would reject it", res.StructuredContent)
-	}
-	var raw map[string]any
-	if err := json.Unmarshal([]byte(mcp.TextOf(res)), &raw); err != nil {
-		t.Fatalf("the error's text is not JSON: %v: %s", err, mcp.TextOf(res))
-	}
-	if raw["ok"] != false {
-		t.Errorf("the error's JSON has ok=%v, want false", raw["ok"])
-	}
-	var te mcp.ToolError
-	_ = json.Unmarshal([]byte(mcp.TextOf(res)), &te)
 	return te
 }
 

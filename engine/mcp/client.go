@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"strings"
 	"sync"
 	"time"
 
@@ -508,4 +509,41 @@ func (c *Client) CallResult(ctx context.Context, tool string, args map[string]an
 		return nil, c.transportError(ctx, tool, err)
 	}
 	return res, nil
+}
+
+// ToolErrorOf reads a tool error as every client can (AGT-1): IsError
+// set, no structured content (nothing an output-schema check could
+// reject), one text block holding the ToolError's JSON with ok false, a
+// code and a message, and no field a ToolError does not have. Anything
+// else is an error that says what was found.
+func ToolErrorOf(res *mcpsdk.CallToolResult) (ToolError, error) {
+	switch {
+	case res == nil:
+		return ToolError{}, errors.New("no result")
+	case !res.IsError:
+		return ToolError{}, fmt.Errorf("a result, not a tool error: %s", TextOf(res))
+	case res.StructuredContent != nil:
+		return ToolError{}, fmt.Errorf("the tool error carries structured content %v: a client that checks it against the output schema rejects the result", res.StructuredContent)
+	case len(res.Content) != 1:
+		return ToolError{}, fmt.Errorf("the tool error has %d content blocks, want one text block", len(res.Content))
+	}
+	text, ok := res.Content[0].(*mcpsdk.TextContent)
+	if !ok {
+		return ToolError{}, fmt.Errorf("the tool error's content is %T, want text", res.Content[0])
+	}
+	var te ToolError
+	dec := json.NewDecoder(strings.NewReader(text.Text))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&te); err != nil {
+		return ToolError{}, fmt.Errorf("the tool error's text is not the JSON of a tool error: %w: %s", err, text.Text)
+	}
+	switch {
+	case te.OK:
+		return te, fmt.Errorf("the tool error says ok: %s", text.Text)
+	case te.Code == "":
+		return te, fmt.Errorf("the tool error has no code: %s", text.Text)
+	case te.Message == "":
+		return te, fmt.Errorf("the tool error has no message: %s", text.Text)
+	}
+	return te, nil
 }
