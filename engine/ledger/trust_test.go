@@ -4,7 +4,8 @@ package ledger_test
 // REPLAYLAB_PG_URL, required in CI): a duplicate-create storm, racing
 // callbacks, concurrent retries, bad input, the ownership matrix with the
 // callback endpoint, and SIGKILL crashes with recovery. Each test reports
-// its counts (t.Logf and one "summary:" line) and fails on any 5xx,
+// its counts (t.Logf and one "summary:" line) and fails on any 5xx (a
+// 503 STORE_BUSY is asked again, as a client would: trustEnv.do),
 // duplicate job, second winner, deadlock or job left accepted. Bounds fit
 // CI; -ledger.long runs the sizes of the original black-box probe.
 
@@ -72,6 +73,7 @@ type trustEnv struct {
 	client *http.Client
 	logBuf *syncbuf.Buffer
 	n5xx   atomic.Int64
+	nBusy  atomic.Int64 // 503 STORE_BUSY answers asked again
 }
 
 func newTrustEnv(t *testing.T, dsn string, opts ...ledger.Option) *trustEnv {
@@ -87,6 +89,9 @@ func newTrustEnv(t *testing.T, dsn string, opts ...ledger.Option) *trustEnv {
 	t.Cleanup(func() {
 		e.srv.Close()
 		_ = store.Close()
+		if n := e.nBusy.Load(); n > 0 {
+			t.Logf("%d answers 503 STORE_BUSY asked again after Retry-After", n)
+		}
 		if s := e.logBuf.String(); s != "" {
 			t.Logf("server log:\n%s", s)
 		}
@@ -106,7 +111,31 @@ func (r trustResp) code() errcode.Code {
 	return p.Code
 }
 
+// do sends one request. A 503 STORE_BUSY with Retry-After (the store
+// did not answer within StoreWaitMax, nothing applied: LED-16, which a
+// loaded machine reaches under these tests' 64 concurrent writers) is
+// sent again after Retry-After, as a client would, for at most a minute;
+// any other 5xx, or one still busy then, fails the test.
 func (e *trustEnv) do(method, path, token string, hdr map[string]string, body string) trustResp {
+	e.t.Helper()
+	t0 := time.Now()
+	for deadline := t0.Add(time.Minute); ; {
+		r, retryAfter := e.send(method, path, token, hdr, body)
+		if r.status != http.StatusServiceUnavailable || r.code() != ledger.CodeBusy || retryAfter == "" || time.Now().After(deadline) {
+			if r.status >= 500 {
+				e.n5xx.Add(1)
+				e.t.Errorf("%s %s: %d %s", method, path, r.status, r.body)
+			}
+			r.took = time.Since(t0)
+			return r
+		}
+		e.nBusy.Add(1)
+		time.Sleep(ledger.RetryAfterSeconds * time.Second)
+	}
+}
+
+// send sends one request and returns its answer and Retry-After.
+func (e *trustEnv) send(method, path, token string, hdr map[string]string, body string) (trustResp, string) {
 	e.t.Helper()
 	req, err := http.NewRequest(method, e.srv.URL+path, strings.NewReader(body))
 	if err != nil {
@@ -118,19 +147,14 @@ func (e *trustEnv) do(method, path, token string, hdr map[string]string, body st
 	for k, v := range hdr {
 		req.Header.Set(k, v)
 	}
-	t0 := time.Now()
 	res, err := e.client.Do(req)
 	if err != nil {
 		e.t.Error(err)
-		return trustResp{}
+		return trustResp{}, ""
 	}
 	defer res.Body.Close()
 	b, _ := io.ReadAll(res.Body)
-	if res.StatusCode >= 500 {
-		e.n5xx.Add(1)
-		e.t.Errorf("%s %s: %d %s", method, path, res.StatusCode, b)
-	}
-	return trustResp{status: res.StatusCode, body: b, took: time.Since(t0)}
+	return trustResp{status: res.StatusCode, body: b}, res.Header.Get("Retry-After")
 }
 
 // callback posts a signed callback for the attempt.
