@@ -106,3 +106,16 @@ Feature: The cases QA found missing from the catalogue
     And the sim received 2 messages
     When I take a page snapshot
     Then the snapshot shows 4 answer groups
+
+  @ANS-3 @ANS-5 @HAR-1
+  Scenario: The page navigates itself mid-answer, and the answer is followed to completion on the new page
+    Given a marker-style chat with 2 earlier answers
+    And the next answer streams "Paris is" for 1500 ms and completes as "Paris is the capital of France."
+    And the page navigates itself to "/chat?c=1" 600 ms into that answer
+    When I open the chat
+    And I send "What is the capital of France?"
+    And I wait for the answer
+    Then the answer status is "complete"
+    And the answer text is "Paris is the capital of France."
+    And the answer group is not one of the earlier groups
+    And the page is at the sim URL "/chat?c=1"

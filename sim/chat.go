@@ -95,6 +95,12 @@ type Answer struct {
 	// empty: DefaultConfirmed and DefaultCancelled.
 	Confirmed string
 	Cancelled string
+	// NavigateTo, when set, is a path the chat page navigates itself to
+	// (a real navigation, as a site's script moves a new chat to its own
+	// address) NavigateAt after the send, while the answer streams; the
+	// page there shows the same thread and the answer goes on.
+	NavigateTo string
+	NavigateAt time.Duration
 	// Labels name a KindConfirm answer's go-ahead and way-out controls
 	// (empty: "Confirm" and "Cancel") and a KindError answer's message and
 	// retry control (empty: DefaultErrorText and "Retry").

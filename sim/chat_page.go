@@ -63,6 +63,9 @@ func (s *Server) send(w http.ResponseWriter, r *http.Request) {
 		html += renderTurn(style, partial, true)
 		gen, at := s.gen, base+1
 		s.clock.AfterFunc(a.Generate, func() { s.complete(gen, at, a) })
+		if a.NavigateTo != "" {
+			s.clock.AfterFunc(a.NavigateAt, func() { s.navigateChat(gen, a.NavigateTo) })
+		}
 	}
 	s.stage.publish(chatStage, stageOp{Op: "append", HTML: html})
 	s.mu.Unlock()

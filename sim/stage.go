@@ -38,7 +38,10 @@ type stage struct {
 	ops     []stageOp // ops[i].V == i+1
 	viewers map[int]*viewer
 	next    int
-	busy    int           // handlers of actions still running
+	busy    int // handlers of actions still running
+	// moving counts, per page key, navigations the sim told a page to
+	// make whose new page has not loaded yet (a "navigate" operation).
+	moving  map[string]int
 	changed chan struct{} // closed and replaced on every change
 	done    chan struct{} // closed by Close: event streams end
 	once    sync.Once
@@ -55,7 +58,9 @@ const (
 // stageOp is one published transition. The page applies it by Op:
 // "append" (HTML at the end of #thread), "replace" (#thread's child Index
 // becomes HTML), "media" (the data-src of media inside #thread's child
-// Index become their src), "text" (the element Sel gets Text).
+// Index become their src), "text" (the element Sel gets Text),
+// "navigate" (the page itself goes to URL, as a site's script does; the
+// stage is not settled until the page there has loaded).
 type stageOp struct {
 	V     int    `json:"v"`
 	Page  string `json:"-"`
@@ -64,6 +69,7 @@ type stageOp struct {
 	Sel   string `json:"sel,omitempty"`
 	HTML  string `json:"html,omitempty"`
 	Text  string `json:"text,omitempty"`
+	URL   string `json:"url,omitempty"`
 }
 
 // viewer is one loaded page that can change.
@@ -75,7 +81,7 @@ type viewer struct {
 }
 
 func newStage() *stage {
-	return &stage{viewers: map[int]*viewer{}, changed: make(chan struct{}), done: make(chan struct{})}
+	return &stage{viewers: map[int]*viewer{}, moving: map[string]int{}, changed: make(chan struct{}), done: make(chan struct{})}
 }
 
 // close ends every event stream, so the server's Close does not wait on
@@ -103,6 +109,9 @@ func (st *stage) view(page string) (int, int) {
 		}
 		delete(st.viewers, oldest)
 	}
+	if st.moving[page] > 0 {
+		st.moving[page]-- // the page a navigate operation sent arrived
+	}
 	st.next++
 	st.viewers[st.next] = &viewer{page: page, need: st.version, acked: -1}
 	st.signal()
@@ -119,6 +128,13 @@ func (st *stage) publish(page string, op stageOp) {
 	st.version++
 	op.V, op.Page = st.version, page
 	st.ops = append(st.ops, op)
+	if op.Op == "navigate" {
+		for _, v := range st.viewers {
+			if v.page == page {
+				st.moving[page]++ // each open page of that key goes
+			}
+		}
+	}
 	for _, v := range st.viewers {
 		if v.page == page {
 			v.need = st.version
@@ -156,6 +172,11 @@ func (s *Server) Settle(ctx context.Context) error {
 		waiting := ""
 		if st.busy > 0 {
 			waiting = fmt.Sprintf("%d action requests still being handled", st.busy)
+		}
+		for page, n := range st.moving {
+			if waiting == "" && n > 0 {
+				waiting = fmt.Sprintf("page /%s to load after the navigation it was sent on", page)
+			}
 		}
 		for id, v := range st.viewers {
 			if waiting == "" && v.acked < v.need {
@@ -314,6 +335,10 @@ func stageScript(viewer, version int) string {
     case 'text':
       document.querySelector(op.sel).textContent = op.text;
       return Promise.resolve();
+    case 'navigate':
+      events.close();
+      location.assign(op.url);
+      return new Promise(function(){}); // the page is leaving: nothing after it
     }
     return Promise.resolve();
   }

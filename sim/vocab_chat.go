@@ -124,6 +124,16 @@ func (s *Server) redo(w http.ResponseWriter, r *http.Request) {
 	w.WriteHeader(http.StatusNoContent)
 }
 
+// navigateChat tells the chat page to go to path itself (Answer.NavigateTo).
+func (s *Server) navigateChat(gen int, path string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.gen != gen {
+		return
+	}
+	s.stage.publish(chatStage, stageOp{Op: "navigate", URL: path})
+}
+
 // moveRedo takes the Regenerate control off every added answer but the
 // one at position at (which complete gives it); the caller holds mu.
 func (s *Server) moveRedo(at int) {

@@ -3,6 +3,7 @@ package steps
 import (
 	"context"
 	"errors"
+	"fmt"
 
 	"github.com/replaylab/replaylab/engine"
 	"github.com/replaylab/replaylab/engine/site"
@@ -25,6 +26,9 @@ func vocabSteps(r *table) {
 	r.step(g, `^the composer keeps its text after sending$`,
 		"the chat page does not empty its composer after a send, so a second click on Send sends the same message again (a page with no guard against a double click)",
 		"And the composer keeps its text after sending", givenKeepPrompt, needsSim)
+	r.step(g, `^the page navigates itself to "([^"]*)" (\d+) ms into that answer$`,
+		"the chat page's own script navigates to that sim path (a real navigation, as a site moves a new chat to its own address) that long after the send of the answer scripted last, while it is still generating; the page there shows the same thread, and the answer goes on and completes there",
+		`And the page navigates itself to "/chat?c=1" 500 ms into that answer`, givenNavigateMidAnswer, needsSim)
 
 	const a = "Chat actions"
 	r.step(a, `^I send "([^"]*)" with a double click$`,
@@ -103,4 +107,17 @@ func givenConfirmLabels(ctx context.Context, yes, no string, n int) error {
 func givenErrorLabels(ctx context.Context, text, retry string, n int) error {
 	return worldOf(ctx).addAnswer(sim.Answer{Partial: "Working", Kind: sim.KindError, Generate: ms(n),
 		Labels: sim.Labels{Error: text, Retry: retry}})
+}
+
+func givenNavigateMidAnswer(ctx context.Context, path string, n int) error {
+	w := worldOf(ctx)
+	a, err := w.lastAnswer()
+	if err != nil {
+		return err
+	}
+	if ms(n) >= a.Generate {
+		return fmt.Errorf("the navigation at %d ms comes after the answer completes (%s): it would not be mid-answer", n, a.Generate)
+	}
+	a.NavigateTo, a.NavigateAt = path, ms(n)
+	return w.applyChat()
 }
