@@ -163,7 +163,7 @@ func (f *Fixture) sharedBrowser(ctx context.Context) (pageOpener, error) {
 // Options.Pool names endpoints.
 func (f *Fixture) startBrowser(ctx context.Context) (pageOpener, error) {
 	if len(f.opt.Pool) > 0 {
-		p, err := browser.NewPool(ctx, f.opt.Pool, browser.PoolOptions{Report: f.opt.Stderr})
+		p, err := browser.NewPool(ctx, f.opt.Pool, browser.PoolOptions{Report: f.opt.Stderr, StorageState: f.opt.Browser.StorageState})
 		if err != nil {
 			return nil, err
 		}

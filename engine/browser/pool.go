@@ -23,6 +23,9 @@ type PoolOptions struct {
 	// ConnectTimeout bounds connecting to one endpoint and opening one
 	// page on it (default DefaultConnectTimeout).
 	ConnectTimeout time.Duration
+	// StorageState, when set, goes into every page the pool opens, on
+	// whichever endpoint (as Options.StorageState; APP-5).
+	StorageState *StorageState
 }
 
 // DefaultConnectTimeout bounds a pool's connect and new-page calls.
@@ -71,7 +74,7 @@ func NewPool(ctx context.Context, urls []string, opt PoolOptions) (*Pool, error)
 			defer wg.Done()
 			cctx, cancel := context.WithTimeout(ctx, opt.ConnectTimeout)
 			defer cancel()
-			b, err := connect(cctx, u)
+			b, err := connect(cctx, u, opt.StorageState)
 			if err != nil {
 				e.dead = err
 				return
@@ -98,14 +101,14 @@ func NewPool(ctx context.Context, urls []string, opt PoolOptions) (*Pool, error)
 
 // connect attaches to one endpoint, bounded by ctx (Start's own attach
 // waits as long as the browser takes).
-func connect(ctx context.Context, url string) (*Browser, error) {
+func connect(ctx context.Context, url string, st *StorageState) (*Browser, error) {
 	type result struct {
 		b   *Browser
 		err error
 	}
 	ch := make(chan result, 1)
 	go func() {
-		b, err := Start(context.WithoutCancel(ctx), Options{RemoteURL: url})
+		b, err := Start(context.WithoutCancel(ctx), Options{RemoteURL: url, StorageState: st})
 		ch <- result{b, err}
 	}()
 	select {

@@ -198,3 +198,59 @@ func TestReadEndpoints(t *testing.T) {
 		})
 	}
 }
+
+// TestPoolPagesStartWithTheStorageState: a pool's pages, on every
+// endpoint, start with the storage state's cookie and local storage
+// (APP-5), and a pool without one starts signed out.
+func TestPoolPagesStartWithTheStorageState(t *testing.T) {
+	a, _ := remoteChromium(t)
+	b, _ := remoteChromium(t)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		sid := "none"
+		if c, err := r.Cookie("sid"); err == nil {
+			sid = c.Value
+		}
+		fmt.Fprintf(w, `<!doctype html><p id=c>cookie %s</p><p id=t></p><script>document.getElementById("t").textContent = "token " + (localStorage.getItem("tok") || "none");</script>`, sid)
+	}))
+	defer srv.Close()
+	st := &browser.StorageState{
+		Cookies: []browser.StateCookie{{Name: "sid", Value: "s-1234", Domain: "127.0.0.1", Path: "/", Expires: -1}},
+		Origins: []browser.StateOrigin{{Origin: srv.URL, LocalStorage: []browser.StateItem{{Name: "tok", Value: "t-5678"}}}},
+	}
+	ctx := context.Background()
+	for _, tt := range []struct {
+		name string
+		st   *browser.StorageState
+		want []string
+	}{
+		{"with a storage state", st, []string{"cookie s-1234", "token t-5678"}},
+		{"without", nil, []string{"cookie none", "token none"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			pool, err := browser.NewPool(ctx, []string{a, b}, browser.PoolOptions{Report: &syncbuf.Buffer{}, StorageState: tt.st})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer pool.Close()
+			for i := range 2 { // the fewest open pages: one on each endpoint
+				p, err := pool.NewPage(ctx)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer p.Close()
+				if err := p.Navigate(ctx, srv.URL+"/"); err != nil {
+					t.Fatal(err)
+				}
+				c, err := p.Capture(ctx)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, w := range tt.want {
+					if !strings.Contains(c.Frames[0].HTML, w) {
+						t.Fatalf("page %d: no %q in %s", i+1, w, c.Frames[0].HTML)
+					}
+				}
+			}
+		})
+	}
+}
