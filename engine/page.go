@@ -244,6 +244,9 @@ func (p *Page) act(ctx context.Context, op string, t Target, x Expect, key strin
 			return err
 		}
 		b := answer.NewBaseline(groups)
+		if x.InPlace {
+			b.InPlace(groups)
+		}
 		baseline = &b
 		p.emit("baseline", trace.A("size", len(b.IDs)), trace.A("ids", b.IDs))
 	}

@@ -39,9 +39,13 @@ type Expect struct {
 	URL         string // absolute URL the page must be at
 	TextVisible string // text that must be visible
 	NewAnswer   bool   // a new answer group must appear
-	Gone        *Target
-	Field       *FieldExpect
-	Timeout     time.Duration
+	// InPlace (with NewAnswer): the action replaces the last answer in
+	// place (regenerate, retry), so that group reading otherwise (another
+	// element, state or text) is a new answer too, even under its old id.
+	InPlace bool
+	Gone    *Target
+	Field   *FieldExpect
+	Timeout time.Duration
 }
 
 // FieldExpect is "the field's value is".
@@ -60,6 +64,9 @@ func (x Expect) String() string {
 	}
 	if x.NewAnswer {
 		parts = append(parts, "new_answer")
+	}
+	if x.InPlace {
+		parts = append(parts, "in_place")
 	}
 	if x.Gone != nil {
 		parts = append(parts, "gone="+x.Gone.String())

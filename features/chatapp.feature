@@ -122,3 +122,34 @@ Feature: A streaming chat app
     And I wait up to 8000 ms for the answer with a image
     Then the answer status is "complete"
     And the answer text is "Here is the chart you asked for, drawn from the figures above."
+
+  @APP-3
+  Scenario: A regenerated answer that keeps its message id is still the new answer
+    Given the site "testsite/chatapp.json"
+    When I open "/app/?sameid=1"
+    And I send "What is the capital of France?"
+    And I wait for the answer
+    And I regenerate the answer
+    And I wait for the answer
+    Then the answer status is "complete"
+    And the states seen are "generating, complete"
+    And the answer text is "Paris is the capital of France."
+    And the answer group is the last group on the page
+
+  @APP-5
+  Scenario: A signed-in storage state opens the thread, and its values are written nowhere
+    Given the site "testsite/chatapp.json"
+    And the storage state "testsite/signed-in.state.json"
+    When I open "/app/?signin=1"
+    And I wait up to 1000 ms for the text "Signed in, session"
+    And I send "What is the capital of France?"
+    And I wait for the answer
+    Then the baseline holds the groups "h2, h4"
+    And the answer text is "The capital of France is Paris, on the Seine."
+    And no value of the storage state is in the recording or the trace
+
+  @APP-5
+  Scenario: Without the storage state the app shows its sign-in page
+    Given the site "testsite/chatapp.json"
+    Then opening "/app/?signin=1" fails with "PAGE_NOT_READY: waited 5s for selector"
+    And I wait up to 1000 ms for the text "Sign in to Nova Studio"

@@ -30,7 +30,7 @@ func groups() []func(*table) {
 		actSteps, answerSteps, patchSteps, chatSteps, clockSteps, exploreSteps,
 		editorSteps, harnessSteps, ledgerSteps, ledgerTrustSteps, ledgerHardenedSteps, locateSteps, loopSteps,
 		mcpSteps, observeSteps, poolSteps, recordingSteps, reportSteps,
-		siteSteps, siteRefusalSteps, siteValidateSteps, vocabSteps,
+		siteSteps, siteRefusalSteps, siteValidateSteps, vocabSteps, storageSteps,
 	}
 }
 

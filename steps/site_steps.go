@@ -1,11 +1,14 @@
 package steps
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/url"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -16,6 +19,7 @@ import (
 
 	"github.com/replaylab/replaylab/engine"
 	"github.com/replaylab/replaylab/engine/adapter"
+	"github.com/replaylab/replaylab/engine/browser"
 	"github.com/replaylab/replaylab/engine/conformance"
 	"github.com/replaylab/replaylab/engine/errcode"
 	"github.com/replaylab/replaylab/engine/replay"
@@ -134,6 +138,7 @@ func (w *world) useSite(p *site.Profile) error {
 	}
 	w.site = p.WithBase(live)
 	w.siteLive = live
+	w.siteBase = strings.TrimRight(p.BaseURL, "/")
 	w.adapter = p.Reader()
 	if w.sc.Mode().AlwaysLive() || w.recordOnce {
 		w.base = live
@@ -351,4 +356,71 @@ func checkRecording(ctx context.Context, rec, profile, adapterFile, check string
 		}
 	}
 	return fmt.Errorf("validation did not report %q:\n%s", check, text)
+}
+
+func storageSteps(r *table) {
+	const g = "Sites and pages"
+	r.step(g, `^the storage state "([^"]*)"$`,
+		"the scenario's pages start signed in: cookies and local storage from that file (Playwright's storageState JSON, path from the project root; an origin at the site profile's base_url is the live site's), as run --storage-state does for every page; its values are secrets, scrubbed from the recording, the trace and the reports; choose it after the site and before the first page step (APP-5)",
+		`Given the storage state "testsite/signed-in.state.json"`, givenStorageState)
+	r.step(g, `^no value of the storage state is in the recording or the trace$`,
+		"every value of the scenario's storage state reached the pages and was scrubbed: the session (its captures and steps) holds each value's placeholder and none of the values, and neither does the trace (APP-5)",
+		`Then no value of the storage state is in the recording or the trace`, storageScrubbed)
+}
+
+func givenStorageState(ctx context.Context, path string) error {
+	w := worldOf(ctx)
+	if len(w.tabs) > 0 {
+		return fmt.Errorf("choose the storage state before the first step that opens a page (a page is open on %s already)", w.profileName())
+	}
+	st, err := browser.LoadStorageState(filepath.Join(w.sc.Root(), path))
+	if err != nil {
+		return err
+	}
+	if w.site != nil && w.siteLive != "" {
+		// an origin at the profile's own base is the live site's (the
+		// fixture serves the site on a port of its own)
+		for i, o := range st.Origins {
+			if o.Origin == w.siteBase {
+				st.Origins[i].Origin = w.siteLive
+			}
+		}
+	}
+	for _, v := range st.Secrets() {
+		w.scrub.AddSecret(v)
+	}
+	w.storage = st
+	return nil
+}
+
+func storageScrubbed(ctx context.Context) error {
+	w := worldOf(ctx)
+	if w.storage == nil {
+		return errors.New(`no storage state was given: add Given the storage state "FILE"`)
+	}
+	t, ok := w.tabs[mainTab]
+	if !ok || t.recorded() == nil {
+		return errors.New("no page was opened: nothing was recorded")
+	}
+	s := t.recorded()
+	if w.storage.Secrets() == nil {
+		return errors.New("the storage state holds no value to scrub")
+	}
+	data, err := json.Marshal(s)
+	if err != nil {
+		return err
+	}
+	tr := trace.Format(w.log.Events())
+	for _, v := range w.storage.Secrets() {
+		ph := w.scrub.AddSecret(v) // the value's placeholder (registered when the state was given)
+		switch {
+		case bytes.Contains(data, []byte(v)):
+			return fmt.Errorf("the recording holds the storage state's value %s", ph)
+		case bytes.Contains(tr, []byte(v)):
+			return fmt.Errorf("the trace holds the storage state's value %s", ph)
+		case !bytes.Contains(data, []byte(ph)):
+			return fmt.Errorf("the recording never shows %s: the value did not reach the page (or was not scrubbed as its placeholder)", ph)
+		}
+	}
+	return nil
 }

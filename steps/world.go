@@ -46,6 +46,10 @@ type world struct {
 	// --site, or the step choosing one); siteLive its live base URL.
 	site     *site.Profile
 	siteLive string
+	siteBase string // the profile's own base_url
+	// storage is the scenario's own signed-in state (the step "the
+	// storage state …"), put into every tab it opens live (APP-5).
+	storage *browser.StorageState
 
 	log      *trace.Log
 	scrub    *replay.Scrubber
@@ -270,6 +274,12 @@ func (w *world) ensureTab(ctx context.Context, name string) (*engine.Page, error
 			return nil, err
 		}
 		t.bpage = bp
+		if w.storage != nil {
+			if err := bp.ApplyStorageState(ctx, w.storage); err != nil {
+				_ = bp.Close()
+				return nil, err
+			}
+		}
 		if err := w.keepTime(ctx, bp); err != nil {
 			_ = bp.Close()
 			return nil, err

@@ -172,6 +172,8 @@ type appConfig struct {
 	ImageMS   int    `json:"imageMS"`
 	Model     string `json:"model"`
 	Autosend  string `json:"autosend,omitempty"`
+	SameID    bool   `json:"sameID,omitempty"` // a regenerated answer keeps its id
+	Signin    bool   `json:"signin,omitempty"` // the page needs AppTokenKey in local storage
 }
 
 // query reads an integer parameter within [lo, hi], def when absent.
@@ -221,12 +223,24 @@ func (s *Server) appPage(w http.ResponseWriter, r *http.Request, imageMS int) {
 		}
 		cfg.Model = m
 	}
+	cfg.SameID = r.URL.Query().Get("sameid") == "1"
+	account := ""
+	if r.URL.Query().Get("signin") == "1" {
+		c, err := r.Cookie(AppSessionCookie)
+		if err != nil || c.Value == "" {
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			_ = signinPage.Execute(w, nil)
+			return
+		}
+		cfg.Signin = true
+		account = "Signed in, session " + c.Value
+	}
 	var cards []string
 	for i := 1; i <= 24; i++ {
 		cards = append(cards, fmt.Sprintf("Chat %d", i))
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	if err := appPage.Execute(w, map[string]any{"Config": cfg, "Cards": cards, "Models": Models}); err != nil {
+	if err := appPage.Execute(w, map[string]any{"Config": cfg, "Cards": cards, "Models": Models, "Account": account}); err != nil {
 		http.Error(w, err.Error(), http.StatusInternalServerError)
 	}
 }
@@ -369,7 +383,7 @@ figure img{width:120px;height:60px}
 {{end}}</aside>
 <div class="app">
 <header><h1>Nova Studio</h1>
-<label>Model <select id="model" aria-label="Model">{{range .Models}}<option value="{{.Speaker}}">{{.Name}}</option>{{end}}</select></label></header>
+<label>Model <select id="model" aria-label="Model">{{range .Models}}<option value="{{.Speaker}}">{{.Name}}</option>{{end}}</select></label>{{if .Account}}<p id="account">{{.Account}}</p>{{end}}</header>
 <main id="thread" aria-label="Conversation" aria-busy="true" data-ready="false">
 <div class="skeleton"><p class="loading">Loading conversation…</p><div class="bone"></div><div class="bone"></div><div class="bone"></div><div class="bone"></div></div>
 </main>
@@ -391,6 +405,16 @@ const (
 	AppSessionCookie = "nova_sid"
 	AppTokenKey      = "nova_token"
 )
+
+// signinPage is what ?signin=1 answers a visitor without the session
+// cookie.
+var signinPage = template.Must(template.New("signin").Parse(`<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Sign in</title></head>
+<body><main><h1>Sign in to Nova Studio</h1>
+<form method="post" action="/app/signin"><label>Email <input type="email" name="email" autocomplete="username"></label>
+<label>Password <input type="password" name="password" autocomplete="current-password"></label>
+<button type="submit">Sign in</button></form></main></body></html>
+`))
 
 func appAccount(w http.ResponseWriter, r *http.Request) {
 	who := "Signed out"

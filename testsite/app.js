@@ -126,7 +126,8 @@
   function answer(prompt, speaker, opts) {
     opts = opts || {};
     seq++;
-    const t = turn("m" + seq, speaker, "pending");
+    // ?sameid=1: a regenerated (or retried) answer keeps the id of the one it replaces
+    const t = turn(opts.replace && cfg.sameID ? opts.replace.dataset.msg : "m" + seq, speaker, "pending");
     if (opts.regen) t.dataset.regen = String(opts.regen);
     const body = t.querySelector(".body");
     t.appendChild(el("div", {"class": "thinking"}, "Thinking\u2026"));
@@ -218,6 +219,15 @@
   // The thread arrives after the page: a skeleton until then; what was
   // sent meanwhile stays below the history.
   (async () => {
+    if (cfg.signin) { // ?signin=1: the session's token lives in local storage
+      const token = localStorage.getItem("nova_token");
+      const acct = document.getElementById("account");
+      if (!token) {
+        thread.querySelector(".skeleton").replaceWith(el("p", {"class": "signin"}, "Your session has expired. Sign in to Nova Studio again."));
+        return;
+      }
+      acct.textContent += ", token " + token;
+    }
     const r = await fetch("/app/api/thread?history=" + cfg.history + "&load=" + cfg.load);
     const data = await r.json();
     const first = thread.querySelector("article.turn");

@@ -42,7 +42,14 @@
 // (a JS timer) or never ("broken picture"). The composer is a
 // contenteditable "Ask Nova"; the model picker (or ?model=orion) chooses
 // the persona. The sidebar lists 24 recent chats as <article> cards
-// (each opens the app again, with a thread that takes 3 s).
+// (each opens the app again, with a thread that takes 3 s). With
+// ?sameid=1 a regenerated or retried answer keeps the id of the one it
+// replaces (as some sites do). With ?signin=1 the app needs a signed-in
+// visitor: without the AppSessionCookie it answers its sign-in page
+// ("Sign in to Nova Studio"), and without the local-storage entry
+// AppTokenKey the page asks to sign in again instead of loading the
+// thread; signed in, the header shows both values ("Signed in, session
+// SID, token TOKEN"), so a test can tell that they were scrubbed.
 // chatapp.json is its site profile, chatapp.adapter.json its adapter, and
 // chatapp-broken/ holds planted mistakes for validate.
 package testsite

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/replaylab/replaylab/engine/adapter"
+	"github.com/replaylab/replaylab/engine/capture"
 )
 
 // Statuses of a wait. StatusComplete is the only success.
@@ -34,6 +35,47 @@ const (
 type Baseline struct {
 	IDs []string
 	set map[string]bool
+	// replacing is the id of the group an action replaces in place
+	// (regenerate, retry), and before how it read then (InPlace).
+	replacing, before string
+}
+
+// InPlace marks the last group of r as the one the action replaces in
+// place (APP-3: regenerate, retry): a group under that id that reads
+// otherwise afterwards (another element, another state or text) is the
+// new answer, for sites that give the new answer the old one's id.
+func (b *Baseline) InPlace(r adapter.Result) {
+	if n := len(r.Groups); n > 0 {
+		b.replacing, b.before = r.Groups[n-1].ID, fingerprint(r.Groups[n-1])
+	}
+}
+
+// fingerprint is how a group reads: its element (the page's node id),
+// its state and its text.
+func fingerprint(g adapter.Group) string {
+	g.Load()
+	n := g.Node
+	if n == nil && len(g.Nodes) > 0 {
+		n = g.Nodes[0]
+	}
+	id := ""
+	if n != nil {
+		for _, a := range n.Attr {
+			if a.Key == capture.AttrNode {
+				id = a.Val
+			}
+		}
+	}
+	return id + "\x00" + g.State + "\x00" + g.Text
+}
+
+// isNew reports whether g is not the baseline's: its id was not there, or
+// it is the group replaced in place and reads otherwise than it did.
+func (b Baseline) isNew(g adapter.Group) bool {
+	if !b.set[g.ID] {
+		return true
+	}
+	return b.replacing != "" && g.ID == b.replacing && fingerprint(g) != b.before
 }
 
 // NewBaseline records the groups of r.
@@ -55,7 +97,7 @@ func (b Baseline) Has(id string) bool { return b.set[id] }
 // explore) found a wait taking such a group. The group is read
 // (Group.Load).
 func (b Baseline) Newest(r adapter.Result) (adapter.Group, bool) {
-	if i := len(r.Groups) - 1; i >= 0 && !b.set[r.Groups[i].ID] {
+	if i := len(r.Groups) - 1; i >= 0 && b.isNew(r.Groups[i]) {
 		r.Groups[i].Load()
 		return r.Groups[i], true
 	}

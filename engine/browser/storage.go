@@ -149,6 +149,17 @@ func (s *StorageState) storageScript() string {
 } catch (e) {} })()`
 }
 
+// ApplyStorageState puts s into the page's browser context (cookies, and
+// the local storage of each origin written before the first document of
+// that origin runs), as Options.StorageState does for every page: call it
+// before the page's first navigation.
+func (p *Page) ApplyStorageState(ctx context.Context, s *StorageState) error {
+	if err := s.apply(ctx, p); err != nil {
+		return fmt.Errorf("browser: storage state: %w", err)
+	}
+	return nil
+}
+
 // apply puts the state into the page's browser context.
 func (s *StorageState) apply(ctx context.Context, p *Page) error {
 	return p.run(ctx, chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {

@@ -170,6 +170,7 @@ func Check(file string, s *replay.Session, ad adapter.Adapter, opt Options) Sess
 	}
 	var prev []Group
 	var prevObs *observe.Observation
+	var prevRes adapter.Result
 	var pending *Decision
 	var baseline answer.Baseline
 	lastIdx := -1
@@ -212,6 +213,9 @@ func Check(file string, s *replay.Session, ad adapter.Adapter, opt Options) Sess
 					pending.Baseline = append(pending.Baseline, ids(prev)...)
 				}
 				baseline = baselineOf(pending.Baseline)
+				if kind == actReplace && lastIdx >= 0 {
+					baseline.InPlace(prevRes) // the new answer may keep the old one's id
+				}
 			}
 			continue
 		}
@@ -329,6 +333,7 @@ func Check(file string, s *replay.Session, ad adapter.Adapter, opt Options) Sess
 			}
 		}
 		prev = cr.Groups
+		prevRes = res
 		prevObs = o
 		rep.Captures = append(rep.Captures, cr)
 	}

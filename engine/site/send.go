@@ -105,19 +105,20 @@ func (p *Profile) StopAnswer(ctx context.Context, pg Page, wait time.Duration) e
 }
 
 // RegenerateAnswer clicks the regenerate control, expecting a new answer group:
-// the regenerated answer replaces the old one in place under a new id, and
-// it is the answer the next wait follows (no new user turn).
+// the regenerated answer replaces the old one in place, under a new id or
+// the old one (engine.Expect.InPlace), and it is the answer the next wait
+// follows (no new user turn).
 func (p *Profile) RegenerateAnswer(ctx context.Context, pg Page, wait time.Duration) error {
-	return pg.Click(ctx, Target(p.RegenerateControl()), engine.Expect{NewAnswer: true, Timeout: wait})
+	return pg.Click(ctx, Target(p.RegenerateControl()), engine.Expect{NewAnswer: true, InPlace: true, Timeout: wait})
 }
 
 // RetryAnswer clicks the first retry control on the page (the profile's, else
 // Retry, else Try again), expecting a new answer group in place of the
-// failed one.
+// failed one (under a new id or the old one).
 func (p *Profile) RetryAnswer(ctx context.Context, pg Page, wait time.Duration) error {
 	var err error
 	for _, c := range p.RetryControls() {
-		err = pg.Click(ctx, Target(c), engine.Expect{NewAnswer: true, Timeout: wait})
+		err = pg.Click(ctx, Target(c), engine.Expect{NewAnswer: true, InPlace: true, Timeout: wait})
 		if !errors.Is(err, locate.TargetNotFound) {
 			return err
 		}
