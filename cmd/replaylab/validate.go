@@ -38,6 +38,13 @@ func cmdValidate(ctx context.Context, args []string, stdout, stderr io.Writer) (
 	if len(pos) != 1 {
 		return exitBadInput, badInput("want exactly one DIR of recorded sessions, got %d", len(pos))
 	}
+	builtin := &builtinFiles{stderr: stderr, cmd: "validate"}
+	defer builtin.Close()
+	for _, p := range []*string{siteFile, adapterName, &pos[0]} {
+		if *p, err = builtin.path(*p); err != nil {
+			return exitFailed, err
+		}
+	}
 	opt := conformance.Options{
 		Composer: locate.Locator{Role: *composerRole, Name: *composerName},
 		Send:     locate.Locator{Role: "button", Name: *sendName},
@@ -75,12 +82,12 @@ func cmdValidate(ctx context.Context, args []string, stdout, stderr io.Writer) (
 		s, err := replay.Load(f)
 		if err != nil {
 			if len(files) > 1 && (errors.Is(err, replay.ErrMalformed) || errors.Is(err, replay.ErrVersion)) && !looksLikeSession(f) {
-				fmt.Fprintf(stderr, "replaylab validate: skipping %s: not a recorded session\n", f)
+				fmt.Fprintf(stderr, "replaylab validate: skipping %s: not a recorded session\n", builtin.show(f))
 				continue
 			}
 			return exitBadInput, badInput("%v", err)
 		}
-		r := conformance.Check(f, s, ad, opt)
+		r := conformance.Check(builtin.show(f), s, ad, opt)
 		violations += r.Errors()
 		reps = append(reps, r)
 	}
