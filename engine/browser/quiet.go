@@ -29,8 +29,8 @@ import (
 const inflightScript = `(() => {
   if (window.__replaylabInflight) return;
   const open = new Map();
-  let seq = 0;
-  const begin = (what) => { const id = ++seq; open.set(id, what); return () => { open.delete(id); }; };
+  let seq = 0, lastEnd = 0;
+  const begin = (what) => { const id = ++seq; open.set(id, what); return () => { open.delete(id); lastEnd = performance.now(); }; };
   const f = window.fetch;
   if (f) {
     window.fetch = function (input, init) {
@@ -53,18 +53,26 @@ const inflightScript = `(() => {
       try { return s.apply(this, arguments); } catch (e) { end(); throw e; }
     };
   }
-  let muts = 0; // DOM changes, counted in the page (a page clock's quiet window is lab time)
-  try { new MutationObserver((rs) => { muts += rs.length; }).observe(document, {childList: true, subtree: true, attributes: true, characterData: true}); } catch (e) { /* no document */ }
+  let muts = 0, lastMut = 0; // DOM changes, counted in the page (a page clock's quiet window is lab time), and when the last was
+  try { new MutationObserver((rs) => { muts += rs.length; lastMut = performance.now(); }).observe(document, {childList: true, subtree: true, attributes: true, characterData: true}); } catch (e) { /* no document */ }
   Object.defineProperty(window, "__replaylabInflight", {value: () => Array.from(open.values())});
   Object.defineProperty(window, "__replaylabMutations", {value: () => muts});
+  Object.defineProperty(window, "__replaylabIdle", {value: () => {
+    const nav = performance.getEntriesByType("navigation")[0];
+    const load = nav && nav.loadEventEnd > 0 ? nav.loadEventEnd : performance.now();
+    return performance.now() - Math.max(load, lastEnd, lastMut);
+  }});
 })()`
 
 // busyScript lists what keeps the page busy: requests in flight, and the
-// document itself while it loads.
+// document itself while it loads; and for how long (ms, -1 unknown) the
+// page has been quiet: since the latest of the load event's end, the last
+// request's end and the last DOM change.
 const busyScript = `(() => {
   const l = window.__replaylabInflight ? window.__replaylabInflight() : [];
   if (document.readyState !== "complete") l.unshift("the document (" + document.readyState + ")");
-  return JSON.stringify({busy: l, changes: window.__replaylabMutations ? window.__replaylabMutations() : -1, href: location.href});
+  const idle = l.length ? 0 : window.__replaylabIdle ? window.__replaylabIdle() : -1;
+  return JSON.stringify({busy: l, changes: window.__replaylabMutations ? window.__replaylabMutations() : -1, href: location.href, idle: idle});
 })()`
 
 // quietPoll is how often WaitQuiet looks.
@@ -84,6 +92,7 @@ type pageBusy struct {
 	Busy    []string `json:"busy"`
 	Changes int64    `json:"changes"`
 	Href    string   `json:"href"`
+	Idle    float64  `json:"idle"` // ms the page has been quiet by its own clock, -1 unknown
 }
 
 // busy says what keeps the page busy now.
@@ -95,6 +104,7 @@ func (p *Page) busy(ctx context.Context) (pageBusy, error) {
 			return err
 		}
 		if res.ExceptionDetails != nil || res.Result == nil {
+			out.Idle = -1
 			return nil // a page mid-navigation: ask again
 		}
 		var s string
@@ -109,6 +119,12 @@ func (p *Page) busy(ctx context.Context) (pageBusy, error) {
 // WaitQuiet implements engine.Quieter: it returns "" once no request has
 // been in flight and the page's DOM has not changed for quiet, else, at
 // max, what kept the page busy.
+//
+// On wall time the page keeps the times (the load event's end, the last
+// request's end, the last DOM change), so a window that began before the
+// call (while the navigation's capture ran) counts; a page that cannot
+// say (no counting script) is quiet once the window has passed from the
+// call with no change reported.
 //
 // On a page clock the wait is on lab time: it settles the page and sleeps
 // on the lab between looks, so the responses the page clock holds reach
@@ -149,6 +165,9 @@ func (p *Page) WaitQuiet(ctx context.Context, quiet, max time.Duration) (string,
 		}
 		if len(busy) > 0 {
 			since = now
+		} else if !onLab && b.Idle >= 0 {
+			// the page's own account of the window
+			since = now.Add(-time.Duration(b.Idle * float64(time.Millisecond)))
 		}
 		if now.Sub(since) >= quiet {
 			return "", nil
@@ -162,7 +181,7 @@ func (p *Page) WaitQuiet(ctx context.Context, quiet, max time.Duration) (string,
 			}
 			continue
 		}
-		t := time.NewTimer(min(quietPoll, deadline.Sub(now)))
+		t := time.NewTimer(min(quietPoll, deadline.Sub(now), quiet-now.Sub(since)))
 		select {
 		case <-ctx.Done():
 			t.Stop()

@@ -2,6 +2,7 @@ package browser_test
 
 import (
 	"context"
+	"encoding/json"
 	"strings"
 	"testing"
 	"time"
@@ -59,5 +60,49 @@ func TestWaitQuietWaitsForTheThread(t *testing.T) {
 				t.Errorf("thread in the capture after the wait: %v, want %v", got, tt.groups)
 			}
 		})
+	}
+}
+
+// The quiet window is the page's own account (APP-1): a page that changes
+// its DOM every 60 ms for a while after its load, then stops, is quiet
+// only once no change has come for the window, by the page's clock
+// (the time since its last change, read in the page when the wait ends);
+// the time the navigation's capture took counts towards the window.
+func TestWaitQuietCountsThePagesOwnWindow(t *testing.T) {
+	const page = `<!DOCTYPE html><html><body><p id="n">0</p><script>
+window.addEventListener("load", () => {
+  let k = 0;
+  const id = setInterval(() => {
+    document.getElementById("n").textContent = String(++k);
+    window.__last = performance.now();
+    if (k === 12) clearInterval(id);
+  }, 60);
+});
+</script></body></html>`
+	base := serveTB(t, map[string]string{"/q": page})
+	p := newPage(t)
+	ctx := context.Background()
+	if err := p.Navigate(ctx, base+"/q"); err != nil {
+		t.Fatal(err)
+	}
+	const quiet = 300 * time.Millisecond
+	busy, err := p.WaitQuiet(ctx, quiet, 20*time.Second)
+	if err != nil || busy != "" {
+		t.Fatalf("busy %q, err %v", busy, err)
+	}
+	got, err := p.EvalForTest(ctx, `JSON.stringify([document.getElementById("n").textContent, performance.now() - (window.__last || 0)])`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s string // EvalForTest returns the JSON value: a string, quoted
+	var r []any
+	if json.Unmarshal([]byte(got), &s) != nil || json.Unmarshal([]byte(s), &r) != nil || len(r) != 2 {
+		t.Fatalf("bad answer %s", got)
+	}
+	if r[0] != "12" {
+		t.Errorf("the wait ended with the page at change %v of 12", r[0])
+	}
+	if ms, _ := r[1].(float64); ms < float64(quiet.Milliseconds()) {
+		t.Errorf("the wait ended %.0f ms after the page's last change, want at least %v", ms, quiet)
 	}
 }
