@@ -119,3 +119,30 @@ Feature: The cases QA found missing from the catalogue
     And the answer text is "Paris is the capital of France."
     And the answer group is not one of the earlier groups
     And the page is at the sim URL "/chat?c=1"
+
+  @ANS-5 @ANS-8
+  Scenario: A pause mid-stream that shows nothing but aria-busy is still generating: the paused text is not the answer
+    Given a marker-style chat with 2 earlier answers
+    And the next answer streams "Paris is" for 600 ms, pauses for 1500 ms with aria-busy but no visible indicator and completes as "Paris is the capital of France."
+    When I open the chat
+    And I send "What is the capital of France?"
+    And I wait up to 1500 ms for the answer
+    Then the answer status is "ANSWER_INCOMPLETE"
+    And the partial text seen was "Paris is"
+    When I wait for the answer
+    Then the answer status is "complete"
+    And the states seen are "generating, complete"
+    And the answer text is "Paris is the capital of France."
+
+  @ANS-5 @ANS-7
+  Scenario: A pause mid-stream with no generating signal at all cannot be told from the end: the wait reads it complete, and a content check catches it
+    Given a marker-style chat with 2 earlier answers
+    And the next answer streams "Paris is" for 600 ms, pauses for 1500 ms with no generating signal at all and completes as "Paris is the capital of France."
+    When I open the chat
+    And I send "What is the capital of France?"
+    And I wait for the answer
+    Then the answer status is "complete"
+    And the states seen are "generating, complete"
+    And the answer text is "Paris is"
+    When I wait up to 3000 ms for the text "Paris is the capital of France."
+    Then the page text contains "Paris is the capital of France."

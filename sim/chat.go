@@ -95,6 +95,13 @@ type Answer struct {
 	// empty: DefaultConfirmed and DefaultCancelled.
 	Confirmed string
 	Cancelled string
+	// Pause, when > 0, follows the Generate of the partial text: for that
+	// long the turn shows the partial text with no visible generating
+	// indicator (no typing indicator, no stop control), then Final.
+	// PauseBusy keeps aria-busy="true" on the turn meanwhile (a signal
+	// no one sees); without it the pause has no generating signal at all.
+	Pause     time.Duration
+	PauseBusy bool
 	// NavigateTo, when set, is a path the chat page navigates itself to
 	// (a real navigation, as a site's script moves a new chat to its own
 	// address) NavigateAt after the send, while the answer streams; the
@@ -138,6 +145,9 @@ type Turn struct {
 	Labels Labels
 	// Redo marks the answer that offers the Regenerate control.
 	Redo bool
+	// Paused marks an answer paused mid-stream: its partial text with no
+	// visible indicator; Busy keeps aria-busy="true" on it.
+	Paused, Busy bool
 }
 
 // turnID is deterministic: the turn's position in the chat.

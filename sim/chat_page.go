@@ -62,7 +62,11 @@ func (s *Server) send(w http.ResponseWriter, r *http.Request) {
 		s.turns = append(s.turns, user, partial)
 		html += renderTurn(style, partial, true)
 		gen, at := s.gen, base+1
-		s.clock.AfterFunc(a.Generate, func() { s.complete(gen, at, a) })
+		if a.Pause > 0 {
+			s.clock.AfterFunc(a.Generate, func() { s.pause(gen, at, a) })
+		} else {
+			s.clock.AfterFunc(a.Generate, func() { s.complete(gen, at, a) })
+		}
 		if a.NavigateTo != "" {
 			s.clock.AfterFunc(a.NavigateAt, func() { s.navigateChat(gen, a.NavigateTo) })
 		}
@@ -206,6 +210,9 @@ func renderTurn(style string, t Turn, generating bool) string {
 	if generating {
 		busy = ` aria-busy="true" data-is-streaming="true"`
 	}
+	if t.Paused && t.Busy {
+		busy = ` aria-busy="true"`
+	}
 	if style == StyleList {
 		return renderListTurn(t, generating)
 	}
@@ -221,6 +228,8 @@ func renderTurn(style string, t Turn, generating bool) string {
 	}
 	if t.Author == "assistant" {
 		switch {
+		case t.Paused:
+			// mid-stream, with nothing visible that says so
 		case generating:
 			b.WriteString(`<span class="typing-indicator"></span><button type="button">Stop generating</button>`)
 		case t.Kind == KindConfirm:

@@ -124,6 +124,20 @@ func (s *Server) redo(w http.ResponseWriter, r *http.Request) {
 	w.WriteHeader(http.StatusNoContent)
 }
 
+// pause shows the turn at position at paused mid-stream (Answer.Pause),
+// and schedules its completion at the pause's end.
+func (s *Server) pause(gen, at int, a Answer) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t := s.turnAt(gen, at)
+	if t == nil {
+		return
+	}
+	*t = Turn{ID: t.ID, Author: "assistant", Text: a.Partial, Paused: true, Busy: a.PauseBusy}
+	s.stage.publish(chatStage, stageOp{Op: "replace", Index: at, HTML: renderTurn(s.chat.Style, *t, false)})
+	s.clock.AfterFunc(a.Pause, func() { s.complete(gen, at, a) })
+}
+
 // navigateChat tells the chat page to go to path itself (Answer.NavigateTo).
 func (s *Server) navigateChat(gen int, path string) {
 	s.mu.Lock()

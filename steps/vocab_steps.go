@@ -29,6 +29,9 @@ func vocabSteps(r *table) {
 	r.step(g, `^the page navigates itself to "([^"]*)" (\d+) ms into that answer$`,
 		"the chat page's own script navigates to that sim path (a real navigation, as a site moves a new chat to its own address) that long after the send of the answer scripted last, while it is still generating; the page there shows the same thread, and the answer goes on and completes there",
 		`And the page navigates itself to "/chat?c=1" 500 ms into that answer`, givenNavigateMidAnswer, needsSim)
+	r.step(g, `^the next answer streams "([^"]*)" for (\d+) ms, pauses for (\d+) ms with (no generating signal at all|aria-busy but no visible indicator) and completes as "([^"]*)"$`,
+		`the next send gets a partial answer with the generating indicators for that long, then a pause mid-stream: the same partial text with no typing indicator and no stop control, either with no generating signal at all or with only aria-busy="true" on the turn (a signal no one sees), then the complete answer in the same group`,
+		`And the next answer streams "Paris is" for 600 ms, pauses for 1000 ms with aria-busy but no visible indicator and completes as "Paris is the capital of France."`, givenPause, needsSim)
 
 	const a = "Chat actions"
 	r.step(a, `^I send "([^"]*)" with a double click$`,
@@ -120,4 +123,9 @@ func givenNavigateMidAnswer(ctx context.Context, path string, n int) error {
 	}
 	a.NavigateTo, a.NavigateAt = path, ms(n)
 	return w.applyChat()
+}
+
+func givenPause(ctx context.Context, partial string, n, pause int, signal, final string) error {
+	return worldOf(ctx).addAnswer(sim.Answer{Partial: partial, Final: final, Generate: ms(n), Pause: ms(pause),
+		PauseBusy: signal == "aria-busy but no visible indicator"})
 }
