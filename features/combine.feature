@@ -50,3 +50,17 @@ Feature: Steps that combine
     And the recording goes stale when "Hi" becomes "Hello"
     And the recording goes stale when "2 earlier turns" becomes "4 earlier turns"
     And the recording goes stale when "I wait for the answer" becomes "I wait up to 2000 ms for the answer"
+
+  @GATE-6
+  Scenario: A QA project's run and catalogue hold no self-test step
+    Given a feature file "qa.feature" with:
+      """
+      Feature: QA
+        Scenario: Borrows a self-test step
+          Given a marker-style chat with 2 earlier turns
+          And this step fails the first time it runs in the project
+      """
+    When I run the harness on "qa.feature" with --update
+    Then the run exits 1
+    And the run output mentions "1 undefined"
+    And the scratch project's catalogue holds no self-test step while this project's holds them

@@ -108,3 +108,43 @@ func TestNoActionUnderThen(t *testing.T) {
 		}
 	}
 }
+
+// TestSelfTestsFor: the self-test steps belong to replaylab's own
+// checkout only, or to any root with REPLAYLAB_SELF_TESTS=1; a QA
+// project's fixture neither binds nor lists them.
+func TestSelfTestsFor(t *testing.T) {
+	other := t.TempDir()
+	if err := os.WriteFile(filepath.Join(other, "go.mod"), []byte("module example.com/qa\n\ngo 1.26\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		root string
+		env  string
+		want bool
+	}{
+		{"the checkout", "..", "", true},
+		{"a QA project", t.TempDir(), "", false},
+		{"another module", other, "", false},
+		{"a QA project, self-tests asked for", t.TempDir(), "1", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Setenv(SelfTestsEnv, tt.env)
+			if got := SelfTestsFor(tt.root); got != tt.want {
+				t.Fatalf("SelfTestsFor(%s) = %v, want %v", tt.root, got, tt.want)
+			}
+			f, err := New(Options{Root: tt.root})
+			if err != nil {
+				t.Fatal(err)
+			}
+			listed := false
+			for _, d := range f.Catalogue() {
+				listed = listed || d.SelfTest
+			}
+			if listed != tt.want {
+				t.Fatalf("the fixture lists self-test steps: %v, want %v", listed, tt.want)
+			}
+		})
+	}
+}

@@ -18,6 +18,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
+	"strings"
 	"sync"
 
 	"github.com/replaylab/replaylab/engine/browser"
@@ -68,6 +70,38 @@ type Options struct {
 	// replaylab binary passes itself, os.Executable). Empty: the steps
 	// build ./cmd/replaylab from Root's module once per process (go test).
 	MCPCommand []string
+	// SelfTests binds replaylab's own self-test steps (nested runs,
+	// shards, the explorer, the MCP process, …) as well. Without it they
+	// are bound only where SelfTestsFor(Root) says: in a QA project they
+	// are undefined steps, and out of the catalogue.
+	SelfTests bool
+}
+
+// SelfTestsEnv set to 1 binds the self-test steps in any root: the
+// self-tests set it for the runs of the binary they start in scratch
+// projects.
+const SelfTestsEnv = "REPLAYLAB_SELF_TESTS"
+
+// ownModule is the module path of replaylab's own checkout.
+const ownModule = "github.com/replaylab/replaylab"
+
+// SelfTestsFor reports whether the self-test steps belong to the project
+// at root: replaylab's own checkout (its go.mod declares replaylab's
+// module), or any root when SelfTestsEnv is 1.
+func SelfTestsFor(root string) bool {
+	if os.Getenv(SelfTestsEnv) == "1" {
+		return true
+	}
+	data, err := os.ReadFile(filepath.Join(root, "go.mod"))
+	if err != nil {
+		return false
+	}
+	for line := range strings.SplitSeq(string(data), "\n") {
+		if f := strings.Fields(line); len(f) == 2 && f[0] == "module" {
+			return strings.Trim(f[1], `"`) == ownModule
+		}
+	}
+	return false
 }
 
 // Fixture is the vocabulary as a harness.Fixture: it owns the run's
@@ -75,6 +109,9 @@ type Options struct {
 type Fixture struct {
 	opt  Options
 	site *site.Profile // Options.Site, loaded
+	// selfTests: the self-test steps are bound (Options.SelfTests or
+	// SelfTestsFor(Root))
+	selfTests bool
 
 	mu       sync.Mutex
 	browser  pageOpener // the run's browser, or its pool of remote ones
@@ -91,7 +128,7 @@ func New(opt Options) (*Fixture, error) {
 	if opt.Stderr == nil {
 		opt.Stderr = os.Stderr
 	}
-	f := &Fixture{opt: opt}
+	f := &Fixture{opt: opt, selfTests: opt.SelfTests || SelfTestsFor(opt.Root)}
 	if opt.Site != "" {
 		p, err := site.LoadIn(opt.Site, opt.Root)
 		if err != nil {
@@ -117,8 +154,14 @@ func NewRunner(h harness.Options, v Options) (*harness.Runner, error) {
 	return harness.New(h, f)
 }
 
-// Catalogue is every step of the vocabulary (see the package function).
-func (f *Fixture) Catalogue() []StepDef { return Catalogue() }
+// Catalogue is every step the fixture binds: the vocabulary (see the
+// package function), without the self-test steps unless they are bound.
+func (f *Fixture) Catalogue() []StepDef {
+	if f.selfTests {
+		return Catalogue()
+	}
+	return harness.QA(Catalogue())
+}
 
 // Close stops the run's browser.
 func (f *Fixture) Close() error {

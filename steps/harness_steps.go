@@ -55,6 +55,9 @@ func harnessSteps(r *table) {
 		`Given the run drives Chromium`, harnessDrivesChromium)
 	r.step(g, `^this self-test runs with the live suite$`, "a self-test of the tool too slow for the replay gate: it runs under the browser driver (the live suite) and is skipped, with a SKIPPING message, under the replay driver",
 		`Given this self-test runs with the live suite`, harnessLiveSuiteOnly)
+	r.step(g, `^the scratch project's catalogue holds no self-test step while this project's holds them$`,
+		"the steps a run binds in the scratch project (a QA project: not replaylab's own checkout) leave out every self-test step, which the checkout's run binds (GATE-6)",
+		"Then the scratch project's catalogue holds no self-test step while this project's holds them", harnessQACatalogue)
 	r.step(g, `^the run exits (\d+)$`, "the suite's exit status (0 only when every scenario passed with no undefined step and no golden drift)",
 		"Then the run exits 1", harnessExit)
 	r.step(g, `^the run output mentions "([^"]*)"$`, "the run's output contains the text",
@@ -111,7 +114,8 @@ func harnessRunTags(ctx context.Context, name, tags string) error {
 var ansi = regexp.MustCompile("\x1b\\[[0-9;]*m")
 
 // runHarness runs the suite on features/<name> of the scratch project
-// (name may carry :LINE…), with tags when not empty.
+// (name may carry :LINE…), with tags when not empty. The scratch project
+// is a QA project: the self-test steps are not bound there.
 func runHarness(ctx context.Context, name, tags string, update bool) error {
 	h, err := scratchProject(ctx)
 	if err != nil {
@@ -292,7 +296,10 @@ func execReplaylab(ctx context.Context, args []string, event string) error {
 	cmd := exec.CommandContext(ctx, cmdline[0], args...)
 	cmd.Args[0] = "replaylab" // as found on PATH: hints name it so
 	cmd.Dir = h.root
-	cmd.Env = os.Environ() // colour must stay off on its own: the output is a pipe
+	// colour must stay off on its own: the output is a pipe; the scratch
+	// project's features may use the self-test steps (a QA project's
+	// cannot: see "I run the harness on")
+	cmd.Env = append(os.Environ(), SelfTestsEnv+"=1")
 	out, err := cmd.CombinedOutput()
 	h.exit = 0
 	if err != nil {
@@ -350,4 +357,30 @@ func harnessEditFeature(ctx context.Context, name, from, to string) error {
 		return fmt.Errorf("%s holds no %q", name, from)
 	}
 	return os.WriteFile(path, bytes.Replace(data, []byte(from), []byte(to), 1), 0o644)
+}
+
+func harnessQACatalogue(ctx context.Context) error {
+	h, err := scratchProject(ctx)
+	if err != nil {
+		return err
+	}
+	qa, err := New(Options{Root: h.root})
+	if err != nil {
+		return err
+	}
+	for _, d := range qa.Catalogue() {
+		if d.SelfTest {
+			return fmt.Errorf("the scratch project's catalogue holds the self-test step %s", d.Pattern)
+		}
+	}
+	own := 0
+	for _, d := range worldOf(ctx).fx.Catalogue() {
+		if d.SelfTest {
+			own++
+		}
+	}
+	if own == 0 {
+		return fmt.Errorf("this project's catalogue holds no self-test step (root %s)", worldOf(ctx).fx.opt.Root)
+	}
+	return nil
 }

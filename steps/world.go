@@ -149,7 +149,7 @@ func (f *Fixture) InitializeScenario(sc *godog.ScenarioContext, hs *harness.Scen
 		}
 		return ctx, w.finish(stepErr)
 	})
-	bind(sc)
+	bind(sc, f.selfTests)
 	guardSimSteps(sc)
 }
 

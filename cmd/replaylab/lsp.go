@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"sync"
 
+	"github.com/replaylab/replaylab/harness"
 	"github.com/replaylab/replaylab/harness/lsp"
 	"github.com/replaylab/replaylab/steps"
 )
@@ -57,11 +58,14 @@ func cmdLSP(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 func lspOptions(root string) lsp.Options {
 	return lsp.Options{
 		Root:       root,
-		Vocabulary: catalogue(),
-		Recordings: lsp.RunRecordings{Command: invokedAs()},
-		SourceDirs: []string{lsp.ModuleRoot()},
-		Command:    invokedAs(),
-		Exec:       runFix,
+		Vocabulary: catalogue(true),
+		// completion, hover and diagnostics know the steps run binds in
+		// that root: no self-test step in a QA project
+		VocabularyOf: func(root string) lsp.Vocabulary { return catalogue(steps.SelfTestsFor(root)) },
+		Recordings:   lsp.RunRecordings{Command: invokedAs()},
+		SourceDirs:   []string{lsp.ModuleRoot()},
+		Command:      invokedAs(),
+		Exec:         runFix,
 	}
 }
 
@@ -73,13 +77,20 @@ func runFix(ctx context.Context, dir string, words []string) ([]byte, error) {
 }
 
 var (
-	vocabOnce sync.Once
-	vocab     lsp.Vocabulary
+	vocabOnce       sync.Once
+	vocabAll, vocab lsp.Vocabulary
 )
 
 // catalogue is the steps catalogue as the language server reads it,
-// converted once per process.
-func catalogue() lsp.Vocabulary {
-	vocabOnce.Do(func() { vocab = lsp.Catalogue(steps.Catalogue()) })
+// converted once per process: with the self-test steps (all) or without
+// (a QA project's).
+func catalogue(all bool) lsp.Vocabulary {
+	vocabOnce.Do(func() {
+		vocabAll = lsp.Catalogue(steps.Catalogue())
+		vocab = lsp.Catalogue(harness.QA(steps.Catalogue()))
+	})
+	if all {
+		return vocabAll
+	}
 	return vocab
 }

@@ -308,9 +308,9 @@ func isStepLine(line string) bool {
 	return false
 }
 
-// TestLSPStaleRecording: editing a recorded scenario's step makes its
+// TestLSPStaleRecording: editing a recorded scenario's When step makes its
 // recording stale at once, with the command that re-records it; undoing
-// the edit clears it.
+// the edit clears it, and editing a check under Then keeps it valid.
 func TestLSPStaleRecording(t *testing.T) {
 	root := checkoutRoot(t)
 	c, _ := startLSP(t, root)
@@ -321,7 +321,7 @@ func TestLSPStaleRecording(t *testing.T) {
 		t.Fatal(err)
 	}
 	text := string(data)
-	const from, to = `"Inputs received: 0"`, `"Inputs received: 1"`
+	const from, to = `"ada@example.com"`, `"bob@example.com"`
 	if !strings.Contains(text, from) {
 		t.Fatalf("%s no longer holds %s", path, from)
 	}
@@ -346,6 +346,16 @@ func TestLSPStaleRecording(t *testing.T) {
 	}
 	if diags, err := c.Diagnostics(ctx, uri, 2); err != nil || len(diags) != 0 {
 		t.Fatalf("after undoing the edit: %+v %v", diags, err)
+	}
+	const check, checked = `"Inputs received: 0"`, `"Inputs received: 1"`
+	if !strings.Contains(text, check) {
+		t.Fatalf("%s no longer holds %s", path, check)
+	}
+	if err := c.Change(uri, 3, strings.Replace(text, check, checked, 1)); err != nil {
+		t.Fatal(err)
+	}
+	if diags, err := c.Diagnostics(ctx, uri, 3); err != nil || len(diags) != 0 {
+		t.Fatalf("after editing a check: %+v %v, want the recording still valid", diags, err)
 	}
 }
 
@@ -457,5 +467,49 @@ func TestLSPRunsTheFix(t *testing.T) {
 	}
 	if msgs := c.Notifications("window/showMessage"); len(msgs) != 1 || !strings.Contains(string(msgs[0].Params), ": done") {
 		t.Fatalf("showMessage: %+v", msgs)
+	}
+}
+
+// TestLSPQAProjectHasNoSelfTestSteps: in a QA project (not replaylab's
+// checkout) a self-test step is undefined and completion does not offer
+// it; in the checkout it is defined.
+func TestLSPQAProjectHasNoSelfTestSteps(t *testing.T) {
+	const selfTest = "this step fails the first time it runs in the project"
+	text := "Feature: QA\n  Scenario: Borrows\n    Given " + selfTest + "\n    And this step fa\n"
+	tests := []struct {
+		name      string
+		root      string
+		undefined int // undefined-step diagnostics
+		offered   bool
+	}{
+		{"a QA project", t.TempDir(), 2, false},
+		{"the checkout", checkoutRoot(t), 1, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if err := os.MkdirAll(filepath.Join(tt.root, "features"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			c, _ := startLSP(t, tt.root)
+			ctx := timeout(t)
+			uri := lsp.PathURI(filepath.Join(tt.root, "features", "qa-scratch.feature"))
+			if err := c.Open(uri, 1, text); err != nil {
+				t.Fatal(err)
+			}
+			diags, err := c.Diagnostics(ctx, uri, 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := len(byCode(diags, lsp.CodeUndefined)); got != tt.undefined {
+				t.Fatalf("got %d undefined-step diagnostics, want %d: %+v", got, tt.undefined, diags)
+			}
+			var list lsp.CompletionList
+			if err := c.Call(ctx, "textDocument/completion", lsptest.At(uri, 3, len("    And this step fa")), &list); err != nil {
+				t.Fatal(err)
+			}
+			if _, ok := findItem(list, selfTest); ok != tt.offered {
+				t.Fatalf("completion offers %q: %v, want %v (%v)", selfTest, ok, tt.offered, labels(list))
+			}
+		})
 	}
 }

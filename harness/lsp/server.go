@@ -23,6 +23,10 @@ type Options struct {
 	Root string
 	// Vocabulary is the step catalogue (required).
 	Vocabulary Vocabulary
+	// VocabularyOf, when set, is the catalogue of the root the server
+	// found: it replaces Vocabulary once initialize knows the root (a QA
+	// project's catalogue holds no self-test step, replaylab's own does).
+	VocabularyOf func(root string) Vocabulary
 	// Recordings tells each scenario's recording state; nil: no
 	// recording diagnostics.
 	Recordings Recordings
@@ -350,6 +354,14 @@ func (s *Server) initialize(params json.RawMessage) (any, *ResponseError) {
 	}
 	if abs, err := filepath.Abs(s.root); err == nil {
 		s.root = abs
+	}
+	if s.opt.VocabularyOf != nil {
+		v := s.opt.VocabularyOf(s.root)
+		m, err := newMatcher(v.Steps())
+		if err != nil {
+			return nil, &ResponseError{Code: CodeInternalError, Message: "lsp: catalogue: " + err.Error()}
+		}
+		s.opt.Vocabulary, s.m = v, m
 	}
 	s.scan()
 	s.logf("root %s: %d feature files, %d catalogue steps", s.root, len(s.disk), len(s.m.steps))
