@@ -36,6 +36,9 @@
 // the rule) said the answer was finished is the whole answer; lookalike —
 // the page's server received one delete, of notes.txt; last2000 — every
 // text node of the last answer is in what was read.
+//
+// AGENTTASKS_DEBUG=1 prints every call's arguments and the start of its
+// result text to stderr.
 package main
 
 import (
