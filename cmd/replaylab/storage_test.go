@@ -3,11 +3,14 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/replaylab/replaylab/engine/browser"
 )
 
 // A storage state signs the page in (cookie and local storage) for
@@ -62,5 +65,77 @@ func TestStorageStateSignsInAndIsScrubbed(t *testing.T) {
 		if code := run(ctx, []string{"observe", "--storage-state", p, srv.URL + "/app/account"}, &stdout, &stderr); code != exitBadInput || !strings.Contains(stderr.String(), "storage state") {
 			t.Errorf("%s: %d %s, want bad input naming the storage state", bad.name, code, stderr.String())
 		}
+	}
+}
+
+// The @APP-5 scenario, run live and re-recorded in a scratch project with
+// every report format: the storage state's values reached the page (the
+// HTML report shows their placeholders) and appear in no file written,
+// recordings, goldens or reports.
+func TestStorageStateScenarioLeaksNothing(t *testing.T) {
+	if _, err := browser.FindChromium(); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("CI=true and %v", err)
+		}
+		t.Skipf("SKIPPING browser test: %v", err)
+	}
+	root := scratchProject(t, "chatapp")
+	if err := os.CopyFS(filepath.Join(root, "testsite"), os.DirFS("../../testsite")); err != nil { // the profile, the adapter, the state
+		t.Fatal(err)
+	}
+	st, err := browser.LoadStorageState(filepath.Join(root, "testsite", "signed-in.state.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	feature := filepath.Join(root, "features", "chatapp.feature")
+	src, err := os.ReadFile(feature)
+	if err != nil {
+		t.Fatal(err)
+	}
+	line := 0
+	for i, l := range strings.Split(string(src), "\n") {
+		if strings.Contains(l, "Scenario: A signed-in storage state") {
+			line = i + 1
+		}
+	}
+	if line == 0 {
+		t.Fatal("no signed-in scenario in features/chatapp.feature")
+	}
+	out := t.TempDir()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	var stdout, stderr bytes.Buffer
+	args := []string{"run", "--driver", "browser", "--update", "--root", root,
+		"--format", "progress,junit:" + filepath.Join(out, "junit.xml") + ",cucumber:" + filepath.Join(out, "cucumber.json") + ",html:" + filepath.Join(out, "html"),
+		fmt.Sprintf("%s:%d", feature, line)}
+	if code := run(ctx, args, &stdout, &stderr); code != exitOK {
+		t.Fatalf("run: %d\n%s\n%s", code, stdout.String(), stderr.String())
+	}
+	shown := false
+	for _, dir := range []string{out, filepath.Join(root, "recordings")} {
+		err := filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
+			if err != nil || d.IsDir() {
+				return err
+			}
+			data, err := os.ReadFile(path)
+			if err != nil {
+				return err
+			}
+			for _, v := range st.Secrets() {
+				if bytes.Contains(data, []byte(v)) {
+					t.Errorf("%s holds the storage state value %q", path, v)
+				}
+			}
+			if strings.HasPrefix(path, filepath.Join(out, "html")) && bytes.Contains(data, []byte("__rl_secret_")) {
+				shown = true
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !shown {
+		t.Error("the HTML report shows no placeholder: the values never reached the page, so this test proves nothing")
 	}
 }
