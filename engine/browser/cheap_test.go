@@ -192,3 +192,42 @@ func BenchmarkFirstCapture(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkOwnFullCapture: the full capture a navigation takes on a
+// tracked page, the tracker's own (own.go: its ids the node ids, no
+// backend id read), against a DOMSnapshot.captureSnapshot capture in the
+// same loop: x-snapshot is own ÷ snapshot. Each own capture is a Refresh
+// and a Capture (a full capture, restarting the tracker, as after a
+// navigation).
+//
+//	go test ./engine/browser -run '^$' -bench OwnFullCapture -benchtime 10x
+func BenchmarkOwnFullCapture(b *testing.B) {
+	for _, turns := range []int{20, 200, 2000} {
+		page := chatpage.Render(chatpage.Options{Turns: turns, Seed: 1})
+		b.Run("turns="+strconv.Itoa(turns), func(b *testing.B) {
+			p := idlePage(b)
+			ctx := context.Background()
+			base := serveTB(b, map[string]string{"/chat": page})
+			if err := p.Navigate(ctx, base+"/chat"); err != nil {
+				b.Fatal(err)
+			}
+			before := p.CaptureStats()
+			pairbench.Run(b, "snapshot",
+				func() {
+					if _, err := p.CaptureFull(ctx); err != nil {
+						b.Fatal(err)
+					}
+				},
+				func() {
+					p.Refresh()
+					if _, err := p.Capture(ctx); err != nil {
+						b.Fatal(err)
+					}
+				})
+			after := p.CaptureStats()
+			if after.Own-before.Own != after.Full-before.Full || after.Full == before.Full {
+				b.Errorf("%d of %d full captures were the tracker's own (declined %v)", after.Own-before.Own, after.Full-before.Full, after.Declined)
+			}
+		})
+	}
+}
