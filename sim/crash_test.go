@@ -9,7 +9,6 @@ package sim_test
 import (
 	"bufio"
 	"context"
-	"database/sql"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -25,9 +24,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/replaylab/replaylab/engine/ledger"
+	"github.com/replaylab/replaylab/engine/ledger/ledgertest"
 	"github.com/replaylab/replaylab/internal/testskip"
 	"github.com/replaylab/replaylab/sim"
 	_ "modernc.org/sqlite"
@@ -125,7 +123,7 @@ func TestCrashNothingStranded(t *testing.T) {
 				time.Sleep(time.Duration(100+rand.IntN(400)) * time.Millisecond)
 				crashLoad(t, c.url, k, time.Duration(200+rand.IntN(500))*time.Millisecond, acked, statuses)
 				c.kill(t)
-				waitCrashChildGone(t, dsn)
+				ledgertest.WaitBackendsGone(t, dsn, crashChildApp)
 				strandedAtKill = countStranded(t, dsn)
 			}
 			c := startCrashChild(t, dsn, kills, true)
@@ -143,7 +141,7 @@ func TestCrashNothingStranded(t *testing.T) {
 			lost, doubles, byState := crashCheck(t, dsn, acked)
 			retried, reviewRequired := ownersRetry(t, c.url, dsn)
 			c.kill(t)
-			waitCrashChildGone(t, dsn)
+			ledgertest.WaitBackendsGone(t, dsn, crashChildApp)
 			t.Logf("summary: crash %s: %d SIGKILLs under mixed load (held answers), %d jobs acknowledged, statuses %v; stranded (accepted/running) after the last kill %d, after recovery %d (%s after the restart, deadline %s); jobs by state %v; lost %d; double winners %d; owner's retry of needs_review jobs: %d answered 201, %d REVIEW_REQUIRED (attempt unknown)",
 				st.name, kills, len(acked), statuses, strandedAtKill, stranded, took.Round(100*time.Millisecond), crashDeadline, byState, lost, doubles, retried, reviewRequired)
 			if stranded != 0 || lost != 0 || doubles != 0 {
@@ -206,50 +204,8 @@ func (c *crashChild) kill(t *testing.T) {
 	_ = c.cmd.Wait()
 }
 
-// waitCrashChildGone waits until PostgreSQL has ended the killed child's
-// backends (a COMMIT it sent may still be in progress).
-func waitCrashChildGone(t *testing.T, dsn string) {
-	t.Helper()
-	if !strings.HasPrefix(dsn, "postgres") {
-		return
-	}
-	for range 200 {
-		if crashCount(t, dsn, `SELECT count(*) FROM pg_stat_activity WHERE application_name = '`+crashChildApp+`'`) == 0 {
-			return
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	t.Fatal("the killed child's PostgreSQL backends did not end in 10 s")
-}
-
-func crashCount(t *testing.T, dsn, query string) int {
-	t.Helper()
-	ctx := context.Background()
-	var n int
-	if strings.HasPrefix(dsn, "postgres") {
-		c, err := pgx.Connect(ctx, strings.Replace(dsn, "application_name="+crashChildApp, "application_name=parent", 1))
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer c.Close(ctx)
-		if err := c.QueryRow(ctx, query).Scan(&n); err != nil {
-			t.Fatal(err)
-		}
-		return n
-	}
-	db, err := sql.Open("sqlite", "file:"+dsn+"?_pragma=busy_timeout(5000)")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	if err := db.QueryRowContext(ctx, query).Scan(&n); err != nil {
-		t.Fatal(err)
-	}
-	return n
-}
-
 func countStranded(t *testing.T, dsn string) int {
-	return crashCount(t, dsn, `SELECT count(*) FROM jobs WHERE state IN ('accepted', 'running')`)
+	return ledgertest.Count(t, dsn, `SELECT count(*) FROM jobs WHERE state IN ('accepted', 'running')`)
 }
 
 // crashLoad runs mixed load on the child for d: creates (new keys and
@@ -320,7 +276,7 @@ func crashLoad(t *testing.T, base string, round int, d time.Duration, acked map[
 func ownersRetry(t *testing.T, base, dsn string) (retried, reviewRequired int) {
 	t.Helper()
 	var ids []string
-	rows := crashIDs(t, dsn, `SELECT id FROM jobs WHERE state = 'needs_review' AND owner = 'alice' ORDER BY id`)
+	rows := ledgertest.Query(t, dsn, `SELECT id FROM jobs WHERE state = 'needs_review' AND owner = 'alice' ORDER BY id`)
 	ids = append(ids, rows...)
 	client := &http.Client{Timeout: 10 * time.Second}
 	for _, id := range ids[:min(len(ids), 40)] {
@@ -345,53 +301,13 @@ func ownersRetry(t *testing.T, base, dsn string) (retried, reviewRequired int) {
 	return retried, reviewRequired
 }
 
-func crashIDs(t *testing.T, dsn, query string) []string {
-	t.Helper()
-	ctx := context.Background()
-	var out []string
-	if strings.HasPrefix(dsn, "postgres") {
-		c, err := pgx.Connect(ctx, strings.Replace(dsn, "application_name="+crashChildApp, "application_name=parent", 1))
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer c.Close(ctx)
-		rows, err := c.Query(ctx, query)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer rows.Close()
-		for rows.Next() {
-			var s string
-			_ = rows.Scan(&s)
-			out = append(out, s)
-		}
-		return out
-	}
-	db, err := sql.Open("sqlite", "file:"+dsn+"?_pragma=busy_timeout(5000)")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	rows, err := db.QueryContext(ctx, query)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var s string
-		_ = rows.Scan(&s)
-		out = append(out, s)
-	}
-	return out
-}
-
 // crashCheck reads the database after the last process: acknowledged jobs
 // lost, jobs with more than one applied attempt or a winner that is not
 // applied, and the count of jobs per state.
 func crashCheck(t *testing.T, dsn string, acked map[string]string) (lost, doubles int, byState map[string]int) {
 	t.Helper()
 	have := map[string]bool{}
-	for _, id := range crashIDs(t, dsn, `SELECT id FROM jobs`) {
+	for _, id := range ledgertest.Query(t, dsn, `SELECT id FROM jobs`) {
 		have[id] = true
 	}
 	for id := range acked {
@@ -400,11 +316,11 @@ func crashCheck(t *testing.T, dsn string, acked map[string]string) (lost, double
 			t.Errorf("acknowledged job %s lost", id)
 		}
 	}
-	doubles = crashCount(t, dsn, `SELECT count(*) FROM (SELECT job_id FROM attempts WHERE applied GROUP BY job_id HAVING count(*) > 1) d`)
-	doubles += crashCount(t, dsn, `SELECT count(*) FROM jobs j WHERE j.state = 'completed' AND NOT EXISTS
+	doubles = ledgertest.Count(t, dsn, `SELECT count(*) FROM (SELECT job_id FROM attempts WHERE applied GROUP BY job_id HAVING count(*) > 1) d`)
+	doubles += ledgertest.Count(t, dsn, `SELECT count(*) FROM jobs j WHERE j.state = 'completed' AND NOT EXISTS
 		(SELECT 1 FROM attempts a WHERE a.id = j.winning_attempt_id AND a.applied)`)
 	byState = map[string]int{}
-	for _, s := range crashIDs(t, dsn, `SELECT state FROM jobs`) {
+	for _, s := range ledgertest.Query(t, dsn, `SELECT state FROM jobs`) {
 		byState[s]++
 	}
 	return lost, doubles, byState
