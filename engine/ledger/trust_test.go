@@ -12,7 +12,6 @@ package ledger_test
 import (
 	"bufio"
 	"context"
-	"database/sql"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -632,34 +631,6 @@ func (p *providerSim) Dispatch(_ context.Context, _ ledger.Job, a ledger.Attempt
 	})
 }
 
-// countRows runs a count query on the database at dsn with a connection of
-// its own.
-func countRows(t *testing.T, dsn, query string) int {
-	t.Helper()
-	ctx := context.Background()
-	var n int
-	if strings.HasPrefix(dsn, "postgres") {
-		c, err := pgx.Connect(ctx, dsn)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer c.Close(ctx)
-		if err := c.QueryRow(ctx, query).Scan(&n); err != nil {
-			t.Fatal(err)
-		}
-		return n
-	}
-	db, err := sql.Open("sqlite", ledger.SQLiteDSN(dsn))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	if err := db.QueryRowContext(ctx, query).Scan(&n); err != nil {
-		t.Fatal(err)
-	}
-	return n
-}
-
 // TestTrustCrashRecovery (LED-13, issue 15 item 9): a child process creates
 // jobs whose provider sends a moment after the commit; it is killed with
 // SIGKILL at a random time, again and again. After each kill the ledger is
@@ -671,6 +642,13 @@ func TestTrustCrashRecovery(t *testing.T) {
 		return
 	}
 	kills := trustSize(30, 68)
+	// An attempt the child sent and was killed before answering stays
+	// sent and unanswered; past AttemptDeadline a recovery makes it
+	// unknown. On a loaded machine the test outlasts the default deadline
+	// (2 min), and an attempt crossing it between a round's two recoveries
+	// made the second find it. This test is about send state after a
+	// kill, so no attempt comes due while it runs.
+	recoverOpts := ledger.RecoverOptions{AttemptDeadline: 24 * time.Hour}
 	for _, st := range trustStores() {
 		t.Run(st.name, func(t *testing.T) {
 			dsn := st.dsn(t)
@@ -695,9 +673,9 @@ func TestTrustCrashRecovery(t *testing.T) {
 			}
 			for k := range kills {
 				ids := trustRunAndKill(t, childDSN, k)
-				waitChildGone(t, dsn)
+				ledgertest.WaitBackendsGone(t, dsn, trustChildApp)
 				committed += len(ids)
-				acceptedAfterKill += countRows(t, dsn, `SELECT count(*) FROM jobs WHERE state = 'accepted'`)
+				acceptedAfterKill += ledgertest.Count(t, dsn, `SELECT count(*) FROM jobs WHERE state = 'accepted'`)
 				store, err := ledger.Open(context.Background(), dsn)
 				if err != nil {
 					t.Fatal(err)
@@ -705,7 +683,7 @@ func TestTrustCrashRecovery(t *testing.T) {
 				p := &providerSim{}
 				svc := ledger.New(store, ledger.WithDispatcher(p))
 				p.svc = svc
-				recs, err := svc.Recover(context.Background(), ledger.RecoverOptions{})
+				recs, err := svc.Recover(context.Background(), recoverOpts)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -718,7 +696,7 @@ func TestTrustCrashRecovery(t *testing.T) {
 						unknown++
 					}
 				}
-				second, err := svc.Recover(context.Background(), ledger.RecoverOptions{})
+				second, err := svc.Recover(context.Background(), recoverOpts)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -732,13 +710,13 @@ func TestTrustCrashRecovery(t *testing.T) {
 					ledgertest.CheckInvariants(t, svc, id)
 				}
 				_ = store.Close()
-				n := countRows(t, dsn, `SELECT count(*) FROM jobs WHERE state = 'accepted'`)
+				n := ledgertest.Count(t, dsn, `SELECT count(*) FROM jobs WHERE state = 'accepted'`)
 				acceptedAfterRecovery += n
 				if n != 0 || p.errors.Load() != 0 {
 					t.Errorf("kill %d: %d jobs left accepted after recovery, %d provider errors", k, n, p.errors.Load())
 				}
 			}
-			uncertain := countRows(t, dsn, `SELECT count(*) FROM attempts a JOIN jobs j ON j.id = a.job_id
+			uncertain := ledgertest.Count(t, dsn, `SELECT count(*) FROM attempts a JOIN jobs j ON j.id = a.job_id
 				WHERE a.state = 'starting' AND j.state NOT IN ('completed','cancelled')
 				AND NOT EXISTS (SELECT 1 FROM events e WHERE e.job_id = a.job_id AND e.attempt_id = a.id AND e.kind = 'attempt_sent')`)
 			t.Logf("summary: crash %s: %d SIGKILLs, %d jobs committed; accepted right after the kills %d (summed); recovered: %d re-sent, %d made unknown; a second recovery found %d; accepted after recovery %d; uncertain attempts left %d",
@@ -756,24 +734,6 @@ func TestTrustCrashRecovery(t *testing.T) {
 // trustChildApp is the PostgreSQL application_name of the crash child's
 // connections.
 const trustChildApp = "replaylab-ledger-crash-child"
-
-// waitChildGone waits until PostgreSQL has ended every backend of the
-// killed child: a COMMIT it sent just before the kill may still be in
-// progress, and a recovery must see its outcome (as a restarted process
-// does once the old one's connections are gone).
-func waitChildGone(t *testing.T, dsn string) {
-	t.Helper()
-	if !strings.HasPrefix(dsn, "postgres") {
-		return
-	}
-	for range 200 {
-		if countRows(t, dsn, `SELECT count(*) FROM pg_stat_activity WHERE application_name = '`+trustChildApp+`'`) == 0 {
-			return
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	t.Fatal("the killed child's PostgreSQL backends did not end in 10 s")
-}
 
 // trustRunAndKill starts the crash child on dsn, kills it with SIGKILL a
 // random time after its first commit, and returns the job ids it reported
