@@ -1,12 +1,15 @@
 package steps
 
 import (
+	"fmt"
 	"regexp"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/cucumber/godog"
 
+	"github.com/replaylab/replaylab/engine"
 	"github.com/replaylab/replaylab/harness"
 )
 
@@ -54,6 +57,10 @@ func isAction(d *StepDef) { d.Kind = KindAction }
 
 // isResult marks a check of the last action's kept result.
 func isResult(d *StepDef) { d.Kind = KindResult }
+
+// readyWait is the default of every step that opens a page or waits for
+// one to be ready.
+var readyWait = fmt.Sprintf(`waits up to %d s for the page to be ready (a site profile's "ready.timeout_ms" sets another bound): its "ready" signal, else no request in flight and the DOM quiet; PAGE_NOT_READY names what was awaited`, int(engine.DefaultReadyTimeout/time.Second))
 
 // defaults states a step's defaults and units.
 func defaults(s string) stepOpt { return func(d *StepDef) { d.Defaults = s } }

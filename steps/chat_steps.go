@@ -62,7 +62,7 @@ func chatSteps(r *table) {
 
 	const a = "Chat actions"
 	r.step(a, `^I open the chat$`, "the engine navigates the page to the sim's chat",
-		"When I open the chat", openChat, isAction)
+		"When I open the chat", openChat, isAction, defaults(readyWait))
 	r.step(a, `^I send "([^"]*)"$`,
 		`the engine fills the site's composer (the sim's textbox "Message"), verifies it, and sends by the site profile's send control or Enter (the sim's button "Send") expecting a new answer group; the baseline (the groups on the page before the click) is stored for the answer steps`,
 		`And I send "What is the capital of France?"`, send, isAction, defaults("waits up to 10 s for the new answer group to appear (OUTCOME_UNKNOWN after that)"))

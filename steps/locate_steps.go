@@ -16,10 +16,8 @@ type locateState struct {
 
 func locateSteps(r *table) {
 	const g = "Locators"
-	r.step(g, `^I remember the ref of the (\w+) "([^"]*)"$`, "keep the ref the page's last snapshot gave the one element of that role and name, resolved as strictly as a click (LOC-2): two or more matches are refused with TARGET_AMBIGUOUS naming each candidate, none with TARGET_NOT_FOUND; a read, whose result is kept like an action's",
-		`And I remember the ref of the button "Archive"`, rememberRef, isAction)
-	r.step(g, `^I remember the ref of the (\w+) "([^"]*)" in the (?:row|item) "([^"]*)"$`, "the same, narrowed to the match whose context (its table row or list item, AGT-3) holds that text; refused when none or more than one is left",
-		`And I remember the ref of the button "Delete" in the row "notes.txt"`, rememberRefWithin, isAction)
+	r.step(g, `^I remember the ref of `+tgt+`$`, "keep the ref the page's last snapshot gave the one element the target names, resolved as strictly as a click (LOC-2): two or more matches are refused with TARGET_AMBIGUOUS naming each candidate, none with TARGET_NOT_FOUND; "+targetGrammar+". A read, whose result is kept like an action's",
+		`And I remember the ref of the button "Delete" in the row "notes.txt"`, rememberRef, isAction)
 	r.step(g, `^I click the remembered ref expecting the text "([^"]*)"$`, "click by the remembered ref (refused with STALE_REF when it is from an older snapshot)",
 		`When I click the remembered ref expecting the text "Archived"`, clickRef, isAction, defaults("waits up to 5 s for the text"))
 	r.alias(`^I click the remembered ref expecting the text "([^"]*)"$`, `^I click the remembered ref expecting the status "([^"]*)"$`,
@@ -40,12 +38,12 @@ func currentPage(ctx context.Context) (*engine.Page, error) {
 	return p, err
 }
 
-func rememberRef(ctx context.Context, role, name string) error {
-	return remember(ctx, locate.Locator{Role: role, Name: name})
-}
-
-func rememberRefWithin(ctx context.Context, role, name, within string) error {
-	return remember(ctx, locate.Locator{Role: role, Name: name, Within: within})
+func rememberRef(ctx context.Context, target string) error {
+	t, err := parseTarget(target)
+	if err != nil {
+		return err
+	}
+	return remember(ctx, t.Locator)
 }
 
 // remember keeps the ref of the one element l resolves to in the current

@@ -40,7 +40,7 @@ var (
 func loopSteps(r *table) {
 	const g = "Loop monitor"
 	r.step(g, `^I open the sim page "([^"]*)" in the (\w+) tab$`, "another tab of the same task navigates to that sim path (each tab has its own recorded session); the steps after it still act in the tab they acted in (see \"I switch to the … tab\")",
-		`When I open the sim page "/loop/tab-b" in the second tab`, openSimPageInTab, isAction, needsSim)
+		`When I open the sim page "/loop/tab-b" in the second tab`, openSimPageInTab, isAction, needsSim, defaults(readyWait))
 	r.step(g, `^I look at the page$`, "a page snapshot of the main tab (a read: not an action); a signal riding on it is collected",
 		"And I look at the page", lookAtPage)
 	r.step(g, `^I open and close the menu (\d+) times?$`,

@@ -20,7 +20,7 @@ type observeState struct {
 func observeSteps(r *table) {
 	const g = "Observation"
 	r.step(g, `^I open the sim page "([^"]*)"$`, "the engine navigates the current page to that path of the sim (see replaylab sim's index)",
-		`When I open the sim page "/sidebar"`, openSimPage, isAction, needsSim)
+		`When I open the sim page "/sidebar"`, openSimPage, isAction, needsSim, defaults(readyWait))
 	r.step(g, `^I take a full snapshot$`, "the engine observes the page and returns the full bounded view (60 elements, 4,000 characters per frame)",
 		"When I take a full snapshot", takeFullSnapshot)
 	r.step(g, `^the snapshot is the (full|page) view$`, "the last snapshot says which view it is",

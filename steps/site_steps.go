@@ -41,18 +41,18 @@ func siteSteps(r *table) {
 		`Given the site "testsite/testsite.json"`, givenSite)
 	r.step(g, `^I open "([^"]*)"$`,
 		"the engine navigates to that path on the site's base URL (an absolute URL is opened as it is); a page answering 4xx/5xx, or not at all, fails the step with the status",
-		`When I open "/?history=4"`, openPath, isAction)
+		`When I open "/?history=4"`, openPath, isAction, defaults(readyWait))
 	r.step(g, `^I open the URL "([^"]*)"$`,
 		"the engine navigates to that absolute URL as it is (never glued onto the site's address); error pages fail the step",
-		`When I open the URL "http://127.0.0.1:9/"`, openURL, isAction)
+		`When I open the URL "http://127.0.0.1:9/"`, openURL, isAction, defaults(readyWait))
 	r.step(g, `^I open "([^"]*)" expecting an error page$`,
 		"the same navigation, but a 4xx/5xx answer is expected: the step fails when the page answers 2xx/3xx; check the status with \"the page answered N\"",
-		`When I open "/missing" expecting an error page`, openExpectingError)
+		`When I open "/missing" expecting an error page`, openExpectingError, defaults(readyWait))
 	r.step(g, `^the page answered (\d+)$`, "the HTTP status of the last navigation",
 		"Then the page answered 404", pageAnswered)
 	r.step(g, `^I wait for the page to be ready$`,
 		"waits (bounded) until the page is ready to be read: the site profile's \"ready\", or when it names none no request in flight and the DOM quiet (opening a page waits for it already; use this after a click that opened another page); fails with PAGE_NOT_READY naming what was awaited",
-		"When I wait for the page to be ready", waitReady, isAction)
+		"When I wait for the page to be ready", waitReady, isAction, defaults(readyWait))
 }
 
 func waitReady(ctx context.Context) error {
