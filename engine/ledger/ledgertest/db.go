@@ -3,6 +3,7 @@ package ledgertest
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -110,4 +111,19 @@ func WaitBackendsGone(t testing.TB, dsn, app string) {
 		time.Sleep(50 * time.Millisecond)
 	}
 	t.Fatalf("the killed process's PostgreSQL backends (%s) did not end in 10 s", app)
+}
+
+// WhileBusy runs op, and runs it again after Retry-After while it answers
+// STORE_BUSY (the store did not answer within Limits.StoreWaitMax and
+// applied nothing: LED-16), for at most a minute, as a caller would. A
+// concurrency test on a loaded machine reaches StoreWaitMax; what it
+// proves is the outcome of the race, which a busy answer does not change.
+func WhileBusy(op func() error) error {
+	for deadline := time.Now().Add(time.Minute); ; {
+		err := op()
+		if !errors.Is(err, ledger.CodeBusy) || time.Now().After(deadline) {
+			return err
+		}
+		time.Sleep(ledger.RetryAfterSeconds * time.Second)
+	}
 }

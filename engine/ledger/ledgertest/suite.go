@@ -245,8 +245,11 @@ func testIdempotentCreate(t *testing.T, newDSN NewDSN) {
 			go func() {
 				defer wg.Done()
 				<-start
-				j, c, err := e.svc.Create(e.ctx, Alice, "double-click", json.RawMessage(`{"prompt":"patch"}`), "")
-				ids[i], created[i], errs[i] = j.ID, c, err
+				errs[i] = WhileBusy(func() error {
+					j, c, err := e.svc.Create(e.ctx, Alice, "double-click", json.RawMessage(`{"prompt":"patch"}`), "")
+					ids[i], created[i] = j.ID, c
+					return err
+				})
 			}()
 		}
 		close(start)
@@ -473,7 +476,12 @@ func testOneWinner(t *testing.T, newDSN NewDSN) {
 				if i%2 == 1 {
 					id = a2.ID
 				}
-				r, err := e.svc.Callback(e.ctx, id, "succeeded", "out-"+id)
+				var r ledger.Reconciliation
+				err := WhileBusy(func() error {
+					var err error
+					r, err = e.svc.Callback(e.ctx, id, "succeeded", "out-"+id)
+					return err
+				})
 				if err != nil {
 					t.Errorf("callback %d: %v", i, err)
 				}
