@@ -339,6 +339,25 @@ Feature: The harness as a CI gate
     Then the run exits 2
     And the run output mentions "cannot write the html report"
 
+  @GATE-8
+  Scenario: The run header names what runs: replayed, live, or both
+    Given the scratch project holds the repository's "answer_groups.feature" with its recordings
+    And a feature file "plan.feature" with:
+      """
+      Feature: Plan
+        Scenario: Only scripting
+          Given a marker-style chat with 1 earlier turns
+      """
+    When I run replaylab with "run --format progress features/answer_groups.feature:22"
+    Then the run exits 0
+    And the run output mentions "driver=replay mode=replay"
+    When I run replaylab with "run --mode record-once --format progress features/answer_groups.feature:22 features/plan.feature"
+    Then the run exits 0
+    And the run output mentions "driver=replay+browser (1 of 2 scenarios have no recording and run live) mode=record-once"
+    When I run replaylab with "run --mode record-once --format progress features/plan.feature"
+    Then the run exits 0
+    And the run output mentions "driver=browser mode=record-once"
+
   @GATE-6
   Scenario: The QA catalogue holds no self-test step, and shows the loop monitor's thresholds
     Given a feature file "qa.feature" with:

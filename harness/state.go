@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+
+	"github.com/replaylab/replaylab/engine/replay"
 )
 
 // RecordingState is what a project holds for one scenario: its golden and
@@ -65,4 +67,36 @@ func State(root string, sc Scenario) (RecordingState, error) {
 		}
 	}
 	return st, nil
+}
+
+// Drivers names what runs the selection: "replay" or "browser" when
+// every selected scenario is replayed or runs live, else both, with how
+// many run live ("replay+browser (2 of 9 scenarios have no recording and
+// run live)"). Under --mode record-once only the scenarios with no
+// recording run live; the run header says so instead of one driver.
+func (r *Runner) Drivers() string {
+	m := r.opt.Mode
+	if m.AlwaysLive() {
+		return replay.DriverBrowser
+	}
+	if !m.MayGoLive() {
+		return replay.DriverReplay
+	}
+	sel, err := r.Selected()
+	if err != nil {
+		return m.Driver()
+	}
+	live := 0
+	for _, sc := range sel {
+		if m.Decide(len(sessionFiles(r.opt.Root, sc.Slug)) > 0).Live {
+			live++
+		}
+	}
+	switch live {
+	case 0:
+		return replay.DriverReplay
+	case len(sel):
+		return replay.DriverBrowser
+	}
+	return fmt.Sprintf("%s+%s (%d of %d scenarios have no recording and run live)", replay.DriverReplay, replay.DriverBrowser, live, len(sel))
 }

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/replaylab/replaylab/engine/replay"
 )
 
 // TestStateOfTheRepository: the fingerprint Select computes is the one the
@@ -94,6 +96,42 @@ func TestStaleFromWhatMustReplay(t *testing.T) {
 			}
 			if got := len(st.Stale) > 0; got != tt.stale {
 				t.Fatalf("stale = %v, want %v", got, tt.stale)
+			}
+		})
+	}
+}
+
+func TestDrivers(t *testing.T) {
+	root := t.TempDir()
+	recorded := filepath.Join(root, "recordings", "sessions", "chat", "recorded.json")
+	if err := os.MkdirAll(filepath.Dir(recorded), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(recorded, []byte(`{"scenario":""}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rec := Scenario{URI: "features/chat.feature", Line: 2, Slug: "chat/recorded"}
+	fresh := Scenario{URI: "features/chat.feature", Line: 5, Slug: "chat/fresh"}
+	for _, tc := range []struct {
+		name string
+		mode replay.Mode
+		sel  []Scenario
+		want string
+	}{
+		{"replay only", replay.ModeReplayOnly, []Scenario{rec, fresh}, "replay"},
+		{"record-once, one of two has no recording", replay.ModeRecordOnce, []Scenario{rec, fresh}, "replay+browser (1 of 2 scenarios have no recording and run live)"},
+		{"record-once, everything recorded", replay.ModeRecordOnce, []Scenario{rec}, "replay"},
+		{"record-once, nothing recorded", replay.ModeRecordOnce, []Scenario{fresh}, "browser"},
+		{"record", replay.ModeRecord, []Scenario{rec, fresh}, "browser"},
+		{"live", replay.ModeLive, []Scenario{rec}, "browser"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r, err := New(Options{Root: root, Mode: tc.mode, Scenarios: tc.sel}, nopFixture{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := r.Drivers(); got != tc.want {
+				t.Errorf("Drivers() = %q, want %q", got, tc.want)
 			}
 		})
 	}

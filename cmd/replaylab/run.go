@@ -170,7 +170,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 	if *prune && !full {
 		return exitBadInput, badInput("--prune removes what no scenario names, so it needs a run over every scenario: no paths, no --tags")
 	}
-	fmt.Fprintf(stderr, "replaylab run: driver=%s mode=%s seed=%d concurrency=%d root=%s\n", m.Driver(), m, *seed, *conc, dir)
+	fmt.Fprintf(stderr, "replaylab run: driver=%s mode=%s seed=%d concurrency=%d root=%s\n", s.Drivers(), m, *seed, *conc, dir)
 	status := s.Run()
 	if full && (*prune || *update) {
 		removed, err := s.Prune()
