@@ -49,6 +49,7 @@ Feature: The harness as a CI gate
     When I run the harness on "qa.feature"
     Then the run exits 1
     And the run output mentions "is missing; create it with"
+    And the run output mentions "features/qa.feature:2: Only scripting: failed after its last step: golden trace"
     When I run the harness on "qa.feature" with --update
     Then the run exits 0
     When the golden trace of "qa/only-scripting" gains the line "navigate page=main url=elsewhere"
@@ -56,6 +57,8 @@ Feature: The harness as a CI gate
     Then the run exits 1
     And the run output mentions "golden trace drift"
     And the run output mentions "navigate page=main url=elsewhere"
+    And the run output mentions "features/qa.feature:2: Only scripting: failed after its last step: golden trace drift for qa/only-scripting"
+    And the run output mentions "after scenario hook failed: features/qa.feature:2: golden trace drift"
 
   @HAR-6
   Scenario: A malformed feature file is refused as bad input

@@ -157,8 +157,9 @@ func (s *Scenario) position() int {
 // passed, the golden trace is compared (rewritten with Options.Update,
 // created when missing in a mode that creates goldens) and the sessions
 // to keep are saved. It returns what fails the scenario after its steps
-// (the fixture's AfterErrs, golden drift, a save error), for the
-// fixture's After hook to return to godog.
+// (the fixture's AfterErrs, golden drift, a save error), prefixed with
+// the scenario's file:line, for the fixture's After hook to return to
+// godog.
 func (s *Scenario) Finish(o Outcome) error {
 	if s.run == nil {
 		return errors.New("harness: Finish of a scenario the runner did not start")
@@ -183,7 +184,12 @@ func (s *Scenario) Finish(o Outcome) error {
 	}
 	s.run.outcome = &o
 	s.run.err = errors.Join(errs...)
-	return s.run.err
+	if s.run.err == nil {
+		return nil
+	}
+	// godog shows this under the last step: the message names the
+	// scenario's own line, which is what failed
+	return fmt.Errorf("%s: %w", s.ID(), s.run.err)
 }
 
 // compareGolden checks trace against the scenario's golden.

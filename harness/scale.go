@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"github.com/replaylab/replaylab/engine/replay"
 	"io"
-	"os"
 	"strconv"
 	"strings"
 
@@ -61,7 +60,7 @@ func (r *Runner) stderr() io.Writer {
 	if r.opt.Scale.Stderr != nil {
 		return r.opt.Scale.Stderr
 	}
-	return os.Stderr
+	return r.opt.Stderr // os.Stderr unless told
 }
 
 // runScaled runs the selection (its shard) with the report model
@@ -168,6 +167,7 @@ func (r *Runner) runScaled(sel []Scenario) int {
 		fmt.Fprintln(r.stderr(), err)
 		return 1
 	}
+	blameAfterSteps(r.stderr(), run)
 	// godog counts a scenario that skipped itself as passed: this line
 	// counts it as skipped, as the reports do
 	fmt.Fprintf(r.stderr(), "replaylab: %s\n", run.Summary.Line())
@@ -215,4 +215,27 @@ func scenarioIDs(list []Scenario) string {
 		out = append(out, q.ID())
 	}
 	return strings.Join(out, ", ")
+}
+
+// blameAfterSteps prints a line for each scenario that failed after its
+// last step (golden drift, a missing golden, a session not saved) naming
+// the scenario's own file:line: godog shows such a failure under the last
+// step, whose line is not what failed.
+func blameAfterSteps(w io.Writer, run *report.Run) {
+	for _, sc := range run.Scenarios {
+		if len(sc.Attempts) == 0 {
+			continue
+		}
+		a := sc.Last()
+		if a.Status != report.Failed || a.AfterError == "" {
+			continue
+		}
+		msg, _, _ := strings.Cut(a.AfterError, "\n")
+		msg = strings.Replace(msg, "(check the diff below)", "(check the diff above)", 1)
+		loc := a.AfterLocation
+		if loc == "" {
+			loc = sc.ID
+		}
+		fmt.Fprintf(w, "replaylab: %s: %s: failed after its last step: %s\n", loc, sc.Name, msg)
+	}
 }
