@@ -396,6 +396,11 @@ func (c *collector) end(o *open, s *Scenario) {
 			failed = true
 		case report.Undefined:
 			undefined = true
+			if st.Suggestions == nil {
+				for _, d := range Suggest(c.runner.defs, st.Text, SuggestCount) {
+					st.Suggestions = append(st.Suggestions, report.Suggestion{Example: d.Example, Meaning: d.Meaning})
+				}
+			}
 		case report.Skipped:
 			skipped = true
 		}

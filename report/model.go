@@ -149,6 +149,16 @@ type Step struct {
 	// the recorded steps [From, To) happened during this step.
 	SessionFrom int `json:"sessionFrom"`
 	SessionTo   int `json:"sessionTo"`
+	// Suggestions are the closest catalogue steps of an undefined step,
+	// closest first.
+	Suggestions []Suggestion `json:"suggestions,omitempty"`
+}
+
+// Suggestion is a catalogue step offered for an undefined one: its example
+// and what it does.
+type Suggestion struct {
+	Example string `json:"example"`
+	Meaning string `json:"meaning"`
 }
 
 // CaptureView is what the engine saw of one capture: its bounded snapshot

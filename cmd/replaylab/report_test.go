@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -375,5 +376,103 @@ func TestMergeReportsBadInput(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, report.ModelFile), []byte(`{"version":7}`), 0o644)
 	if code, _, stderr := runCLI(t, "merge-reports", "--out", t.TempDir(), dir); code != exitBadInput || !strings.Contains(stderr, "version 7") {
 		t.Fatalf("another version: exit %d\n%s", code, stderr)
+	}
+}
+
+// TestHTMLReportNavigation opens a report of a replayed run in headless
+// Chromium: the filters show their counts, a link by scenario id opens
+// that scenario, clicking a step shows the capture it read, step times
+// are the recording's lab time (a replay's wall time means nothing), and
+// an undefined step lists the closest catalogue steps.
+func TestHTMLReportNavigation(t *testing.T) {
+	root := scratchProject(t, "answer_groups")
+	typo := "Feature: Typo\n  Scenario: Steps nobody defined\n    Given a marker style chat\n"
+	if err := os.WriteFile(filepath.Join(root, "features", "typo.feature"), []byte(typo), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "html")
+	code, out, stderr := runCLI(t, "run", "--root", root, "--format", "progress,html:"+dir)
+	if code != exitFailed {
+		t.Fatalf("run with an undefined step: exit %d, want %d\n%s\n%s", code, exitFailed, out, stderr)
+	}
+	m, err := report.Load(filepath.Join(dir, report.ModelFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	passed, target := 0, ""
+	for _, sc := range m.Scenarios {
+		if sc.Status == report.Passed {
+			passed++
+		}
+		if sc.Name == "A partial answer is followed to completion in the new group (marker)" {
+			target = sc.ID
+		}
+	}
+	if target == "" {
+		t.Fatal("the report has no \"A partial answer is followed to completion in the new group (marker)\"")
+	}
+	ctx := headless(t)
+	open := func(hash string) {
+		t.Helper()
+		if err := chromedp.Do(ctx, chromedp.Navigate("file://"+filepath.Join(dir, "index.html")+hash)); err != nil {
+			t.Fatal(err)
+		}
+		if err := chromedp.Do(ctx, chromedp.Reload()); err != nil { // a new hash alone does not reload
+			t.Fatal(err)
+		}
+		if err := chromedp.Do(ctx, chromedp.WaitVisible(`body[data-ready="true"]`)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	open("")
+	// counts beside every filter
+	if n := eval[string](t, ctx, `document.querySelector('#f-status option[value="passed"]').getAttribute("data-count")`); n != fmt.Sprint(passed) {
+		t.Errorf("the passed filter counts %s, want %d", n, passed)
+	}
+	if got, want := eval[string](t, ctx, `document.getElementById("f-count").textContent`), fmt.Sprintf("%d of %d shown", len(m.Scenarios), len(m.Scenarios)); got != want {
+		t.Errorf("filter count %q, want %q", got, want)
+	}
+	if n := eval[string](t, ctx, `document.querySelector('#f-tag option[value="@ANS-3"]').textContent`); !strings.HasPrefix(n, "@ANS-3 (") || n == "@ANS-3 (0)" {
+		t.Errorf("the @ANS-3 tag filter reads %q", n)
+	}
+	// the undefined step lists the closest catalogue steps
+	open("#id=" + url.QueryEscape("features/typo.feature:2"))
+	sug := eval[string](t, ctx, `(document.querySelector("#steps ul.suggest li code")||{}).textContent||""`)
+	if sug != "Given a marker-style chat with 4 earlier turns" {
+		t.Errorf("first suggestion for the undefined step %q", sug)
+	}
+	// a link by id opens its scenario and is the address the page keeps
+	open("#id=" + url.QueryEscape(target))
+	if h := eval[string](t, ctx, `document.querySelector("#detail h2").textContent`); h != "A partial answer is followed to completion in the new group (marker)" {
+		t.Fatalf("#id=%s opened %q", target, h)
+	}
+	if h := eval[string](t, ctx, `location.hash`); h != "#id="+url.QueryEscape(target) {
+		t.Errorf("the page's address ends %q, want #id=%s", h, url.QueryEscape(target))
+	}
+	// replayed: no step shows a wall time; steps that read pages show lab time
+	durs := eval[[]string](t, ctx, `[].map.call(document.querySelectorAll("#steps td.dur"), function(td){return td.textContent})`)
+	lab := 0
+	for _, d := range durs {
+		if strings.HasSuffix(d, " s") {
+			t.Errorf("a replayed step shows a wall time %q", d)
+		}
+		if strings.HasPrefix(d, "lab ") {
+			lab++
+		}
+	}
+	if lab == 0 {
+		t.Errorf("no step shows the lab time it spans: %q", durs)
+	}
+	// clicking "I wait for the answer" shows a capture read during it
+	k := eval[int](t, ctx, `(function(){var rows=[].slice.call(document.querySelectorAll("#steps tr"));
+		for(var i=0;i<rows.length;i++){ if(rows[i].textContent.indexOf("I wait for the answer")>=0){ rows[i].click(); return i } } return -1})()`)
+	if k < 0 {
+		t.Fatal("no step \"I wait for the answer\"")
+	}
+	if pos := eval[string](t, ctx, `document.getElementById("tt-pos").textContent`); !strings.Contains(pos, fmt.Sprintf("during step %d:", k+1)) {
+		t.Errorf("after clicking step %d the capture shown is %q", k+1, pos)
+	}
+	if cur := eval[string](t, ctx, `(document.querySelector("#steps tr.cur")||{getAttribute:function(){return ""}}).getAttribute("data-step")`); cur != fmt.Sprint(k) {
+		t.Errorf("the highlighted step is %q, want %d", cur, k)
 	}
 }
