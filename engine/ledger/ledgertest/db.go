@@ -25,7 +25,6 @@ const QueryApp = "replaylab-ledgertest"
 func Query(t testing.TB, dsn, query string) []string {
 	t.Helper()
 	ctx := context.Background()
-	var out []string
 	if strings.HasPrefix(dsn, "postgres") {
 		cfg, err := pgx.ParseConfig(dsn)
 		if err != nil {
@@ -42,17 +41,7 @@ func Query(t testing.TB, dsn, query string) []string {
 			t.Fatal(err)
 		}
 		defer rows.Close()
-		for rows.Next() {
-			var v any
-			if err := rows.Scan(&v); err != nil {
-				t.Fatal(err)
-			}
-			out = append(out, fmt.Sprint(v))
-		}
-		if err := rows.Err(); err != nil {
-			t.Fatal(err)
-		}
-		return out
+		return texts(t, rows)
 	}
 	db, err := sql.Open("sqlite", ledger.SQLiteDSN(dsn))
 	if err != nil {
@@ -64,9 +53,23 @@ func Query(t testing.TB, dsn, query string) []string {
 		t.Fatal(err)
 	}
 	defer rows.Close()
-	for rows.Next() {
+	return texts(t, rows)
+}
+
+// rows are pgx's or database/sql's.
+type rows interface {
+	Next() bool
+	Scan(dest ...any) error
+	Err() error
+}
+
+// texts is the first column of every row, as text.
+func texts(t testing.TB, r rows) []string {
+	t.Helper()
+	var out []string
+	for r.Next() {
 		var v any
-		if err := rows.Scan(&v); err != nil {
+		if err := r.Scan(&v); err != nil {
 			t.Fatal(err)
 		}
 		if b, ok := v.([]byte); ok {
@@ -74,7 +77,7 @@ func Query(t testing.TB, dsn, query string) []string {
 		}
 		out = append(out, fmt.Sprint(v))
 	}
-	if err := rows.Err(); err != nil {
+	if err := r.Err(); err != nil {
 		t.Fatal(err)
 	}
 	return out
