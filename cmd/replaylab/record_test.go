@@ -1,57 +1,84 @@
 package main
 
 import (
+	"context"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/replaylab/replaylab/engine/replay"
+	"github.com/replaylab/replaylab/internal/syncbuf"
 )
 
-// A page that adds an answer turn three times, 300 ms apart, with an
-// e-mail address in it: the recording holds a capture per burst and no
-// address.
+// A page that adds an answer turn three times, with an e-mail address in
+// it: the recording holds a capture per burst and no address. Each turn
+// is added once the recorder has reported the capture before it (the
+// page asks /next?n=K, which answers when the recorder's progress shows
+// capture K), so no two bursts can fall into one capture however slow
+// the machine.
 const growingPage = `<!doctype html><html><body><main id="t">
 <div data-message-author-role="user" data-message-id="u1">hi</div></main>
 <textarea aria-label="Message"></textarea><button>Send</button>
 <script>
-let n = 0;
-const tick = setInterval(() => {
-  n++;
-  document.getElementById('t').insertAdjacentHTML('beforeend',
-    '<div data-message-author-role="assistant" data-message-id="a' + n + '">answer ' + n + ' to ada@example.com</div>');
-  if (n === 3) clearInterval(tick);
-}, 300);
+(async () => {
+  for (let n = 1; n <= 3; n++) {
+    await fetch('/next?n=' + n);
+    document.getElementById('t').insertAdjacentHTML('beforeend',
+      '<div data-message-author-role="assistant" data-message-id="a' + n + '">answer ' + n + ' to ada@example.com</div>');
+  }
+})();
 </script></body></html>`
 
 func TestRecordCapturesEveryBurstAndScrubs(t *testing.T) {
 	needBrowser(t)
+	var stderr syncbuf.Buffer
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/next" {
+			seen := "capture " + r.URL.Query().Get("n") + ":"
+			for deadline := time.Now().Add(time.Minute); !strings.Contains(stderr.String(), seen) && time.Now().Before(deadline); {
+				time.Sleep(20 * time.Millisecond)
+			}
+			return
+		}
 		w.Header().Set("Content-Type", "text/html")
 		_, _ = w.Write([]byte(growingPage))
 	}))
 	defer srv.Close()
 	out := t.TempDir()
-	code, stdout, stderr := runCLI(t, "record", "--url", srv.URL, "--out", out, "--duration", "3s", "--debounce", "100ms")
-	if code != exitOK {
-		t.Fatalf("record: exit %d\n%s\n%s", code, stdout, stderr)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan int, 1)
+	var stdout syncbuf.Buffer
+	go func() {
+		done <- run(ctx, []string{"record", "--url", srv.URL, "--out", out, "--duration", "2m", "--debounce", "100ms"}, &stdout, &stderr)
+	}()
+	// the third turn is in: stop (an interrupt saves what was captured)
+	for deadline := time.Now().Add(2 * time.Minute); !strings.Contains(stderr.String(), "3 groups") && time.Now().Before(deadline); {
+		time.Sleep(20 * time.Millisecond)
+	}
+	cancel()
+	if code := <-done; code != exitOK {
+		t.Fatalf("record: exit %d\n%s\n%s", code, stdout.String(), stderr.String())
 	}
 	s, err := replay.Load(filepath.Join(out, SessionFile))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(s.Captures) < 3 {
-		t.Fatalf("recorded %d captures of a page that changed 3 times:\n%s", len(s.Captures), stderr)
+	if len(s.Captures) < 4 {
+		t.Fatalf("recorded %d captures of a page loaded and then changed 3 times:\n%s", len(s.Captures), stderr.String())
 	}
 	data, _ := os.ReadFile(filepath.Join(out, SessionFile))
 	if strings.Contains(string(data), "ada@example.com") {
 		t.Fatal("an e-mail address reached the recording")
 	}
-	if !strings.Contains(stderr, "3 groups") {
-		t.Fatalf("progress does not show the groups growing:\n%s", stderr)
+	for _, want := range []string{"1 groups", "2 groups", "3 groups"} {
+		if !strings.Contains(stderr.String(), want) {
+			t.Fatalf("progress does not show the groups growing (no %q):\n%s", want, stderr.String())
+		}
 	}
 }
 
