@@ -35,6 +35,13 @@ type DoubleClicker interface {
 	DoubleClick(ctx context.Context, node string) error
 }
 
+// Scroller is a driver that can scroll the page to its top as a user's
+// mouse wheel does (the page gets its scroll events and may load earlier
+// content). The browser, recording and replay drivers are Scrollers.
+type Scroller interface {
+	ScrollToTop(ctx context.Context) error
+}
+
 // Refresher is implemented by drivers that return their last capture
 // again while they saw no change (the browser driver): after Refresh the
 // next Capture reads the page whatever the driver saw. A wait calls it

@@ -265,6 +265,36 @@ func (p *Page) act(ctx context.Context, op string, t Target, x Expect, key strin
 	if err := do(el.Node); err != nil {
 		return fmt.Errorf("engine: %s: %w", op, err)
 	}
+	return p.outcome(ctx, op, x)
+}
+
+// ScrollToTop scrolls the page up to its top as a user does with the
+// mouse wheel (a page that loads earlier content when scrolled up loads
+// it), and waits for the expected outcome, as a click does (ACT-2,
+// ACT-3). A driver that cannot scroll (not a Scroller) is an error.
+func (p *Page) ScrollToTop(ctx context.Context, x Expect) error {
+	const op = "scroll"
+	if err := x.validate(); err != nil {
+		p.emit(op, trace.A("to", "top"), trace.A("code", errcode.Of(err)))
+		return err
+	}
+	if err := p.task.mutation(op); err != nil {
+		return err
+	}
+	sc, ok := p.d.(Scroller)
+	if !ok {
+		return fmt.Errorf("engine: scroll: the driver %T cannot scroll", p.d)
+	}
+	p.emit(op, trace.A("to", "top"), trace.A("expect", x))
+	if err := sc.ScrollToTop(ctx); err != nil {
+		return fmt.Errorf("engine: scroll: %w", err)
+	}
+	return p.outcome(ctx, op, x)
+}
+
+// outcome waits for an action's expected outcome; one that does not come
+// in time blocks the task (ACT-3).
+func (p *Page) outcome(ctx context.Context, op string, x Expect) error {
 	ok, evidence, err := p.awaitOutcome(ctx, x)
 	if err != nil {
 		return err

@@ -146,3 +146,37 @@ Feature: The cases QA found missing from the catalogue
     And the answer text is "Paris is"
     When I wait up to 3000 ms for the text "Paris is the capital of France."
     Then the page text contains "Paris is the capital of France."
+
+  @ANS-3 @HAR-1
+  Scenario: Earlier turns loaded by scrolling up join the baseline, and the new answer is none of them
+    Given a marker-style chat with 8 earlier turns
+    And the first 4 earlier turns load only when the chat is scrolled up
+    And the next answer completes as "Fresh answer." after 800 ms
+    When I open the chat
+    And I take a page snapshot
+    Then the snapshot shows 2 answer groups
+    When I scroll up to load earlier turns expecting the text "Question 1:"
+    And I take a page snapshot
+    Then the snapshot shows 4 answer groups
+    When I send "Hello again"
+    Then the baseline holds 4 groups
+    When I wait for the answer
+    Then the answer text is "Fresh answer."
+    And the answer group is not one of the earlier groups
+    And the answer group is the last group on the page
+
+  @ANS-3 @ANS-5
+  Scenario: Earlier turns loaded by scrolling up while the answer streams are not the new answer
+    Given a marker-style chat with 8 earlier turns
+    And the first 4 earlier turns load only when the chat is scrolled up
+    And the next answer streams "Paris is" for 1500 ms and completes as "Paris is the capital of France."
+    When I open the chat
+    And I send "What is the capital of France?"
+    Then the baseline holds the groups "msg-0006, msg-0008"
+    When I scroll up to load earlier turns expecting the text "Question 1:"
+    And I wait for the answer
+    Then the answer status is "complete"
+    And the states seen are "generating, complete"
+    And the answer text is "Paris is the capital of France."
+    And the answer group is not one of the earlier groups
+    And the answer group is the last group on the page

@@ -67,6 +67,11 @@ type Chat struct {
 	// answer the chat added; a click replaces that answer in place, under
 	// a new id, by the next scripted answer (sim/vocab_chat.go).
 	Regenerate bool
+	// Hidden is how many of the earlier turns (the first ones) are not in
+	// the thread when the page loads: the page starts scrolled to its
+	// bottom and shows them above the thread only once it is scrolled to
+	// its top (a lazily loaded history).
+	Hidden int
 	// KeepPrompt leaves the composer's text after a send, so a second
 	// click on Send (a double click) sends the message again.
 	KeepPrompt bool

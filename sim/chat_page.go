@@ -102,7 +102,7 @@ func (s *Server) complete(gen, at int, a Answer) {
 	if s.chat.Regenerate && (a.Kind == "" || a.Kind == KindText) {
 		s.moveRedo(at)
 	}
-	s.stage.publish(chatStage, stageOp{Op: "replace", Index: at, HTML: renderTurn(s.chat.Style, *t, false)})
+	s.stage.publish(chatStage, stageOp{Op: "replace", Index: s.child(at), HTML: renderTurn(s.chat.Style, *t, false)})
 	if a.Media != "" && !a.NoMediaSource && a.Kind != KindConfirm && a.Kind != KindError {
 		s.clock.AfterFunc(a.MediaDelay, func() { s.attachMedia(gen, at) })
 	}
@@ -117,7 +117,7 @@ func (s *Server) attachMedia(gen, at int) {
 		return
 	}
 	t.MediaSrc = mediaSrc(t.Media)
-	s.stage.publish(chatStage, stageOp{Op: "media", Index: at})
+	s.stage.publish(chatStage, stageOp{Op: "media", Index: s.child(at)})
 }
 
 // RenderChat renders a chat page with the given turns. It is exported for
@@ -145,6 +145,10 @@ img,video{display:block;width:64px;height:48px}
 <main>
 <h1>Sim Chat</h1>
 `)
+	if h := c.hidden(); h > 0 {
+		b.WriteString(earlierHTML(c, turns[:h]))
+		turns = turns[h:]
+	}
 	if c.Style == StyleList {
 		b.WriteString(`<ol class="conversation" id="thread">` + "\n")
 	} else {

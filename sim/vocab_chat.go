@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"html/template"
 	"net/http"
+	"strings"
 )
 
 // The chat cases of the step vocabulary: a confirmation the user answers
@@ -118,7 +119,7 @@ func (s *Server) redo(w http.ResponseWriter, r *http.Request) {
 	s.redos++
 	at := s.chat.History + i
 	s.turns[i] = Turn{ID: fmt.Sprintf("%s-%d", turnID(at), s.redos+1), Author: "assistant", Text: a.Partial, Generating: true}
-	s.stage.publish(chatStage, stageOp{Op: "replace", Index: at, HTML: renderTurn(s.chat.Style, s.turns[i], true)})
+	s.stage.publish(chatStage, stageOp{Op: "replace", Index: s.child(at), HTML: renderTurn(s.chat.Style, s.turns[i], true)})
 	gen := s.gen
 	s.clock.AfterFunc(a.Generate, func() { s.complete(gen, at, a) })
 	w.WriteHeader(http.StatusNoContent)
@@ -134,8 +135,43 @@ func (s *Server) pause(gen, at int, a Answer) {
 		return
 	}
 	*t = Turn{ID: t.ID, Author: "assistant", Text: a.Partial, Paused: true, Busy: a.PauseBusy}
-	s.stage.publish(chatStage, stageOp{Op: "replace", Index: at, HTML: renderTurn(s.chat.Style, *t, false)})
+	s.stage.publish(chatStage, stageOp{Op: "replace", Index: s.child(at), HTML: renderTurn(s.chat.Style, *t, false)})
 	s.clock.AfterFunc(a.Pause, func() { s.complete(gen, at, a) })
+}
+
+// child is the position in #thread of the turn at chat position at: the
+// hidden earlier turns (Chat.Hidden) are not in it.
+func (s *Server) child(at int) int { return at - s.chat.hidden() }
+
+// hidden is Chat.Hidden within the history.
+func (c Chat) hidden() int { return max(0, min(c.Hidden, c.History)) }
+
+// earlierHTML holds the hidden earlier turns in a template and shows them
+// above the thread once the page is scrolled to its top; the page starts
+// scrolled to its bottom, below a spacer, as a long chat does.
+func earlierHTML(c Chat, turns []Turn) string {
+	var b strings.Builder
+	b.WriteString(`<div class="spacer" aria-hidden="true" style="height:1600px"></div>
+<div id="earlier"></div>
+<template id="earlier-turns">`)
+	for _, t := range turns {
+		b.WriteString(renderTurn(c.Style, t, t.Generating))
+		b.WriteByte('\n')
+	}
+	b.WriteString(`</template>
+<script>
+(function(){
+  window.addEventListener('load', function(){ window.scrollTo(0, document.documentElement.scrollHeight); });
+  window.addEventListener('scroll', function(){
+    const tpl = document.getElementById('earlier-turns');
+    if (window.scrollY > 0 || !tpl) return;
+    document.getElementById('earlier').appendChild(tpl.content);
+    tpl.remove();
+  });
+})();
+</script>
+`)
+	return b.String()
 }
 
 // navigateChat tells the chat page to go to path itself (Answer.NavigateTo).
@@ -154,7 +190,7 @@ func (s *Server) moveRedo(at int) {
 	for j := range s.turns {
 		if t := &s.turns[j]; t.Redo && s.chat.History+j != at {
 			t.Redo = false
-			s.stage.publish(chatStage, stageOp{Op: "replace", Index: s.chat.History + j, HTML: renderTurn(s.chat.Style, *t, false)})
+			s.stage.publish(chatStage, stageOp{Op: "replace", Index: s.child(s.chat.History + j), HTML: renderTurn(s.chat.Style, *t, false)})
 		}
 	}
 	if t := s.turnAt(s.gen, at); t != nil {
@@ -213,7 +249,7 @@ func (s *Server) confirm(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 		html = renderTurn(s.chat.Style, *t, false)
-		s.stage.publish(chatStage, stageOp{Op: "replace", Index: s.chat.History + i, HTML: html})
+		s.stage.publish(chatStage, stageOp{Op: "replace", Index: s.child(s.chat.History + i), HTML: html})
 	}
 	s.mu.Unlock()
 	if html == "" {

@@ -32,11 +32,17 @@ func vocabSteps(r *table) {
 	r.step(g, `^the next answer streams "([^"]*)" for (\d+) ms, pauses for (\d+) ms with (no generating signal at all|aria-busy but no visible indicator) and completes as "([^"]*)"$`,
 		`the next send gets a partial answer with the generating indicators for that long, then a pause mid-stream: the same partial text with no typing indicator and no stop control, either with no generating signal at all or with only aria-busy="true" on the turn (a signal no one sees), then the complete answer in the same group`,
 		`And the next answer streams "Paris is" for 600 ms, pauses for 1000 ms with aria-busy but no visible indicator and completes as "Paris is the capital of France."`, givenPause, needsSim)
+	r.step(g, `^the first (\d+) earlier turns? load only when the chat is scrolled up$`,
+		"a lazily loaded history: the page opens scrolled to its bottom without the first N earlier turns, and shows them above the others once it is scrolled to its top (\"I scroll up to load earlier turns …\")",
+		"And the first 4 earlier turns load only when the chat is scrolled up", givenHiddenHistory, needsSim)
 
 	const a = "Chat actions"
 	r.step(a, `^I send "([^"]*)" with a double click$`,
 		`the same send as "I send", but the site's send control gets a real double click (two clicks in a row, as a mouse delivers them: click, click, dblclick) expecting a new answer group; what the page made of it shows in the answer groups ("the snapshot shows N answer groups") and, live, in "the sim received N messages". In process only (MCP has no double-click tool)`,
 		`When I send "What is the capital of France?" with a double click`, sendDoubleClick, isAction, defaults("waits up to 10 s for the new answer group to appear"))
+	r.step(a, `^I scroll up to load earlier turns expecting the text "([^"]*)"$`,
+		"the engine scrolls the page to its top as a mouse wheel does (the page may load earlier turns), expecting that text to be visible, like a click (ACT-2, ACT-3). The answer steps that follow still take the last group outside the send's baseline: loaded earlier turns are never the new answer (ANS-3). In process only (MCP has no scroll tool)",
+		`When I scroll up to load earlier turns expecting the text "Question 1:"`, scrollUp, isAction, defaults("waits up to 5 s for the text"))
 
 	const act = "Actions (each keeps its result)"
 	r.step(act, `^I double-click `+tgt+` expecting the text "([^"]*)"$`,
@@ -128,4 +134,25 @@ func givenNavigateMidAnswer(ctx context.Context, path string, n int) error {
 func givenPause(ctx context.Context, partial string, n, pause int, signal, final string) error {
 	return worldOf(ctx).addAnswer(sim.Answer{Partial: partial, Final: final, Generate: ms(n), Pause: ms(pause),
 		PauseBusy: signal == "aria-busy but no visible indicator"})
+}
+
+func givenHiddenHistory(ctx context.Context, n int) error {
+	w := worldOf(ctx)
+	if n > w.chat.History {
+		return fmt.Errorf("the chat has %d earlier turns; %d cannot be hidden", w.chat.History, n)
+	}
+	w.chat.Hidden = n
+	return w.applyChat()
+}
+
+func scrollUp(ctx context.Context, text string) error {
+	return act(ctx, func(p actPage) error {
+		sc, ok := p.(interface {
+			ScrollToTop(context.Context, engine.Expect) error
+		})
+		if !ok {
+			return errors.New("a scroll acts through the in-process engine: MCP has no scroll tool")
+		}
+		return sc.ScrollToTop(ctx, engine.Expect{TextVisible: text, Timeout: clickWait})
+	})
 }

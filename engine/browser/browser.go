@@ -601,6 +601,50 @@ func (p *Page) DoubleClick(ctx context.Context, node string) error {
 	return p.click(ctx, node, 2)
 }
 
+// ScrollToTop implements engine.Scroller: a mouse wheel turned up over
+// the page, far enough to reach the top of whatever scrolls there (the
+// page gets its wheel and scroll events as from a user).
+func (p *Page) ScrollToTop(ctx context.Context) error {
+	defer p.gen.Add(1) // the next capture reads the page
+	return p.run(ctx, chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+		for _, ev := range []input.DispatchMouseEventParams{
+			{Type: input.DispatchMouseEventTypeMouseMoved, X: 200, Y: 200},
+			{Type: input.DispatchMouseEventTypeMouseWheel, X: 200, Y: 200, DeltaX: -1, DeltaY: -1e6}, // deltaX must be sent: 0 is left out of the JSON
+		} {
+			if _, err := cdp.Call(ctx, t, input.DispatchMouseEvent, ev); err != nil {
+				return fmt.Errorf("browser: scroll to the top: %w", err)
+			}
+		}
+		// The scroll (smooth or not) and its scroll events run over the
+		// next frames: the action is over once the scroll positions held
+		// still for two frames, so what the page did on its scroll events
+		// is on the page before the engine reads it.
+		if _, err := cdp.Call(ctx, t, runtime.Evaluate, runtime.EvaluateParams{Expression: scrollSettledScript, AwaitPromise: new(true), ReturnByValue: new(true), Silent: new(true)}); err != nil {
+			return fmt.Errorf("browser: wait for the scroll to end: %w", err)
+		}
+		return nil
+	}))
+}
+
+// scrollSettledScript resolves once the scroll positions of the page and
+// its elements held still for two animation frames (at most 3 s).
+const scrollSettledScript = `new Promise(function(done){
+  const pos = function(){
+    let s = scrollX + ',' + scrollY;
+    for (const e of document.querySelectorAll('*')) if (e.scrollTop || e.scrollLeft) s += ',' + e.scrollTop + ',' + e.scrollLeft;
+    return s;
+  };
+  let last = null, still = 0;
+  setTimeout(done, 3000);
+  const tick = function(){
+    const p = pos();
+    still = p === last ? still + 1 : 0;
+    last = p;
+    if (still >= 2) done(); else requestAnimationFrame(tick);
+  };
+  requestAnimationFrame(tick);
+})`
+
 // click presses and releases the left button at the node's centre n times
 // in a row, the click count rising with each.
 func (p *Page) click(ctx context.Context, node string, n int64) error {

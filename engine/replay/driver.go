@@ -260,6 +260,11 @@ func (d *Driver) DoubleClick(ctx context.Context, node string) error {
 	return d.act(Step{Kind: KindDoubleClick, Node: node})
 }
 
+// ScrollToTop implements engine.Scroller.
+func (d *Driver) ScrollToTop(ctx context.Context) error {
+	return d.act(Step{Kind: KindScroll})
+}
+
 // Type implements engine.Driver.
 func (d *Driver) Type(ctx context.Context, node, text string) error {
 	return d.act(Step{Kind: KindType, Node: node, Text: text})

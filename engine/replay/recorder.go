@@ -154,6 +154,17 @@ func (r *Recorder) DoubleClick(ctx context.Context, node string) error {
 	return dc.DoubleClick(ctx, node)
 }
 
+// ScrollToTop implements engine.Scroller: it records the scroll and
+// delivers it to the live page.
+func (r *Recorder) ScrollToTop(ctx context.Context) error {
+	sc, ok := r.live.(engine.Scroller)
+	if !ok {
+		return fmt.Errorf("replay: the live driver %T cannot scroll", r.live)
+	}
+	r.add(Step{Kind: KindScroll})
+	return sc.ScrollToTop(ctx)
+}
+
 // Type implements engine.Driver. Text typed into a sensitive field is
 // stored as a placeholder.
 func (r *Recorder) Type(ctx context.Context, node, text string) error {

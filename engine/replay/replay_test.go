@@ -490,3 +490,24 @@ func TestDoubleClickReplays(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestScrollReplays: a recorded scroll replays as its own action, and a
+// click in its place diverges on the kind.
+func TestScrollReplays(t *testing.T) {
+	ctx := context.Background()
+	s := session()
+	s.Steps[3] = replay.Step{AtMS: 30, Kind: replay.KindScroll}
+	if err := s.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	d := replay.NewDriver(s)
+	_ = d.Navigate(ctx, "http://sim.test/chat")
+	_ = d.Type(ctx, "9", "hello")
+	var de *replay.DivergedError
+	if err := d.Click(ctx, "12"); !errors.As(err, &de) || de.Field != "kind" {
+		t.Fatalf("a click in place of the recorded scroll: %v, want a divergence on the kind", err)
+	}
+	if err := d.ScrollToTop(ctx); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -43,6 +43,8 @@ const (
 	// KindDoubleClick is a real double click (engine.DoubleClicker): two
 	// clicks in a row, as a user's double click delivers them.
 	KindDoubleClick = "dblclick"
+	// KindScroll is a scroll of the page to its top (engine.Scroller).
+	KindScroll = "scroll"
 	// KindQuiet is the driver's default readiness wait after a navigation
 	// (engine.Quieter, SPEC APP-1): Error holds what kept the page busy
 	// when it did not get quiet. A build that predates it refuses a
@@ -120,6 +122,8 @@ func (s Step) String() string {
 		return "quiet wait"
 	case KindDoubleClick:
 		return "double click node=" + s.Node
+	case KindScroll:
+		return "scroll to the top"
 	case KindPress:
 		if s.Control != "" {
 			return fmt.Sprintf("press %s in %s", s.Key, s.Control)
@@ -221,7 +225,7 @@ func (s *Session) Validate() error {
 			if st.Capture == nil || *st.Capture < 0 || *st.Capture >= len(s.Captures) {
 				return fmt.Errorf("%w: steps[%d] names capture %d of %d", ErrMalformed, i, deref(st.Capture), len(s.Captures))
 			}
-		case KindNavigate, KindClick, KindDoubleClick, KindType, KindPress, KindQuiet:
+		case KindNavigate, KindClick, KindDoubleClick, KindScroll, KindType, KindPress, KindQuiet:
 		default:
 			return fmt.Errorf("%w: steps[%d] has unknown kind %q", ErrMalformed, i, st.Kind)
 		}
