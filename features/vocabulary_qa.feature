@@ -91,22 +91,6 @@ Feature: The cases QA found missing from the catalogue
     When I take a page snapshot
     Then the snapshot shows 3 answer groups
 
-  @ANS-3 @HAR-1
-  Scenario: A double click on a Send the page does not guard sends the message twice, and the newest answer is the one waited for
-    Given a marker-style chat with 2 earlier answers
-    And the composer keeps its text after sending
-    And the next answer completes as "Paris." after 600 ms
-    And the next answer completes as "Paris, again." after 600 ms
-    When I open the chat
-    And I send "What is the capital of France?" with a double click
-    And I wait for the answer
-    Then the answer status is "complete"
-    And the answer text is "Paris, again."
-    And the answer group is the last group on the page
-    And the sim received 2 messages
-    When I take a page snapshot
-    Then the snapshot shows 4 answer groups
-
   @ANS-3 @ANS-5 @HAR-1
   Scenario: The page navigates itself mid-answer, and the answer is followed to completion on the new page
     Given a marker-style chat with 2 earlier answers

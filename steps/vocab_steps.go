@@ -23,9 +23,6 @@ func vocabSteps(r *table) {
 	r.step(g, `^the next answer fails with "([^"]*)" and a "([^"]*)" control after (\d+) ms$`,
 		`the next answer ends with that error message (role=alert) and a retry control of that name inside the turn (instead of "Something went wrong while answering." and Retry); a click on the control regenerates the turn in place by the next scripted answer`,
 		`And the next answer fails with "Network error: the answer was cut off." and a "Try again" control after 300 ms`, givenErrorLabels, needsSim)
-	r.step(g, `^the composer keeps its text after sending$`,
-		"the chat page does not empty its composer after a send, so a second click on Send sends the same message again (a page with no guard against a double click)",
-		"And the composer keeps its text after sending", givenKeepPrompt, needsSim)
 	r.step(g, `^the page navigates itself to "([^"]*)" (\d+) ms into that answer$`,
 		"the chat page's own script navigates to that sim path (a real navigation, as a site moves a new chat to its own address) that long after the send of the answer scripted last, while it is still generating; the page there shows the same thread, and the answer goes on and completes there",
 		`And the page navigates itself to "/chat?c=1" 500 ms into that answer`, givenNavigateMidAnswer, needsSim)
@@ -94,12 +91,6 @@ func actDoubleClick(ctx context.Context, target, text string) error {
 		}
 		return dc.DoubleClick(ctx, t, engine.Expect{TextVisible: text, Timeout: clickWait})
 	})
-}
-
-func givenKeepPrompt(ctx context.Context) error {
-	w := worldOf(ctx)
-	w.chat.KeepPrompt = true
-	return w.applyChat()
 }
 
 func givenRegenerate(ctx context.Context) error {
