@@ -92,16 +92,16 @@ Feature: The ledger, hardened: nothing stranded, keys that outlive the process, 
 
   @LED-16
   Scenario: Every route answers a trickled request and closes it within its limit
-    Given the sim bounds reads of headers and bodies at 100 ms
-    When a client trickles its headers to "/chat" one byte every 30 ms
+    Given the sim bounds reads of headers and bodies at 300 ms
+    When a client trickles its headers to "/chat" one byte every 100 ms
     Then the server answered 408 and closed the connection within its limit
-    When a client trickles its headers to "/" one byte every 30 ms
+    When a client trickles its headers to "/" one byte every 100 ms
     Then the server answered 408 and closed the connection within its limit
-    When a client trickles its headers to "/no-such-page" one byte every 30 ms
+    When a client trickles its headers to "/no-such-page" one byte every 100 ms
     Then the server answered 408 and closed the connection within its limit
-    When a client trickles a body to "/no-such-page" one byte every 30 ms
+    When a client trickles a body to "/no-such-page" one byte every 100 ms
     Then the server answered 404 and closed the connection within its limit
-    When a client trickles a body to "/api/jobs" one byte every 30 ms
+    When a client trickles a body to "/api/jobs" one byte every 100 ms
     Then the server answered 408 and closed the connection within its limit
 
   @LED-17
