@@ -30,8 +30,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"net"
-	"net/http"
 	"os"
 	"os/exec"
 	"strconv"
@@ -146,22 +144,11 @@ func run(bin, chromium, turnsFlag string, timeout time.Duration) ([]row, error) 
 	for _, n := range sizes {
 		pages["/chat/"+strconv.Itoa(n)] = chatpage.Render(chatpage.Options{Turns: n, Seed: 1})
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	base, closeSrv, err := chatpage.Serve(pages)
 	if err != nil {
 		return nil, err
 	}
-	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, ok := pages[r.URL.Path]
-		if !ok {
-			http.NotFound(w, r)
-			return
-		}
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		_, _ = w.Write([]byte(body))
-	})}
-	go func() { _ = srv.Serve(ln) }()
-	defer srv.Close()
-	base := "http://" + ln.Addr().String()
+	defer closeSrv()
 
 	ctx := context.Background()
 	cmd := exec.Command(bin, "mcp", "--adapter", "auto")

@@ -29,8 +29,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"net"
-	"net/http"
 	"os"
 	"os/exec"
 	"slices"
@@ -95,22 +93,11 @@ func run(replaylab, playwright, chromium, turnsFlag, only string, runs int, time
 		page := chatpage.Render(chatpage.Options{Turns: n, Seed: 1})
 		pages["/chat/"+strconv.Itoa(n)] = strings.Replace(page, "</body>", streamScript+"</body>", 1)
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	base, closeSrv, err := chatpage.Serve(pages)
 	if err != nil {
 		return err
 	}
-	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, ok := pages[r.URL.Path]
-		if !ok {
-			http.NotFound(w, r)
-			return
-		}
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		_, _ = w.Write([]byte(body))
-	})}
-	go func() { _ = srv.Serve(ln) }()
-	defer srv.Close()
-	base := "http://" + ln.Addr().String()
+	defer closeSrv()
 
 	ctx := context.Background()
 	var servers []*server

@@ -18,6 +18,8 @@ package chatpage
 import (
 	"fmt"
 	"math/rand/v2"
+	"net"
+	"net/http"
 	"strings"
 )
 
@@ -152,4 +154,24 @@ func Live(src string) string {
 		i = j
 	}
 	return b.String()
+}
+
+// Serve serves pages (path → HTML) on a loopback port until close is
+// called, and returns the base URL ("http://127.0.0.1:PORT").
+func Serve(pages map[string]string) (base string, close func() error, err error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", nil, err
+	}
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, ok := pages[r.URL.Path]
+		if !ok {
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		_, _ = w.Write([]byte(body))
+	})}
+	go func() { _ = srv.Serve(ln) }()
+	return "http://" + ln.Addr().String(), srv.Close, nil
 }
