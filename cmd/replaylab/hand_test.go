@@ -428,15 +428,19 @@ func (p *devtoolsPage) eval(ctx context.Context, expr string, v any) error {
 	}
 }
 
-// await waits until the expression is true in the page.
+// await waits until the expression is true in the page; on time out the
+// failure shows what the page had (focus, the composer's text).
 func (p *devtoolsPage) await(ctx context.Context, t *testing.T, expr string) {
 	t.Helper()
+	const seen = `JSON.stringify({focus: document.hasFocus(), active: document.activeElement && document.activeElement.outerHTML.slice(0, 200)})`
 	poll(ctx, t, expr, func() (bool, string) {
 		var ok bool
 		if err := p.eval(ctx, "!!("+expr+")", &ok); err != nil {
 			return false, err.Error()
 		}
-		return ok, ""
+		var state string
+		_ = p.eval(ctx, seen, &state)
+		return ok, "the page had " + state
 	})
 }
 

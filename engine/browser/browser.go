@@ -312,6 +312,10 @@ type Page struct {
 	ctx     context.Context
 	cancel  context.CancelFunc
 	changed chan struct{}
+	// user counts the user's actions the browser reported that WatchUser
+	// has not yet passed on; userIdle is told when it reaches 0
+	user     atomic.Int64
+	userIdle chan struct{}
 
 	// gen counts the changes the page's observer reported, actions and
 	// refreshes; last is the capture taken at generation lastGen, done at
@@ -460,7 +464,7 @@ func (b *Browser) newPage(ctx context.Context) (*Page, error) {
 		cancel()
 		return nil, fmt.Errorf("browser: new page: %w", err)
 	}
-	p := &Page{ctx: pctx, cancel: cancel, changed: make(chan struct{}, 1)}
+	p := &Page{ctx: pctx, cancel: cancel, changed: make(chan struct{}, 1), userIdle: make(chan struct{}, 1)}
 	if err := watchChanges(pctx, p.touch, p.setWorld); err != nil {
 		cancel()
 		return nil, fmt.Errorf("browser: watch page changes: %w", err)
@@ -833,12 +837,14 @@ func (p *Page) Capture(ctx context.Context) (*capture.Capture, error) {
 	last, lastGen, lastEnd := p.last, p.lastGen, p.lastEnd
 	p.mu.Unlock()
 	if !lab && last != nil && lastGen == gen && time.Since(lastEnd) >= captureSettle {
+		p.userSettled(ctx)
 		return last, nil
 	}
 	c, err := p.capture(ctx)
 	if err != nil {
 		return nil, err
 	}
+	p.userSettled(ctx) // the user's actions before it come first
 	p.mu.Lock()
 	p.last, p.lastGen, p.lastEnd = c, gen, time.Now()
 	p.mu.Unlock()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"strconv"
+	"time"
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/dom"
@@ -77,30 +78,82 @@ func (p *Page) WatchUser(ctx context.Context, fn func(UserEvent)) error {
 	if err != nil {
 		return err
 	}
-	events := chromedp.Events(p.ctx, runtime.BindingCalled)
-	go func() {
-		for ev, err := range events {
-			if err != nil {
-				return
+	// Listen sees a binding call before the reply to any command sent
+	// after it, so a Capture that returns after the user's action knows
+	// of it and waits until fn had it (userSettled): the action comes
+	// before the capture that shows its effect, however late fn runs.
+	queue := make(chan *runtime.EventBindingCalled, userQueueMax)
+	err = chromedp.Listen(p.ctx, func(ev any) {
+		if b, ok := ev.(*runtime.EventBindingCalled); ok && b.Name == userBinding {
+			p.user.Add(1)
+			select {
+			case queue <- b:
+			default:
+				p.userDone() // a flood beyond the queue: dropped
 			}
-			if ev.Name != userBinding {
-				continue
+		}
+	})
+	if err != nil {
+		return err
+	}
+	go func() {
+		for {
+			var ev *runtime.EventBindingCalled
+			select {
+			case <-p.ctx.Done():
+				return
+			case ev = <-queue:
 			}
 			var msg struct {
 				Kind, Text, Key string
 				I               int
 			}
-			if json.Unmarshal([]byte(ev.Payload), &msg) != nil {
-				continue
+			if json.Unmarshal([]byte(ev.Payload), &msg) == nil {
+				if node := p.userNode(ev.ExecutionContextID, msg.I); node != "" {
+					fn(UserEvent{Kind: msg.Kind, Node: node, Text: msg.Text, Key: msg.Key})
+				}
 			}
-			node := p.userNode(ev.ExecutionContextID, msg.I)
-			if node == "" {
-				continue
-			}
-			fn(UserEvent{Kind: msg.Kind, Node: node, Text: msg.Text, Key: msg.Key})
+			p.userDone()
 		}
 	}()
 	return nil
+}
+
+// userQueueMax bounds the user's actions waiting for their element.
+const userQueueMax = 256
+
+// userSettleMax bounds how long a capture waits for the user's actions
+// before it to be reported.
+const userSettleMax = 5 * time.Second
+
+// userDone notes that one user action was reported (or dropped).
+func (p *Page) userDone() {
+	if p.user.Add(-1) == 0 {
+		select {
+		case p.userIdle <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// userSettled waits until every user action the browser reported so far
+// went to WatchUser's fn (at most userSettleMax).
+func (p *Page) userSettled(ctx context.Context) {
+	if p.user.Load() == 0 {
+		return
+	}
+	t := time.NewTimer(userSettleMax)
+	defer t.Stop()
+	for p.user.Load() > 0 {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			return
+		case <-p.userIdle:
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
 }
 
 // userNode resolves the index'th element of the world's list to its

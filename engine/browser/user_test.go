@@ -79,3 +79,63 @@ func TestWatchUser(t *testing.T) {
 		}
 	}
 }
+
+const relabelPage = `<!doctype html><html><body>
+<button id="b" onclick="this.textContent = 'Stop generating'">Send</button>
+</body></html>`
+
+// A capture that shows a click's effect returns only after WatchUser's fn
+// had the click, however slowly fn runs: a recording puts the person's
+// action before the capture it caused, so validate reads the control as
+// it was when clicked (Send, not the Stop it became).
+func TestWatchUserReportsAClickBeforeTheCaptureOfItsEffect(t *testing.T) {
+	ctx := context.Background()
+	p := newPage(t)
+	srv := serve(t, map[string]string{"/": relabelPage})
+	var mu sync.Mutex
+	clicks := 0
+	if err := p.WatchUser(ctx, func(ev browser.UserEvent) {
+		time.Sleep(300 * time.Millisecond) // a slow consumer
+		mu.Lock()
+		clicks++
+		mu.Unlock()
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Navigate(ctx, srv.URL+"/"); err != nil {
+		t.Fatal(err)
+	}
+	c, err := p.Capture(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, _ := observe.Parse(c)
+	node := ""
+	for _, e := range observe.Observe(doc, 1, observe.Options{}).All {
+		if e.Name == "Send" {
+			node = e.Node
+		}
+	}
+	if err := p.Click(ctx, node); err != nil {
+		t.Fatal(err)
+	}
+	for {
+		c, err := p.Capture(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		doc, _ := observe.Parse(c)
+		stop := false
+		for _, e := range observe.Observe(doc, 1, observe.Options{}).All {
+			stop = stop || e.Name == "Stop generating"
+		}
+		if stop {
+			break
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if clicks != 1 {
+		t.Fatalf("a capture showed the click's effect before WatchUser had the click (%d clicks reported)", clicks)
+	}
+}
