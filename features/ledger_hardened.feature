@@ -91,18 +91,18 @@ Feature: The ledger, hardened: nothing stranded, keys that outlive the process, 
       | postgres |
 
   @LED-16
-  Scenario: Every route answers a trickled request and closes it within its limit
+  Scenario Outline: Every route answers a trickled request and closes it within its limit: <what> to <path>
     Given the sim bounds reads of headers and bodies at 300 ms
-    When a client trickles its headers to "/chat" one byte every 100 ms
-    Then the server answered 408 and closed the connection within its limit
-    When a client trickles its headers to "/" one byte every 100 ms
-    Then the server answered 408 and closed the connection within its limit
-    When a client trickles its headers to "/no-such-page" one byte every 100 ms
-    Then the server answered 408 and closed the connection within its limit
-    When a client trickles a body to "/no-such-page" one byte every 100 ms
-    Then the server answered 404 and closed the connection within its limit
-    When a client trickles a body to "/api/jobs" one byte every 100 ms
-    Then the server answered 408 and closed the connection within its limit
+    When a client trickles <what> to "<path>" one byte every 100 ms
+    Then the server answered <status> and closed the connection within its limit
+
+    Examples:
+      | what        | path          | status |
+      | its headers | /chat         | 408    |
+      | its headers | /             | 408    |
+      | its headers | /no-such-page | 408    |
+      | a body      | /no-such-page | 404    |
+      | a body      | /api/jobs     | 408    |
 
   @LED-17
   Scenario: Guessing tokens is answered 429 with Retry-After, and another client still signs in

@@ -32,7 +32,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 	storagePath := storageFlag(fs)
 	record := fs.Bool("record", false, "same as --mode record: run live in Chromium and re-record every session")
 	seed := fs.Int64("seed", 0, "seed of every generated text and fault plan")
-	conc := fs.Int("concurrency", runtime.NumCPU(), "scenarios run at once (default: the number of CPUs)")
+	conc := fs.Int("concurrency", 0, "scenarios run at once (default: twice the number of CPUs, at least 4, when the run only replays; the number of CPUs when it may start a browser)")
 	lastFailed := fs.Bool("last-failed", false, "run only the scenarios the last run in this project failed (kept in "+harness.LastFailedFile+"; --format rerun:FILE writes such a list too)")
 	scale := addRunScaleFlags(fs) // --cdp, --cdp-file, --shard, --retries, … (scale.go)
 	root := fs.String("root", "", "directory holding features/ and recordings/ (default: the nearest directory at or above the current one that has features/, else the embedded copy)")
@@ -69,8 +69,13 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 	if (browserOpts.RemoteURL != "" || len(pool) > 0) && !m.MayGoLive() {
 		return exitBadInput, badInput("--cdp attaches the browser driver to a running Chromium; this run replays recordings and starts no browser (add --driver browser, or --mode record-once / record)")
 	}
-	if *conc < 1 {
+	setFlags := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { setFlags[f.Name] = true })
+	if setFlags["concurrency"] && *conc < 1 {
 		return exitBadInput, badInput("--concurrency must be at least 1, got %d", *conc)
+	}
+	if !setFlags["concurrency"] {
+		*conc = defaultConcurrency(m, runtime.NumCPU())
 	}
 	for _, f := range strings.Split(*format, ",") {
 		name, _, _ := strings.Cut(f, ":")
@@ -307,4 +312,15 @@ func cmdSteps(ctx context.Context, args []string, stdout, stderr io.Writer) (int
 		return exitFailed, err
 	}
 	return exitOK, nil
+}
+
+// defaultConcurrency is how many scenarios run at once when --concurrency
+// is not given: a run that only replays waits on its scenarios' own
+// clocks and servers as much as it computes, so it runs twice the CPUs (at
+// least 4); a run that may start a browser runs one scenario a CPU.
+func defaultConcurrency(m replay.Mode, cpus int) int {
+	if m.MayGoLive() {
+		return max(cpus, 1)
+	}
+	return max(2*cpus, 4)
 }

@@ -1,0 +1,29 @@
+package main
+
+import (
+	"testing"
+
+	"github.com/replaylab/replaylab/engine/replay"
+)
+
+func TestDefaultConcurrency(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		mode replay.Mode
+		cpus int
+		want int
+	}{
+		{name: "replay on 2 CPUs", mode: replay.ModeReplayOnly, cpus: 2, want: 4},
+		{name: "replay on 1 CPU", mode: replay.ModeReplayOnly, cpus: 1, want: 4},
+		{name: "replay on 8 CPUs", mode: replay.ModeReplayOnly, cpus: 8, want: 16},
+		{name: "record-once may start a browser", mode: replay.ModeRecordOnce, cpus: 2, want: 2},
+		{name: "record", mode: replay.ModeRecord, cpus: 8, want: 8},
+		{name: "live", mode: replay.ModeLive, cpus: 2, want: 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := defaultConcurrency(tc.mode, tc.cpus); got != tc.want {
+				t.Errorf("defaultConcurrency(%s, %d) = %d, want %d", tc.mode, tc.cpus, got, tc.want)
+			}
+		})
+	}
+}
