@@ -215,6 +215,10 @@ func TestCancelledCallGetsNoResponse(t *testing.T) {
 	}
 	send(nil, "notifications/initialized", map[string]any{})
 	send(2, "tools/call", map[string]any{"name": "begin", "arguments": map[string]any{"goal": "cancel"}})
+	// the server runs calls concurrently: the task exists once begin answered
+	if !await(2, 5*time.Second)[2] {
+		t.Fatal("no answer to begin")
+	}
 	send(3, "tools/call", map[string]any{"name": "navigate", "arguments": map[string]any{"task": "t1", "url": "http://chat.test/"}})
 	if !await(3, 5*time.Second)[3] {
 		t.Fatal("no answer to navigate")
