@@ -168,29 +168,20 @@ func TestCheapFullCaptureMatchesSnapshot(t *testing.T) {
 //
 //	go test ./engine/browser -run '^$' -bench FirstCapture -benchtime 5x
 func BenchmarkFirstCapture(b *testing.B) {
-	for _, turns := range []int{20, 200, 2000} {
-		page := chatpage.Render(chatpage.Options{Turns: turns, Seed: 1})
-		b.Run("turns="+strconv.Itoa(turns), func(b *testing.B) {
-			p := idlePage(b)
-			ctx := context.Background()
-			base := serveTB(b, map[string]string{"/chat": page})
-			if err := p.Navigate(ctx, base+"/chat"); err != nil {
-				b.Fatal(err)
-			}
-			pairbench.Run(b, "snapshot",
-				func() {
-					if _, err := p.CaptureFull(ctx); err != nil {
-						b.Fatal(err)
-					}
-				},
-				func() {
-					c, reason, err := p.CaptureCheapForTest(ctx)
-					if err != nil || c == nil {
-						b.Fatal(err, reason)
-					}
-				})
-		})
-	}
+	onChatPages(b, func(b *testing.B, ctx context.Context, p *browser.Page) {
+		pairbench.Run(b, "snapshot",
+			func() {
+				if _, err := p.CaptureFull(ctx); err != nil {
+					b.Fatal(err)
+				}
+			},
+			func() {
+				c, reason, err := p.CaptureCheapForTest(ctx)
+				if err != nil || c == nil {
+					b.Fatal(err, reason)
+				}
+			})
+	})
 }
 
 // BenchmarkOwnFullCapture: the full capture a navigation takes on a
@@ -202,6 +193,31 @@ func BenchmarkFirstCapture(b *testing.B) {
 //
 //	go test ./engine/browser -run '^$' -bench OwnFullCapture -benchtime 10x
 func BenchmarkOwnFullCapture(b *testing.B) {
+	onChatPages(b, func(b *testing.B, ctx context.Context, p *browser.Page) {
+		before := p.CaptureStats()
+		pairbench.Run(b, "snapshot",
+			func() {
+				if _, err := p.CaptureFull(ctx); err != nil {
+					b.Fatal(err)
+				}
+			},
+			func() {
+				p.Refresh()
+				if _, err := p.Capture(ctx); err != nil {
+					b.Fatal(err)
+				}
+			})
+		after := p.CaptureStats()
+		if after.Own-before.Own != after.Full-before.Full || after.Full == before.Full {
+			b.Errorf("%d of %d full captures were the tracker's own (declined %v)", after.Own-before.Own, after.Full-before.Full, after.Declined)
+		}
+	})
+}
+
+// onChatPages runs fn as a sub-benchmark for a seeded chat page of 20,
+// 200 and 2,000 turns, opened in an idle page.
+func onChatPages(b *testing.B, fn func(b *testing.B, ctx context.Context, p *browser.Page)) {
+	b.Helper()
 	for _, turns := range []int{20, 200, 2000} {
 		page := chatpage.Render(chatpage.Options{Turns: turns, Seed: 1})
 		b.Run("turns="+strconv.Itoa(turns), func(b *testing.B) {
@@ -211,23 +227,7 @@ func BenchmarkOwnFullCapture(b *testing.B) {
 			if err := p.Navigate(ctx, base+"/chat"); err != nil {
 				b.Fatal(err)
 			}
-			before := p.CaptureStats()
-			pairbench.Run(b, "snapshot",
-				func() {
-					if _, err := p.CaptureFull(ctx); err != nil {
-						b.Fatal(err)
-					}
-				},
-				func() {
-					p.Refresh()
-					if _, err := p.Capture(ctx); err != nil {
-						b.Fatal(err)
-					}
-				})
-			after := p.CaptureStats()
-			if after.Own-before.Own != after.Full-before.Full || after.Full == before.Full {
-				b.Errorf("%d of %d full captures were the tracker's own (declined %v)", after.Own-before.Own, after.Full-before.Full, after.Declined)
-			}
+			fn(b, ctx, p)
 		})
 	}
 }

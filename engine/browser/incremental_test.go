@@ -12,7 +12,6 @@ import (
 
 	"github.com/replaylab/replaylab/engine/browser"
 	"github.com/replaylab/replaylab/engine/capture"
-	"github.com/replaylab/replaylab/internal/chatpage"
 	"github.com/replaylab/replaylab/internal/pairbench"
 )
 
@@ -408,49 +407,40 @@ const streamEdit = `{const t=document.querySelectorAll('[data-message-author-rol
 //
 //	go test ./engine/browser -run '^$' -bench LiveSnapshotAfterChange -benchtime 10x
 func BenchmarkLiveSnapshotAfterChange(b *testing.B) {
-	for _, turns := range []int{20, 200, 2000} {
-		page := chatpage.Render(chatpage.Options{Turns: turns, Seed: 1})
-		b.Run("turns="+strconv.Itoa(turns), func(b *testing.B) {
-			p := idlePage(b)
-			ctx := context.Background()
-			base := serveTB(b, map[string]string{"/chat": page})
-			if err := p.Navigate(ctx, base+"/chat"); err != nil {
+	onChatPages(b, func(b *testing.B, ctx context.Context, p *browser.Page) {
+		if _, err := p.Capture(ctx); err != nil {
+			b.Fatal(err)
+		}
+		edit := func() {
+			if _, err := p.EvalForTest(ctx, streamEdit); err != nil {
 				b.Fatal(err)
 			}
-			if _, err := p.Capture(ctx); err != nil {
-				b.Fatal(err)
-			}
-			edit := func() {
-				if _, err := p.EvalForTest(ctx, streamEdit); err != nil {
+		}
+		// warm: the first incremental capture of a document checks it all
+		edit()
+		if _, err := p.Capture(ctx); err != nil {
+			b.Fatal(err)
+		}
+		before := p.CaptureStats()
+		pairbench.Run(b, "full",
+			func() {
+				edit()
+				if _, err := p.CaptureFull(ctx); err != nil {
 					b.Fatal(err)
 				}
-			}
-			// warm: the first incremental capture of a document checks it all
-			edit()
-			if _, err := p.Capture(ctx); err != nil {
-				b.Fatal(err)
-			}
-			before := p.CaptureStats()
-			pairbench.Run(b, "full",
-				func() {
-					edit()
-					if _, err := p.CaptureFull(ctx); err != nil {
-						b.Fatal(err)
-					}
-				},
-				func() {
-					edit()
-					if _, err := p.Capture(ctx); err != nil {
-						b.Fatal(err)
-					}
-				})
-			after := p.CaptureStats()
-			if n := after.Incremental - before.Incremental; n > 0 {
-				b.ReportMetric((after.TrackerMS-before.TrackerMS)/float64(n), "tracker-ms/op")
-			}
-			if after.Full != before.Full {
-				b.Errorf("%d of the captures were full (fallbacks %v)", after.Full-before.Full, after.Fallbacks)
-			}
-		})
-	}
+			},
+			func() {
+				edit()
+				if _, err := p.Capture(ctx); err != nil {
+					b.Fatal(err)
+				}
+			})
+		after := p.CaptureStats()
+		if n := after.Incremental - before.Incremental; n > 0 {
+			b.ReportMetric((after.TrackerMS-before.TrackerMS)/float64(n), "tracker-ms/op")
+		}
+		if after.Full != before.Full {
+			b.Errorf("%d of the captures were full (fallbacks %v)", after.Full-before.Full, after.Fallbacks)
+		}
+	})
 }
