@@ -30,20 +30,18 @@ type table struct{ defs []StepDef }
 // goes stale.
 func groups() []func(*table) {
 	return []func(*table){
-		actSteps, answerSteps, patchSteps, chatSteps, clockSteps, exploreSteps,
-		editorSteps, harnessSteps, ledgerSteps, ledgerTrustSteps, ledgerHardenedSteps, locateSteps, loopSteps,
-		mcpSteps, observeSteps, poolSteps, recordingSteps, reportSteps,
+		actSteps, answerSteps, patchSteps, chatSteps, clockSteps,
+		ledgerSteps, ledgerTrustSteps, ledgerHardenedSteps, locateSteps, loopSteps,
+		mcpSteps, observeSteps, recordingSteps,
 		siteSteps, siteRefusalSteps, siteValidateSteps, vocabSteps, storageSteps,
 	}
 }
 
-// selfTestGroups are the groups of the tool's own self-tests: bound for
-// features/ of this repository, left out of the QA catalogue.
+// selfTestGroups are the vocabulary's own groups of the tool's
+// self-tests: bound for features/ of this repository, left out of the QA
+// catalogue (the other self-test groups are Groups marked SelfTest).
 var selfTestGroups = map[string]bool{
-	"The harness itself":          true,
-	"Reports, shards and retries": true,
-	"Seeded explorer":             true,
-	"MCP process":                 true,
+	"MCP process": true,
 }
 
 // stepOpt adds catalogue facts to a step of a table.
@@ -93,10 +91,9 @@ type compiledStep struct {
 	re *regexp.Regexp
 }
 
-// catalogue builds the step tables once: aliases resolved, every step of
-// a group named "… (sim)" marked as the sim's, patterns compiled.
+// catalogue is the vocabulary's own steps, compiled once.
 func catalogue() []compiledStep {
-	catalogueOnce.Do(func() { compiledSteps = compileSteps() })
+	catalogueOnce.Do(func() { compiledSteps = compileSteps(nil) })
 	return compiledSteps
 }
 
@@ -105,10 +102,16 @@ var (
 	compiledSteps []compiledStep // set once, never changed
 )
 
-func compileSteps() []compiledStep {
+// compileSteps builds the step tables, then those of extra: aliases
+// resolved, every step of a group named "… (sim)" marked as the sim's,
+// the self-test groups' steps marked, patterns compiled.
+func compileSteps(extra []Group) []compiledStep {
 	var t table
 	for _, g := range groups() {
 		g(&t)
+	}
+	for _, g := range extra {
+		g.Steps(&Table{group: g, t: &t})
 	}
 	defs, err := harness.ResolveAliases(t.defs)
 	if err != nil {
@@ -119,15 +122,14 @@ func compileSteps() []compiledStep {
 		if strings.HasSuffix(d.Group, "(sim)") {
 			d.NeedsSim = true // a group named "… (sim)" is the sim's
 		}
-		d.SelfTest = selfTestGroups[d.Group]
+		d.SelfTest = d.SelfTest || selfTestGroups[d.Group]
 		out[i] = compiledStep{d, regexp.MustCompile(d.Pattern)}
 	}
 	return out
 }
 
-// registered is every step in table order.
-func registered() []StepDef {
-	cs := catalogue()
+// defsOf is the steps of cs in table order.
+func defsOf(cs []compiledStep) []StepDef {
 	out := make([]StepDef, len(cs))
 	for i, c := range cs {
 		out[i] = c.StepDef
@@ -135,7 +137,8 @@ func registered() []StepDef {
 	return out
 }
 
-// kindOf returns the kind of the step whose pattern matches text.
+// kindOf returns the kind of the step whose pattern matches text (a
+// Group's steps have none).
 func kindOf(text string) string {
 	for _, d := range catalogue() {
 		if d.re.MatchString(text) {
@@ -145,9 +148,17 @@ func kindOf(text string) string {
 	return ""
 }
 
-// Catalogue returns every step of the vocabulary, grouped and in table
-// order.
-func Catalogue() []StepDef { return harness.Grouped(registered()) }
+// Catalogue returns every step of the vocabulary and of groups, grouped
+// and in table order.
+func Catalogue(groups ...Group) []StepDef { return harness.Grouped(defsOf(compiled(groups))) }
+
+// compiled is the vocabulary's steps and those of groups.
+func compiled(groups []Group) []compiledStep {
+	if len(groups) == 0 {
+		return catalogue()
+	}
+	return compileSteps(groups)
+}
 
 // CatalogueTitle and CatalogueIntro open the Markdown catalogue.
 const CatalogueTitle = "replaylab step catalogue"
@@ -177,14 +188,17 @@ TASK_FINISHED, PAGE_NOT_READY), and the refusal's count and descriptions. An ali
 another wording of a step and means exactly the same.
 `
 
-// CheckCatalogue verifies the vocabulary's catalogue (harness.CheckCatalogue).
-func CheckCatalogue() error { return harness.CheckCatalogue(registered()) }
+// CheckCatalogue verifies the catalogue of the vocabulary and groups
+// (harness.CheckCatalogue).
+func CheckCatalogue(groups ...Group) error {
+	return harness.CheckCatalogue(defsOf(compiled(groups)))
+}
 
-// bind binds the vocabulary to sc, the self-test steps only when
-// selfTests (a QA project's run finds them undefined).
-func bind(sc *godog.ScenarioContext, selfTests bool) {
-	defs := registered()
-	if !selfTests {
+// bind binds the fixture's steps to sc, the self-test steps only when
+// they belong to the project (a QA project's run finds them undefined).
+func (f *Fixture) bind(sc *godog.ScenarioContext) {
+	defs := defsOf(f.steps)
+	if !f.selfTests {
 		defs = harness.QA(defs)
 	}
 	harness.Bind(sc, defs)

@@ -11,6 +11,10 @@
 // all. Both compare their normalised trace with the same golden file under
 // recordings/golden, so a scenario that reads pages must give the same
 // trace under both.
+//
+// Steps kept outside the vocabulary (replaylab's own self-tests, in
+// internal/selftest) join a fixture as Groups (Options.Groups), bound and
+// listed after its own, and reach their scenario through WorldOf.
 package steps
 
 import (
@@ -19,6 +23,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 
@@ -70,11 +75,14 @@ type Options struct {
 	// replaylab binary passes itself, os.Executable). Empty: the steps
 	// build ./cmd/replaylab from Root's module once per process (go test).
 	MCPCommand []string
-	// SelfTests binds replaylab's own self-test steps (nested runs,
-	// shards, the explorer, the MCP process, …) as well. Without it they
+	// SelfTests binds replaylab's own self-test steps (the MCP process's
+	// and those of the Groups marked SelfTest) as well. Without it they
 	// are bound only where SelfTestsFor(Root) says: in a QA project they
 	// are undefined steps, and out of the catalogue.
 	SelfTests bool
+	// Groups are steps from outside the vocabulary the fixture binds and
+	// lists after its own (replaylab passes its self-tests' groups).
+	Groups []Group
 }
 
 // SelfTestsEnv set to 1 binds the self-test steps in any root: the
@@ -112,6 +120,8 @@ type Fixture struct {
 	// selfTests: the self-test steps are bound (Options.SelfTests or
 	// SelfTestsFor(Root))
 	selfTests bool
+	steps     []compiledStep   // the vocabulary's and Options.Groups'
+	simOnly   []*regexp.Regexp // the patterns of the sim-only steps
 
 	mu       sync.Mutex
 	browser  pageOpener // the run's browser, or its pool of remote ones
@@ -128,7 +138,12 @@ func New(opt Options) (*Fixture, error) {
 	if opt.Stderr == nil {
 		opt.Stderr = os.Stderr
 	}
-	f := &Fixture{opt: opt, selfTests: opt.SelfTests || SelfTestsFor(opt.Root)}
+	f := &Fixture{opt: opt, selfTests: opt.SelfTests || SelfTestsFor(opt.Root), steps: compiled(opt.Groups)}
+	for _, d := range f.steps {
+		if simOnly(d.StepDef) {
+			f.simOnly = append(f.simOnly, d.re)
+		}
+	}
 	if opt.Site != "" {
 		p, err := site.LoadIn(opt.Site, opt.Root)
 		if err != nil {
@@ -154,13 +169,15 @@ func NewRunner(h harness.Options, v Options) (*harness.Runner, error) {
 	return harness.New(h, f)
 }
 
-// Catalogue is every step the fixture binds: the vocabulary (see the
-// package function), without the self-test steps unless they are bound.
+// Catalogue is every step the fixture binds: the vocabulary and
+// Options.Groups (see the package function), without the self-test steps
+// unless they are bound.
 func (f *Fixture) Catalogue() []StepDef {
+	defs := harness.Grouped(defsOf(f.steps))
 	if f.selfTests {
-		return Catalogue()
+		return defs
 	}
-	return harness.QA(Catalogue())
+	return harness.QA(defs)
 }
 
 // Close stops the run's browser.

@@ -6,17 +6,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"sort"
 	"strings"
-
-	messages "github.com/cucumber/messages/go/v34"
 
 	"github.com/replaylab/replaylab/engine/adapter"
 	"github.com/replaylab/replaylab/engine/conformance"
 	"github.com/replaylab/replaylab/engine/replay"
 	"github.com/replaylab/replaylab/engine/trace"
-	"github.com/replaylab/replaylab/harness"
 )
 
 func recordingSteps(r *table) {
@@ -38,80 +34,6 @@ func recordingSteps(r *table) {
 	r.step(g, `^validating this session with the adapter "([^"]*)" reports "([^"]*)"$`,
 		"the same checks find a violation of that check (structure, turn-boundary, composer, send-control, group-id-stable, new-group)",
 		`Then validating this session with the adapter "marker" reports "structure"`, validateReports)
-
-	// the tool's own: what an edit of the scenario does to its recording
-	const h = "The harness itself"
-	r.step(h, `^the recording stays valid when the check '([^']*)' is added$`,
-		"this scenario's recorded session (live: the one being recorded; replay: the file) would still replay this scenario with that step added at its end under Then (GATE-6: a check is left out of the recording's fingerprint)",
-		`Then the recording stays valid when the check 'the answer text is "Fine."' is added`, staysValidWithCheck)
-	r.step(h, `^the recording (stays valid|goes stale) when "([^"]*)" becomes "([^"]*)"$`,
-		"the same question for this scenario with the first step that holds the text edited: an edit of a check keeps the recording valid, one of what is scripted, opened, typed or clicked makes it stale",
-		`And the recording goes stale when "Hi" becomes "Hello"`, staleWhenEdited)
-}
-
-// recordedStamp is the fingerprint the main tab's session carries.
-func (w *world) recordedStamp() (string, error) {
-	s, err := w.mainSession()
-	if err != nil {
-		return "", err
-	}
-	if s.Scenario == "" {
-		return "", errors.New("the session carries no fingerprint of its scenario")
-	}
-	return s.Scenario, nil
-}
-
-// validFor reports whether the main tab's recording replays the edited
-// scenario, as a replay decides it when it loads the session.
-func (w *world) validFor(edited *messages.Pickle) (bool, error) {
-	stamp, err := w.recordedStamp()
-	if err != nil {
-		return false, err
-	}
-	if !harness.RecordedFrom(stamp, w.scenario, w.steps) {
-		return false, fmt.Errorf("the session is stamped %s, which does not replay this very scenario", stamp)
-	}
-	return harness.RecordedFrom(stamp, harness.Fingerprint(edited), harness.StepsFingerprint(edited)), nil
-}
-
-func staysValidWithCheck(ctx context.Context, check string) error {
-	w := worldOf(ctx)
-	edited := *w.pickle
-	edited.Steps = append(slices.Clone(edited.Steps), &messages.PickleStep{Id: "added", Text: check, Type: messages.PickleStepType_OUTCOME})
-	ok, err := w.validFor(&edited)
-	if err != nil {
-		return err
-	}
-	if !ok {
-		return fmt.Errorf("adding the check %q would make the recording stale", check)
-	}
-	return nil
-}
-
-func staleWhenEdited(ctx context.Context, want, from, to string) error {
-	w := worldOf(ctx)
-	edited := *w.pickle
-	edited.Steps = slices.Clone(edited.Steps)
-	found := false
-	for i, st := range edited.Steps {
-		if strings.Contains(st.Text, from) {
-			c := *st
-			c.Text = strings.Replace(c.Text, from, to, 1)
-			edited.Steps[i], found = &c, true
-			break
-		}
-	}
-	if !found {
-		return fmt.Errorf("no step of this scenario holds %q", from)
-	}
-	ok, err := w.validFor(&edited)
-	if err != nil {
-		return err
-	}
-	if ok != (want == "stays valid") {
-		return fmt.Errorf("with %q become %q the recording would be valid=%v, want %s", from, to, ok, want)
-	}
-	return nil
 }
 
 func (w *world) adapterPath(p string) string {

@@ -12,7 +12,6 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/cucumber/godog"
@@ -84,25 +83,13 @@ func guardSimSteps(sc *godog.ScenarioContext) {
 	})
 }
 
-var (
-	simOnlyOnce sync.Once
-	simOnlyRes  []*regexp.Regexp
-)
-
 // refuseSimStep returns the refusal of a sim-only step on a site other
 // than the sim, nil otherwise.
 func (w *world) refuseSimStep(text string) error {
 	if w.site == nil {
 		return nil
 	}
-	simOnlyOnce.Do(func() {
-		for _, d := range registered() {
-			if simOnly(d) {
-				simOnlyRes = append(simOnlyRes, regexp.MustCompile(d.Pattern))
-			}
-		}
-	})
-	for _, re := range simOnlyRes {
+	for _, re := range w.fx.simOnly {
 		if re.MatchString(text) {
 			return fmt.Errorf("the step %q needs the sim, but this scenario drives the site %q (%s); use the site steps (replaylab steps: \"Sites and pages\") or drop the site", text, w.site.Name, w.site.Source)
 		}

@@ -149,7 +149,7 @@ func (f *Fixture) InitializeScenario(sc *godog.ScenarioContext, hs *harness.Scen
 		}
 		return ctx, w.finish(stepErr)
 	})
-	bind(sc, f.selfTests)
+	f.bind(sc)
 	guardSimSteps(sc)
 }
 

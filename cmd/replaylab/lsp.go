@@ -10,6 +10,7 @@ import (
 
 	"github.com/replaylab/replaylab/harness"
 	"github.com/replaylab/replaylab/harness/lsp"
+	"github.com/replaylab/replaylab/internal/selftest"
 	"github.com/replaylab/replaylab/steps"
 )
 
@@ -86,8 +87,9 @@ var (
 // (a QA project's).
 func catalogue(all bool) lsp.Vocabulary {
 	vocabOnce.Do(func() {
-		vocabAll = lsp.Catalogue(steps.Catalogue())
-		vocab = lsp.Catalogue(harness.QA(steps.Catalogue()))
+		defs := steps.Catalogue(selftest.Groups()...)
+		vocabAll = lsp.Catalogue(defs)
+		vocab = lsp.Catalogue(harness.QA(defs))
 	})
 	if all {
 		return vocabAll

@@ -15,6 +15,7 @@ import (
 	"github.com/replaylab/replaylab"
 	"github.com/replaylab/replaylab/engine/replay"
 	"github.com/replaylab/replaylab/harness"
+	"github.com/replaylab/replaylab/internal/selftest"
 	"github.com/replaylab/replaylab/steps"
 )
 
@@ -151,7 +152,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 		Update: *update, Mode: m, Seed: *seed, Concurrency: *conc, Output: stdout, Scale: scaleOpts,
 		Command: invokedAs(), HintFlags: hintFlags(fs), RerunFile: rerunFile, CostFile: costFile},
 		steps.Options{Root: dir, Seed: *seed, Browser: browserOpts, Pool: pool, Stderr: stderr,
-			MCPCommand: []string{self, "mcp"}, Site: sitePath, BaseURL: baseURL, BaseURLs: byName, SelfTests: embedded})
+			MCPCommand: []string{self, "mcp"}, Site: sitePath, BaseURL: baseURL, BaseURLs: byName, SelfTests: embedded, Groups: selftest.Groups()})
 	if err != nil {
 		return exitBadInput, badInput("%v", err)
 	}
@@ -299,7 +300,7 @@ func cmdSteps(ctx context.Context, args []string, stdout, stderr io.Writer) (int
 	if *format != harness.FormatMarkdown && *format != harness.FormatJSON {
 		return exitBadInput, fmt.Errorf("steps: unknown --format %q (want markdown or json)", *format)
 	}
-	defs := steps.Catalogue()
+	defs := steps.Catalogue(selftest.Groups()...)
 	if !*all {
 		defs = harness.QA(defs)
 	}

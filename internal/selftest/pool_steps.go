@@ -1,4 +1,4 @@
-package steps
+package selftest
 
 import (
 	"bytes"
@@ -17,6 +17,7 @@ import (
 	"github.com/replaylab/replaylab/engine/trace"
 	"github.com/replaylab/replaylab/harness"
 	"github.com/replaylab/replaylab/internal/syncbuf"
+	"github.com/replaylab/replaylab/steps"
 )
 
 // REP-4: the harness runs a scratch project live on a pool of two remote
@@ -28,32 +29,31 @@ type poolState struct {
 	procs []*exec.Cmd
 }
 
-func poolSteps(r *table) {
-	const g = "Reports, shards and retries"
-	r.step(g, `^two remote Chromium browsers run on the loopback$`,
+func poolSteps(r *steps.Table) {
+	r.Step(`^two remote Chromium browsers run on the loopback$`,
 		"start two headless Chromium processes with --remote-debugging-port=0 on 127.0.0.1 (their CDP URLs from DevToolsActivePort); without Chromium the scenario is skipped locally and fails in CI",
 		"Given two remote Chromium browsers run on the loopback", poolStart)
-	r.step(g, `^I run the harness on "([^"]*)" live on both browsers, killing the first when the second scenario starts$`,
+	r.Step(`^I run the harness on "([^"]*)" live on both browsers, killing the first when the second scenario starts$`,
 		"run the scratch project's feature with the browser driver (recording its goldens) on the pool of both browsers, one scenario at a time, and kill the first browser as the second scenario starts",
 		`When I run the harness on "pool.feature" live on both browsers, killing the first when the second scenario starts`, poolRunKill)
-	r.step(g, `^I run the harness on "([^"]*)" live on browsers that are not running$`,
+	r.Step(`^I run the harness on "([^"]*)" live on browsers that are not running$`,
 		"the same run on a pool of two loopback endpoints nobody listens on",
 		`When I run the harness on "pool.feature" live on browsers that are not running`, poolRunNone)
-	r.step(g, `^the pool reported the killed browser once and no other$`,
+	r.Step(`^the pool reported the killed browser once and no other$`,
 		"the run's output names the killed browser's endpoint as dead exactly once, and the other one never",
 		"Then the pool reported the killed browser once and no other", poolReported)
 }
 
 func poolStart(ctx context.Context) error {
-	w := worldOf(ctx)
+	w := steps.WorldOf(ctx)
 	path, err := browser.FindChromium()
 	if err != nil {
 		if os.Getenv("CI") == "true" {
 			return fmt.Errorf("CI=true and %w", err)
 		}
-		return w.skip(fmt.Sprintf("SKIPPING the browser pool scenario: %v", err))
+		return w.Skip(fmt.Sprintf("SKIPPING the browser pool scenario: %v", err))
 	}
-	ps := stateOf[poolState](w)
+	ps := steps.State[poolState](w)
 	for range 2 {
 		dir, err := os.MkdirTemp("", "replaylab-pool-")
 		if err != nil {
@@ -70,7 +70,7 @@ func poolStart(ctx context.Context) error {
 		}
 		done := make(chan struct{})
 		go func() { _ = cmd.Wait(); close(done) }()
-		w.onFinish(func() {
+		w.OnFinish(func() {
 			_ = cmd.Process.Kill()
 			<-done
 			os.RemoveAll(dir)
@@ -90,7 +90,7 @@ func poolStart(ctx context.Context) error {
 		ps.urls = append(ps.urls, url)
 		ps.procs = append(ps.procs, cmd)
 	}
-	w.log.Emit(trace.E("pool.start", trace.A("browsers", len(ps.urls))))
+	w.Emit(trace.E("pool.start", trace.A("browsers", len(ps.urls))))
 	return nil
 }
 
@@ -127,11 +127,11 @@ func (k *killOnSecond) String() string {
 }
 
 func poolRunKill(ctx context.Context, name string) error {
-	w := worldOf(ctx)
-	if w.skipped {
+	w := steps.WorldOf(ctx)
+	if w.Skipped() {
 		return nil
 	}
-	ps := stateOf[poolState](w)
+	ps := steps.State[poolState](w)
 	if len(ps.urls) != 2 {
 		return fmt.Errorf("no two remote browsers are running")
 	}
@@ -153,32 +153,32 @@ func poolRun(ctx context.Context, name string, urls []string, stderr interface {
 		return err
 	}
 	var out bytes.Buffer
-	s, err := NewRunner(harness.Options{Root: h.root, Paths: []string{filepath.Join("features", name)}, Mode: replay.ModeRecord, Update: true,
+	s, err := steps.NewRunner(harness.Options{Root: h.root, Paths: []string{filepath.Join("features", name)}, Mode: replay.ModeRecord, Update: true,
 		Format: "progress", Output: &out, Concurrency: 1, Scale: harness.Scale{Stderr: stderr, Progress: true}},
-		Options{Pool: urls, Stderr: stderr})
+		steps.Options{Pool: urls, Stderr: stderr, Groups: Groups()})
 	if err != nil {
 		return err
 	}
 	h.exit = s.Run()
 	h.output = ansi.ReplaceAllString(out.String()+"\n"+text(), "")
-	stateOf[poolState](worldOf(ctx)).urls = urls
-	worldOf(ctx).log.Emit(trace.E("harness.run", trace.A("feature", name), trace.A("driver", DriverBrowser), trace.A("pool", len(urls)), trace.A("exit", h.exit)))
+	steps.State[poolState](steps.WorldOf(ctx)).urls = urls
+	steps.WorldOf(ctx).Emit(trace.E("harness.run", trace.A("feature", name), trace.A("driver", steps.DriverBrowser), trace.A("pool", len(urls)), trace.A("exit", h.exit)))
 	return nil
 }
 
 func poolReported(ctx context.Context) error {
-	w := worldOf(ctx)
-	if w.skipped {
+	w := steps.WorldOf(ctx)
+	if w.Skipped() {
 		return nil
 	}
 	h, _ := scratchProject(ctx)
-	ps := stateOf[poolState](w)
+	ps := steps.State[poolState](w)
 	if n := strings.Count(h.output, "endpoint "+ps.urls[0]+" is dead"); n != 1 {
 		return fmt.Errorf("the killed browser was reported %d times, want once:\n%s", n, h.output)
 	}
 	if strings.Contains(h.output, "endpoint "+ps.urls[1]) {
 		return fmt.Errorf("the live browser was reported dead:\n%s", h.output)
 	}
-	w.log.Emit(trace.E("pool.reported", trace.A("dead", 1)))
+	w.Emit(trace.E("pool.reported", trace.A("dead", 1)))
 	return nil
 }

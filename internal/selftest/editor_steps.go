@@ -1,4 +1,4 @@
-package steps
+package selftest
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 	"github.com/replaylab/replaylab/engine/trace"
 	"github.com/replaylab/replaylab/harness/lsp"
 	"github.com/replaylab/replaylab/harness/lsp/lsptest"
+	"github.com/replaylab/replaylab/steps"
 )
 
 // The editor's steps (GATE-7): `replaylab lsp` runs as a process in the
@@ -29,35 +30,34 @@ type editorState struct {
 	diags  map[string][]lsp.Diagnostic
 }
 
-func editorSteps(r *table) {
-	const g = "The editor (language server)"
-	r.step(g, `^the editor opens "([^"]*)"$`,
+func editorSteps(r *steps.Table) {
+	r.Step(`^the editor opens "([^"]*)"$`,
 		"open a feature file of the scratch project in an editor: `replaylab lsp` starts in the project (once per scenario) and the file's diagnostics are read",
 		`When the editor opens "typo.feature"`, editorOpen)
-	r.step(g, `^the editor flags line (\d+) of "([^"]*)" as undefined, closest first "(.*)"$`,
+	r.Step(`^the editor flags line (\d+) of "([^"]*)" as undefined, closest first "(.*)"$`,
 		"the language server marks the step on that line as undefined (an error) and names that example as the closest catalogue step, as `run` would",
 		`Then the editor flags line 3 of "typo.feature" as undefined, closest first "When I open the sim page \"/sidebar\""`, editorUndefined)
-	r.step(g, `^the editor warns "([^"]*)" at line (\d+) of "([^"]*)", fixed by a command ending in "([^"]*)"$`,
+	r.Step(`^the editor warns "([^"]*)" at line (\d+) of "([^"]*)", fixed by a command ending in "([^"]*)"$`,
 		"the language server warns with that code (no-recording, stale-recording, no-golden) on that line and names the command that fixes it",
 		`And the editor warns "no-recording" at line 2 of "typo.feature", fixed by a command ending in "--mode record-once features/typo.feature:2"`, editorWarns)
-	r.step(g, `^the editor shows no diagnostic for "([^"]*)"$`,
+	r.Step(`^the editor shows no diagnostic for "([^"]*)"$`,
 		"the language server reports nothing for the file: every step defined, every scenario recorded",
 		`Then the editor shows no diagnostic for "qa.feature"`, editorClean)
-	r.step(g, `^typing "([^"]*)" on line (\d+) of "([^"]*)" offers "(.*)"$`,
+	r.Step(`^typing "([^"]*)" on line (\d+) of "([^"]*)" offers "(.*)"$`,
 		"the editor puts the text on that line (indented as a step) and asks for completion at its end: the step is among the items, its example a snippet",
 		`And typing "When I open the s" on line 4 of "typo.feature" offers "I open the sim page \"/sidebar\""`, editorCompletes)
-	r.step(g, `^hover and go to definition answer for every step of "([^"]*)"$`,
+	r.Step(`^hover and go to definition answer for every step of "([^"]*)"$`,
 		"on each step line of the file, hover shows a catalogue step and go to definition names the Go function that implements it (a .go file whose line declares a func)",
 		`And hover and go to definition answer for every step of "typo.feature"`, editorHoverAll)
-	r.step(g, `^the editor shuts the language server down and it exits (\d+)$`,
+	r.Step(`^the editor shuts the language server down and it exits (\d+)$`,
 		"the editor sends shutdown and exit: the process ends with that status",
 		"Then the editor shuts the language server down and it exits 0", editorShutdown)
 }
 
 // lspCommand is the command that starts `replaylab lsp`: the binary that
 // serves MCP for the MCP steps, with "lsp" for "mcp".
-func (w *world) lspCommand() ([]string, error) {
-	c, err := w.mcpCommand()
+func lspCommand(w steps.World) ([]string, error) {
+	c, err := w.MCPCommand()
 	if err != nil {
 		return nil, err
 	}
@@ -70,16 +70,16 @@ func (w *world) lspCommand() ([]string, error) {
 // editor returns the scenario's language server, starting it in the
 // scratch project on first use.
 func editor(ctx context.Context) (*editorState, *harnessState, error) {
-	w := worldOf(ctx)
+	w := steps.WorldOf(ctx)
 	h, err := scratchProject(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
-	e := stateOf[editorState](w)
+	e := steps.State[editorState](w)
 	if e.client != nil {
 		return e, h, nil
 	}
-	words, err := w.lspCommand()
+	words, err := lspCommand(w)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -90,7 +90,7 @@ func editor(ctx context.Context) (*editorState, *harnessState, error) {
 		return nil, nil, fmt.Errorf("replaylab lsp: %w", err)
 	}
 	e.client, e.diags = p, map[string][]lsp.Diagnostic{}
-	w.onFinish(p.Kill)
+	w.OnFinish(p.Kill)
 	return e, h, nil
 }
 
@@ -127,14 +127,14 @@ func editorOpen(ctx context.Context, name string) error {
 	for _, d := range e.diags[name] {
 		seen = append(seen, fmt.Sprintf("%s@%d", d.Code, d.Range.Start.Line+1))
 	}
-	worldOf(ctx).log.Emit(trace.E("editor.diagnostics", trace.A("file", name), trace.A("seen", strings.Join(seen, " "))))
+	steps.WorldOf(ctx).Emit(trace.E("editor.diagnostics", trace.A("file", name), trace.A("seen", strings.Join(seen, " "))))
 	return nil
 }
 
 // diagnosticAt is the file's diagnostic with the code on the 1-based
 // line.
 func diagnosticAt(ctx context.Context, name, code string, line int) (lsp.Diagnostic, error) {
-	e := stateOf[editorState](worldOf(ctx))
+	e := steps.State[editorState](steps.WorldOf(ctx))
 	d, ok := e.diags[name]
 	if !ok {
 		return lsp.Diagnostic{}, fmt.Errorf("the editor has not opened %s (add: When the editor opens %q)", name, name)
@@ -178,7 +178,7 @@ func editorWarns(ctx context.Context, code string, line int, name, suffix string
 }
 
 func editorClean(ctx context.Context, name string) error {
-	e := stateOf[editorState](worldOf(ctx))
+	e := steps.State[editorState](steps.WorldOf(ctx))
 	d, ok := e.diags[name]
 	if !ok {
 		return fmt.Errorf("the editor has not opened %s", name)
@@ -218,7 +218,7 @@ func editorCompletes(ctx context.Context, typed string, line int, name, label st
 			if it.InsertTextFormat != lsp.InsertSnippet || it.TextEdit == nil {
 				return fmt.Errorf("%q is offered, but not as a snippet: %+v", label, it)
 			}
-			worldOf(ctx).log.Emit(trace.E("editor.completion", trace.A("typed", typed), trace.A("offered", label), trace.A("snippet", it.TextEdit.NewText)))
+			steps.WorldOf(ctx).Emit(trace.E("editor.completion", trace.A("typed", typed), trace.A("offered", label), trace.A("snippet", it.TextEdit.NewText)))
 			return nil
 		}
 		labels = append(labels, it.Label)
@@ -265,7 +265,7 @@ func editorHoverAll(ctx context.Context, name string) error {
 	if n == 0 {
 		return fmt.Errorf("%s has no step", name)
 	}
-	worldOf(ctx).log.Emit(trace.E("editor.hover", trace.A("file", name), trace.A("steps", n)))
+	steps.WorldOf(ctx).Emit(trace.E("editor.hover", trace.A("file", name), trace.A("steps", n)))
 	return nil
 }
 
@@ -307,7 +307,7 @@ func editorShutdown(ctx context.Context, want int) error {
 	if err != nil {
 		return fmt.Errorf("replaylab lsp: %w", err)
 	}
-	worldOf(ctx).log.Emit(trace.E("editor.exit", trace.A("code", code)))
+	steps.WorldOf(ctx).Emit(trace.E("editor.exit", trace.A("code", code)))
 	if code != want {
 		return fmt.Errorf("replaylab lsp exited %d, want %d (stderr: %s)", code, want, e.client.Stderr.String())
 	}

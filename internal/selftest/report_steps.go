@@ -1,4 +1,4 @@
-package steps
+package selftest
 
 import (
 	"bytes"
@@ -16,6 +16,7 @@ import (
 	"github.com/replaylab/replaylab/engine/trace"
 	"github.com/replaylab/replaylab/harness"
 	"github.com/replaylab/replaylab/report"
+	"github.com/replaylab/replaylab/steps"
 )
 
 // Steps that run the harness on a scratch project with the report, shard
@@ -29,36 +30,35 @@ type reportState struct {
 	shards   [][]string // scenario ids per shard
 }
 
-func reportSteps(r *table) {
-	const g = "Reports, shards and retries"
-	r.step(g, `^I run the harness on "([^"]*)" with "([^"]*)"$`,
+func reportSteps(r *steps.Table) {
+	r.Step(`^I run the harness on "([^"]*)" with "([^"]*)"$`,
 		"run the suite (replay driver) on that feature of the scratch project with these options (--retries N, --repeat-each N, --fail-fast, --fail-on-flaky, --update, --shard i/n, --concurrency N), writing JUnit, Cucumber JSON and the HTML report",
 		`When I run the harness on "flaky.feature" with "--update --retries 2"`, harnessRunWith)
-	r.step(g, `^this step fails the first time it runs in the project$`,
+	r.Step(`^this step fails the first time it runs in the project$`,
 		"fails on the scenario's first attempt in this project and passes on every later one (a marker file in the project): a flaky step on purpose, to test retries",
 		"And this step fails the first time it runs in the project", failFirstTime)
-	r.step(g, `^the run's summary counts (\d+) passed, (\d+) failed and (\d+) flaky scenarios?$`,
+	r.Step(`^the run's summary counts (\d+) passed, (\d+) failed and (\d+) flaky scenarios?$`,
 		"the summary of the HTML report's model (report.json) of the last harness run",
 		"Then the run's summary counts 1 passed, 0 failed and 1 flaky scenario", reportSummary)
-	r.step(g, `^every report shows "([^"]*)" as flaky with the error of its first attempt$`,
+	r.Step(`^every report shows "([^"]*)" as flaky with the error of its first attempt$`,
 		"JUnit has a <flakyFailure> with attempt 1's error in a passed testcase, Cucumber JSON tags the scenario @flaky with the error, the HTML report's model and page say flaky",
 		`And every report shows "Fails once" as flaky with the error of its first attempt`, reportFlaky)
-	r.step(g, `^the scenario "([^"]*)" was attempted (\d+) times?$`,
+	r.Step(`^the scenario "([^"]*)" was attempted (\d+) times?$`,
 		"how many attempts the report holds for the scenario (every repetition and retry)",
 		`And the scenario "Fails once" was attempted 2 times`, reportAttempts)
-	r.step(g, `^I run the harness on "([^"]*)" as (\d+) shards and merge their reports$`,
+	r.Step(`^I run the harness on "([^"]*)" as (\d+) shards and merge their reports$`,
 		"run each shard (--shard i/n) with an HTML report, then merge-reports them, and also run the whole selection unsharded",
 		`When I run the harness on "many.feature" as 4 shards and merge their reports`, harnessShards)
-	r.step(g, `^the merged report has the scenarios, counts and outcomes of the unsharded run$`,
+	r.Step(`^the merged report has the scenarios, counts and outcomes of the unsharded run$`,
 		"compare the merged model with the unsharded run's: scenario ids, each outcome, the summary counts",
 		"Then the merged report has the scenarios, counts and outcomes of the unsharded run", reportMergedMatches)
-	r.step(g, `^every scenario ran in exactly one shard and no shard was empty$`,
+	r.Step(`^every scenario ran in exactly one shard and no shard was empty$`,
 		"the shards partition the selection",
 		"And every scenario ran in exactly one shard and no shard was empty", reportShardsPartition)
-	r.step(g, `^the scratch project holds the repository's "([^"]*)" with its recordings$`,
+	r.Step(`^the scratch project holds the repository's "([^"]*)" with its recordings$`,
 		"copy a feature file of this repository and its sessions and goldens into the scratch project",
 		`Given the scratch project holds the repository's "answer_groups.feature" with its recordings`, harnessCopyFeature)
-	r.step(g, `^the HTML report is self-contained and its captures of "([^"]*)" show "([^"]*)" in the element the engine typed into$`,
+	r.Step(`^the HTML report is self-contained and its captures of "([^"]*)" show "([^"]*)" in the element the engine typed into$`,
 		"the page fetches nothing (no external script, style, font or frame), the scenario's recorded captures decode, and a capture holds the text in the element a type action targeted",
 		`Then the HTML report is self-contained and its captures of "A partial answer is followed to completion in the new group (marker)" show "What is the capital of France?" in the element the engine typed into`, reportTimeTravel)
 }
@@ -68,7 +68,7 @@ func harnessReports(ctx context.Context) (*harnessState, *reportState, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	return h, stateOf[reportState](worldOf(ctx)), nil
+	return h, steps.State[reportState](steps.WorldOf(ctx)), nil
 }
 
 // harnessOptions reads the options of harnessRunWith.
@@ -111,14 +111,14 @@ func runHarnessOpts(ctx context.Context, name string, opt harness.Options, out s
 	opt.Scale.Stderr = &buf
 	opt.Format = "progress,junit:" + filepath.Join(out, "junit.xml") + ",cucumber:" + filepath.Join(out, "cucumber.json") + ",html:" + filepath.Join(out, "html")
 	// the flaky scenarios use the self-test step that fails once
-	s, err := NewRunner(opt, Options{SelfTests: true})
+	s, err := steps.NewRunner(opt, steps.Options{SelfTests: true, Groups: Groups()})
 	if err != nil {
 		return err
 	}
 	h.exit = s.Run()
 	h.output = ansi.ReplaceAllString(buf.String(), "")
 	r.out = out
-	worldOf(ctx).log.Emit(trace.E("harness.run", trace.A("feature", name), trace.A("shard", opt.Scale.Shard.String()),
+	steps.WorldOf(ctx).Emit(trace.E("harness.run", trace.A("feature", name), trace.A("shard", opt.Scale.Shard.String()),
 		trace.A("retries", opt.Scale.Retries), trace.A("exit", h.exit)))
 	return nil
 }
@@ -137,8 +137,8 @@ func harnessRunWith(ctx context.Context, name, args string) error {
 
 // failFirstTime fails on the scenario's first attempt in the project.
 func failFirstTime(ctx context.Context) error {
-	w := worldOf(ctx)
-	marker := filepath.Join(w.sc.Root(), ".replaylab-flaky", strings.ReplaceAll(w.slug, "/", "__"))
+	w := steps.WorldOf(ctx)
+	marker := filepath.Join(w.Root(), ".replaylab-flaky", strings.ReplaceAll(w.Slug(), "/", "__"))
 	if _, err := os.Stat(marker); err == nil {
 		return nil
 	}
@@ -172,7 +172,7 @@ func reportSummary(ctx context.Context, passed, failed, flaky int) error {
 		h, _ := scratchProject(ctx)
 		return fmt.Errorf("summary: got %s, want %d passed, %d failed, %d flaky; output:\n%s", s.Line(), passed, failed, flaky, h.output)
 	}
-	worldOf(ctx).log.Emit(trace.E("report.summary", trace.A("passed", s.Passed), trace.A("failed", s.Failed), trace.A("flaky", s.Flaky), trace.A("attempts", s.Attempts)))
+	steps.WorldOf(ctx).Emit(trace.E("report.summary", trace.A("passed", s.Passed), trace.A("failed", s.Failed), trace.A("flaky", s.Flaky), trace.A("attempts", s.Attempts)))
 	return nil
 }
 
@@ -262,7 +262,7 @@ func reportFlaky(ctx context.Context, name string) error {
 	if !bytes.Contains(page, []byte(`"status":"flaky"`)) || !bytes.Contains(page, []byte(`"flaky":1`)) {
 		return errors.New("the HTML page shows no flaky scenario")
 	}
-	worldOf(ctx).log.Emit(trace.E("report.flaky", trace.A("scenario", name), trace.A("attempts", len(sc.Attempts)), trace.A("formats", "junit,cucumber,html")))
+	steps.WorldOf(ctx).Emit(trace.E("report.flaky", trace.A("scenario", name), trace.A("attempts", len(sc.Attempts)), trace.A("formats", "junit,cucumber,html")))
 	return nil
 }
 
@@ -280,7 +280,7 @@ func reportAttempts(ctx context.Context, name string, want int) error {
 	if got != want {
 		return fmt.Errorf("%q was attempted %d times, want %d", name, got, want)
 	}
-	worldOf(ctx).log.Emit(trace.E("report.attempts", trace.A("scenario", name), trace.A("attempts", got)))
+	steps.WorldOf(ctx).Emit(trace.E("report.attempts", trace.A("scenario", name), trace.A("attempts", got)))
 	return nil
 }
 
@@ -323,7 +323,7 @@ func harnessShards(ctx context.Context, name string, n int) error {
 	if err != nil {
 		return err
 	}
-	worldOf(ctx).log.Emit(trace.E("harness.shards", trace.A("feature", name), trace.A("shards", n), trace.A("merged", m.Summary.Scenarios)))
+	steps.WorldOf(ctx).Emit(trace.E("harness.shards", trace.A("feature", name), trace.A("shards", n), trace.A("merged", m.Summary.Scenarios)))
 	return nil
 }
 
@@ -352,7 +352,7 @@ func reportMergedMatches(ctx context.Context) error {
 	if ms != us {
 		return fmt.Errorf("merged summary %s, unsharded %s", ms.Line(), us.Line())
 	}
-	worldOf(ctx).log.Emit(trace.E("report.merged", trace.A("summary", ms.Line())))
+	steps.WorldOf(ctx).Emit(trace.E("report.merged", trace.A("summary", ms.Line())))
 	return nil
 }
 
@@ -378,7 +378,7 @@ func reportShardsPartition(ctx context.Context) error {
 	if r.unshared != nil && len(seen) != len(r.unshared.Scenarios) {
 		return fmt.Errorf("the shards ran %d scenarios, the selection has %d", len(seen), len(r.unshared.Scenarios))
 	}
-	worldOf(ctx).log.Emit(trace.E("report.shards", trace.A("sizes", strings.Join(sizes, ","))))
+	steps.WorldOf(ctx).Emit(trace.E("report.shards", trace.A("sizes", strings.Join(sizes, ","))))
 	return nil
 }
 
@@ -387,7 +387,7 @@ func harnessCopyFeature(ctx context.Context, file string) error {
 	if err != nil {
 		return err
 	}
-	return harness.CopyProject(worldOf(ctx).sc.Root(), h.root, file)
+	return harness.CopyProject(steps.WorldOf(ctx).Root(), h.root, file)
 }
 
 // external are the page constructs that would fetch something.
@@ -447,7 +447,7 @@ func reportTimeTravel(ctx context.Context, name, text string) error {
 						return err
 					}
 					if strings.Contains(html, `data-rl-node="`+st.Node+`"`) && strings.Contains(html, text) {
-						worldOf(ctx).log.Emit(trace.E("report.timetravel", trace.A("scenario", name), trace.A("typed", text)))
+						steps.WorldOf(ctx).Emit(trace.E("report.timetravel", trace.A("scenario", name), trace.A("typed", text)))
 						return nil
 					}
 					break

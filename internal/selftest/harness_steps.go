@@ -1,4 +1,4 @@
-package steps
+package selftest
 
 import (
 	"bytes"
@@ -11,13 +11,17 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
+	"sort"
 	"strings"
 
 	"github.com/cucumber/godog"
+	messages "github.com/cucumber/messages/go/v34"
 
 	"github.com/replaylab/replaylab/engine/browser"
 	"github.com/replaylab/replaylab/engine/trace"
 	"github.com/replaylab/replaylab/harness"
+	"github.com/replaylab/replaylab/steps"
 )
 
 // The harness tests itself the way godog does: a scenario writes feature
@@ -33,59 +37,76 @@ type harnessState struct {
 	raw    string // as written
 }
 
-func harnessSteps(r *table) {
-	const g = "The harness itself"
-	r.step(g, `^a feature file "([^"]*)" with:$`, "write a feature file into a scratch project (its features/ folder)",
+func harnessSteps(r *steps.Table) {
+	// scenario names that do not depend on start order (CLK-2)
+	r.Step(`^I run the harness on "([^"]*)" with --update at concurrency (\d+)$`,
+		"run the suite (replay driver) on that feature of the scratch project with that many scenarios at once, rewriting its golden traces",
+		`When I run the harness on "twins.feature" with --update at concurrency 3`, harnessRunConcurrent)
+	r.Step(`^I run the harness on "([^"]*)" tagged "([^"]*)" with --update$`,
+		"run only the scenarios of that feature matching the tag expression, rewriting their golden traces",
+		`When I run the harness on "twins.feature" tagged "@third" with --update`, harnessRunTagged)
+	r.Step(`^the scratch project has exactly the golden traces "([^"]*)"$`,
+		"the golden files of the scratch project, comma-separated, and no others",
+		`Then the scratch project has exactly the golden traces "twins/same-name, twins/same-name-2"`, harnessExactGoldens)
+
+	r.Step(`^a feature file "([^"]*)" with:$`, "write a feature file into a scratch project (its features/ folder)",
 		`Given a feature file "qa.feature" with:`, harnessFeature)
-	r.step(g, `^I run the harness on "([^"]*)"$`, "run the suite (replay driver) on that feature of the scratch project, writing JUnit and Cucumber JSON reports",
+	r.Step(`^I run the harness on "([^"]*)"$`, "run the suite (replay driver) on that feature of the scratch project, writing JUnit and Cucumber JSON reports",
 		`When I run the harness on "qa.feature"`, harnessRun)
-	r.step(g, `^I run the harness on "([^"]*)" with --update$`, "the same run, rewriting the scratch project's golden traces",
+	r.Step(`^I run the harness on "([^"]*)" with --update$`, "the same run, rewriting the scratch project's golden traces",
 		`When I run the harness on "qa.feature" with --update`, harnessRunUpdate)
-	r.step(g, `^I run the harness on "([^"]*)" with the tags "([^"]*)"$`, "the same run, selecting scenarios with a tag expression (--tags)",
+	r.Step(`^I run the harness on "([^"]*)" with the tags "([^"]*)"$`, "the same run, selecting scenarios with a tag expression (--tags)",
 		`When I run the harness on "qa.feature" with the tags "@fast and not @wip"`, harnessRunTags)
-	r.step(g, `^I run replaylab with "([^"]*)"$`, "run the replaylab binary in the scratch project (as an installed `replaylab`, from the project's directory) with these arguments",
+	r.Step(`^I run replaylab with "([^"]*)"$`, "run the replaylab binary in the scratch project (as an installed `replaylab`, from the project's directory) with these arguments",
 		`When I run replaylab with "run --format progress"`, harnessExec)
-	r.step(g, `^I run the command the run printed after "([^"]*)"$`, "take the command the last run printed after that text (to the end of its line) and run it in the scratch project, as a user would paste it",
+	r.Step(`^I run the command the run printed after "([^"]*)"$`, "take the command the last run printed after that text (to the end of its line) and run it in the scratch project, as a user would paste it",
 		`When I run the command the run printed after "re-record it with: "`, harnessExecHint)
-	r.step(g, `^in the feature file "([^"]*)" "([^"]*)" becomes "([^"]*)"$`, "edit a feature file of the scratch project (the first occurrence of the text)",
+	r.Step(`^in the feature file "([^"]*)" "([^"]*)" becomes "([^"]*)"$`, "edit a feature file of the scratch project (the first occurrence of the text)",
 		`When in the feature file "chat.feature" "Fine." becomes "Great."`, harnessEditFeature)
-	r.step(g, `^the run output has no colour codes$`, "the run's output, written to a file or pipe (not a terminal), holds no ANSI colour codes",
+	r.Step(`^the run output has no colour codes$`, "the run's output, written to a file or pipe (not a terminal), holds no ANSI colour codes",
 		`And the run output has no colour codes`, harnessNoColour)
-	r.step(g, `^the run drives Chromium$`, "the scenario records live: it runs under the browser driver (CI=true: Chromium required) and is skipped, with a SKIPPING message, under the replay driver",
+	r.Step(`^the run drives Chromium$`, "the scenario records live: it runs under the browser driver (CI=true: Chromium required) and is skipped, with a SKIPPING message, under the replay driver",
 		`Given the run drives Chromium`, harnessDrivesChromium)
-	r.step(g, `^this self-test runs with the live suite$`, "a self-test of the tool too slow for the replay gate: it runs under the browser driver (the live suite) and is skipped, with a SKIPPING message, under the replay driver",
+	r.Step(`^this self-test runs with the live suite$`, "a self-test of the tool too slow for the replay gate: it runs under the browser driver (the live suite) and is skipped, with a SKIPPING message, under the replay driver",
 		`Given this self-test runs with the live suite`, harnessLiveSuiteOnly)
-	r.step(g, `^the scratch project's catalogue holds no self-test step while this project's holds them$`,
+	r.Step(`^the scratch project's catalogue holds no self-test step while this project's holds them$`,
 		"the steps a run binds in the scratch project (a QA project: not replaylab's own checkout) leave out every self-test step, which the checkout's run binds (GATE-6)",
 		"Then the scratch project's catalogue holds no self-test step while this project's holds them", harnessQACatalogue)
-	r.step(g, `^the run exits (\d+)$`, "the suite's exit status (0 only when every scenario passed with no undefined step and no golden drift)",
+	r.Step(`^the run exits (\d+)$`, "the suite's exit status (0 only when every scenario passed with no undefined step and no golden drift)",
 		"Then the run exits 1", harnessExit)
-	r.step(g, `^the run output mentions "([^"]*)"$`, "the run's output contains the text",
+	r.Step(`^the run output mentions "([^"]*)"$`, "the run's output contains the text",
 		`And the run output mentions "func InitializeScenario"`, harnessOutput)
-	r.step(g, `^the run output does not mention "([^"]*)"$`, "the run's output does not contain the text",
+	r.Step(`^the run output does not mention "([^"]*)"$`, "the run's output does not contain the text",
 		`And the run output does not mention "func InitializeScenario"`, harnessNoOutput)
-	r.step(g, `^the first suggestion for line (\d+) of "([^"]*)" is "(.*)"$`, "the closest catalogue step the run suggested for the undefined step at that line of that feature file",
+	r.Step(`^the first suggestion for line (\d+) of "([^"]*)" is "(.*)"$`, "the closest catalogue step the run suggested for the undefined step at that line of that feature file",
 		`And the first suggestion for line 3 of "typo.feature" is "Given a marker-style chat with 4 earlier turns"`, harnessSuggestion)
-	r.step(g, `^the JUnit report counts (\d+) tests? and (\d+) failures?$`, "the JUnit XML the run wrote",
+	r.Step(`^the JUnit report counts (\d+) tests? and (\d+) failures?$`, "the JUnit XML the run wrote",
 		"And the JUnit report counts 1 test and 0 failures", harnessJUnit)
-	r.step(g, `^the Cucumber report lists (\d+) scenarios?$`, "the Cucumber JSON the run wrote",
+	r.Step(`^the Cucumber report lists (\d+) scenarios?$`, "the Cucumber JSON the run wrote",
 		"And the Cucumber report lists 1 scenario", harnessCucumber)
-	r.step(g, `^the golden trace of "([^"]*)" gains the line "([^"]*)"$`, "edit a golden trace of the scratch project (simulated drift)",
+	r.Step(`^the golden trace of "([^"]*)" gains the line "([^"]*)"$`, "edit a golden trace of the scratch project (simulated drift)",
 		`When the golden trace of "qa/only-scripting" gains the line "navigate url=elsewhere"`, harnessEditGolden)
-	r.step(g, `^the scratch project has the golden trace "([^"]*)"$`, "the golden file exists",
+	r.Step(`^the scratch project has the golden trace "([^"]*)"$`, "the golden file exists",
 		`Then the scratch project has the golden trace "qa/only-scripting"`, harnessHasGolden)
+	// what an edit of the scenario does to its recording (GATE-6)
+	r.Step(`^the recording stays valid when the check '([^']*)' is added$`,
+		"this scenario's recorded session (live: the one being recorded; replay: the file) would still replay this scenario with that step added at its end under Then (GATE-6: a check is left out of the recording's fingerprint)",
+		`Then the recording stays valid when the check 'the answer text is "Fine."' is added`, staysValidWithCheck)
+	r.Step(`^the recording (stays valid|goes stale) when "([^"]*)" becomes "([^"]*)"$`,
+		"the same question for this scenario with the first step that holds the text edited: an edit of a check keeps the recording valid, one of what is scripted, opened, typed or clicked makes it stale",
+		`And the recording goes stale when "Hi" becomes "Hello"`, staleWhenEdited)
 }
 
 func scratchProject(ctx context.Context) (*harnessState, error) {
-	w := worldOf(ctx)
-	h := stateOf[harnessState](w)
+	w := steps.WorldOf(ctx)
+	h := steps.State[harnessState](w)
 	if h.root == "" {
 		dir, err := os.MkdirTemp("", "replaylab-harness-")
 		if err != nil {
 			return nil, err
 		}
 		h.root = dir
-		w.onFinish(func() { os.RemoveAll(dir) })
+		w.OnFinish(func() { os.RemoveAll(dir) })
 	}
 	return h, nil
 }
@@ -127,7 +148,7 @@ func runHarness(ctx context.Context, name, tags string, update bool) error {
 	_ = os.Remove(filepath.Join(h.root, "cucumber.json"))
 	format := "progress,junit:" + filepath.Join(h.root, "junit.xml") + ",cucumber:" + filepath.Join(h.root, "cucumber.json")
 	// relative paths are looked up in the project (as from a shell there)
-	s, err := NewRunner(harness.Options{Root: h.root, Dir: h.root, Paths: []string{filepath.Join("features", name)}, Tags: tags, Format: format, Output: &out, Stderr: &out, Update: update}, Options{})
+	s, err := steps.NewRunner(harness.Options{Root: h.root, Dir: h.root, Paths: []string{filepath.Join("features", name)}, Tags: tags, Format: format, Output: &out, Stderr: &out, Update: update}, steps.Options{Groups: Groups()})
 	if err != nil {
 		return err
 	}
@@ -138,7 +159,7 @@ func runHarness(ctx context.Context, name, tags string, update bool) error {
 	if tags != "" {
 		attrs = append(attrs, trace.A("tags", tags))
 	}
-	worldOf(ctx).log.Emit(trace.E("harness.run", attrs...))
+	steps.WorldOf(ctx).Emit(trace.E("harness.run", attrs...))
 	return nil
 }
 
@@ -284,12 +305,12 @@ func harnessExecHint(ctx context.Context, marker string) error {
 }
 
 func execReplaylab(ctx context.Context, args []string, event string) error {
-	w := worldOf(ctx)
+	w := steps.WorldOf(ctx)
 	h, err := scratchProject(ctx)
 	if err != nil {
 		return err
 	}
-	cmdline, err := w.mcpCommand()
+	cmdline, err := w.MCPCommand()
 	if err != nil {
 		return err
 	}
@@ -299,7 +320,7 @@ func execReplaylab(ctx context.Context, args []string, event string) error {
 	// colour must stay off on its own: the output is a pipe; the scratch
 	// project's features may use the self-test steps (a QA project's
 	// cannot: see "I run the harness on")
-	cmd.Env = append(os.Environ(), SelfTestsEnv+"=1")
+	cmd.Env = append(os.Environ(), steps.SelfTestsEnv+"=1")
 	out, err := cmd.CombinedOutput()
 	h.exit = 0
 	if err != nil {
@@ -311,7 +332,7 @@ func execReplaylab(ctx context.Context, args []string, event string) error {
 	}
 	h.raw = string(out)
 	h.output = ansi.ReplaceAllString(string(out), "")
-	w.log.Emit(trace.E(event, trace.A("args", strings.Join(args, " ")), trace.A("exit", h.exit)))
+	w.Emit(trace.E(event, trace.A("args", strings.Join(args, " ")), trace.A("exit", h.exit)))
 	return nil
 }
 
@@ -320,15 +341,15 @@ func execReplaylab(ctx context.Context, args []string, event string) error {
 // Chromium there) and is skipped with a SKIPPING message under the replay
 // driver, which promises to need no browser.
 func harnessDrivesChromium(ctx context.Context) error {
-	w := worldOf(ctx)
-	if !w.sc.Mode().AlwaysLive() {
-		return w.skip(fmt.Sprintf("SKIPPING %s under the replay driver: it records live (it runs with --driver browser)", w.slug))
+	w := steps.WorldOf(ctx)
+	if !w.Mode().AlwaysLive() {
+		return w.Skip(fmt.Sprintf("SKIPPING %s under the replay driver: it records live (it runs with --driver browser)", w.Slug()))
 	}
 	if _, err := browser.FindChromium(); err != nil {
 		if os.Getenv("CI") == "true" {
 			return fmt.Errorf("CI=true and %v: this scenario records live and needs Chromium", err)
 		}
-		return w.skip(fmt.Sprintf("SKIPPING %s: it records live and needs Chromium: %v", w.slug, err))
+		return w.Skip(fmt.Sprintf("SKIPPING %s: it records live and needs Chromium: %v", w.Slug(), err))
 	}
 	return nil
 }
@@ -336,9 +357,9 @@ func harnessDrivesChromium(ctx context.Context) error {
 // harnessLiveSuiteOnly: a slow self-test runs in the live suite, not in
 // the replay gate.
 func harnessLiveSuiteOnly(ctx context.Context) error {
-	w := worldOf(ctx)
-	if !w.sc.Mode().AlwaysLive() {
-		return w.skip(fmt.Sprintf("SKIPPING %s under the replay driver: a slow self-test, it runs with the live suite (--driver browser)", w.slug))
+	w := steps.WorldOf(ctx)
+	if !w.Mode().AlwaysLive() {
+		return w.Skip(fmt.Sprintf("SKIPPING %s under the replay driver: a slow self-test, it runs with the live suite (--driver browser)", w.Slug()))
 	}
 	return nil
 }
@@ -364,7 +385,7 @@ func harnessQACatalogue(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	qa, err := New(Options{Root: h.root})
+	qa, err := steps.New(steps.Options{Root: h.root, Groups: Groups()})
 	if err != nil {
 		return err
 	}
@@ -374,13 +395,106 @@ func harnessQACatalogue(ctx context.Context) error {
 		}
 	}
 	own := 0
-	for _, d := range worldOf(ctx).fx.Catalogue() {
+	for _, d := range steps.WorldOf(ctx).Catalogue() {
 		if d.SelfTest {
 			own++
 		}
 	}
 	if own == 0 {
-		return fmt.Errorf("this project's catalogue holds no self-test step (root %s)", worldOf(ctx).fx.opt.Root)
+		return fmt.Errorf("this project's catalogue holds no self-test step (root %s)", steps.WorldOf(ctx).Root())
+	}
+	return nil
+}
+
+func harnessRunConcurrent(ctx context.Context, name string, n int) error {
+	return runHarnessWith(ctx, name, harness.Options{Update: true, Concurrency: n}, trace.A("concurrency", n))
+}
+
+func harnessRunTagged(ctx context.Context, name, tags string) error {
+	return runHarnessWith(ctx, name, harness.Options{Update: true, Tags: tags}, trace.A("tags", tags))
+}
+
+// runHarnessWith runs the scratch project's feature with opt's update,
+// tags and concurrency (replay driver, progress output).
+func runHarnessWith(ctx context.Context, name string, opt harness.Options, attr trace.Attr) error {
+	h, err := scratchProject(ctx)
+	if err != nil {
+		return err
+	}
+	var out bytes.Buffer
+	opt.Root, opt.Dir, opt.Paths, opt.Format, opt.Output, opt.Stderr = h.root, h.root, []string{filepath.Join("features", name)}, "progress", &out, &out
+	s, err := steps.NewRunner(opt, steps.Options{Groups: Groups()})
+	if err != nil {
+		return err
+	}
+	h.exit = s.Run()
+	h.output = ansi.ReplaceAllString(out.String(), "")
+	steps.WorldOf(ctx).Emit(trace.E("harness.run", trace.A("feature", name), attr, trace.A("update", opt.Update), trace.A("exit", h.exit)))
+	return nil
+}
+
+func harnessExactGoldens(ctx context.Context, list string) error {
+	h, err := scratchProject(ctx)
+	if err != nil {
+		return err
+	}
+	var want []string
+	for _, n := range strings.Split(list, ",") {
+		want = append(want, strings.TrimSpace(n))
+	}
+	sort.Strings(want)
+	dir := filepath.Join(h.root, "recordings", "golden")
+	var got []string
+	_ = filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".golden") {
+			rel, _ := filepath.Rel(dir, p)
+			got = append(got, strings.TrimSuffix(filepath.ToSlash(rel), ".golden"))
+		}
+		return nil
+	})
+	sort.Strings(got)
+	if strings.Join(got, ", ") != strings.Join(want, ", ") {
+		return fmt.Errorf("the scratch project has the golden traces %q, want %q", strings.Join(got, ", "), strings.Join(want, ", "))
+	}
+	return nil
+}
+
+func staysValidWithCheck(ctx context.Context, check string) error {
+	w := steps.WorldOf(ctx)
+	edited := w.Pickle()
+	edited.Steps = append(slices.Clone(edited.Steps), &messages.PickleStep{Id: "added", Text: check, Type: messages.PickleStepType_OUTCOME})
+	ok, err := w.RecordingValidFor(&edited)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return fmt.Errorf("adding the check %q would make the recording stale", check)
+	}
+	return nil
+}
+
+func staleWhenEdited(ctx context.Context, want, from, to string) error {
+	w := steps.WorldOf(ctx)
+	edited := w.Pickle()
+	edited.Steps = slices.Clone(edited.Steps)
+	found := false
+	for i, st := range edited.Steps {
+		if strings.Contains(st.Text, from) {
+			c := *st
+			c.Text = strings.Replace(c.Text, from, to, 1)
+			edited.Steps[i], found = &c, true
+			break
+		}
+	}
+	if !found {
+		return fmt.Errorf("no step of this scenario holds %q", from)
+	}
+	ok, err := w.RecordingValidFor(&edited)
+	if err != nil {
+		return err
+	}
+	if ok != (want == "stays valid") {
+		return fmt.Errorf("with %q become %q the recording would be valid=%v, want %s", from, to, ok, want)
 	}
 	return nil
 }

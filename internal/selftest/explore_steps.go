@@ -1,4 +1,4 @@
-package steps
+package selftest
 
 // Explorer steps (SPEC §11 EXP-1, EXP-2): thin glue over package explore.
 // The explorer runs the real ledger on a fresh SQLite file or PostgreSQL
@@ -16,6 +16,7 @@ import (
 	"github.com/replaylab/replaylab/engine/ledger"
 	"github.com/replaylab/replaylab/engine/trace"
 	"github.com/replaylab/replaylab/explore"
+	"github.com/replaylab/replaylab/steps"
 )
 
 // exploreState is one scenario's explorer runs.
@@ -26,92 +27,91 @@ type exploreState struct {
 	rep   *explore.Report // the last multi-seed run
 }
 
-func exploreSteps(r *table) {
-	const g = "Seeded explorer"
-	r.step(g, `^the ledger is built with the planted bug "([a-z-]+)"$`,
+func exploreSteps(r *steps.Table) {
+	r.Step(`^the ledger is built with the planted bug "([a-z-]+)"$`,
 		"the explorer's next runs use a ledger built with that deliberate defect (the explorer's self-test; claim-without-check: a success claims the winner without checking the job's version)",
 		`Given the ledger is built with the planted bug "claim-without-check"`, expGivenPlant)
-	r.step(g, `^the explorer runs seed (\d+) with (\d+) steps on "(sqlite|postgres)"(?: again)?$`,
+	r.Step(`^the explorer runs seed (\d+) with (\d+) steps on "(sqlite|postgres)"(?: again)?$`,
 		"draws that seed's schedule and runs it on the real ledger in a fresh store, checking the invariants after every step; the trace gets every step and what it did",
 		`When the explorer runs seed 3 with 30 steps on "sqlite"`, expRunSeed)
-	r.step(g, `^the explorer runs seeds (\d+) to (\d+) with (\d+) steps on "(sqlite|postgres)"$`,
+	r.Step(`^the explorer runs seeds (\d+) to (\d+) with (\d+) steps on "(sqlite|postgres)"$`,
 		"runs those seeds in order and stops at the first violation, which it shrinks",
 		`When the explorer runs seeds 1 to 20 with 40 steps on "sqlite"`, expRunSeeds)
-	r.step(g, `^the explorer runs answer case (\d+) of seed (\d+)(?: again)?$`,
+	r.Step(`^the explorer runs answer case (\d+) of seed (\d+)(?: again)?$`,
 		"draws that seed's answer case (a scripted chat page and its transitions after the send), waits for the answer with the real engine on the lab clock while recording, replays the recording with the replay driver, and checks both against the script",
 		"When the explorer runs answer case 1 of seed 7", expRunAnswer)
-	r.step(g, `^the answer runs printed the same line$`,
+	r.Step(`^the answer runs printed the same line$`,
 		"every answer-case run of the scenario printed the same case and result",
 		"Then the answer runs printed the same line", expSameWaits)
-	r.step(g, `^the answer wait kept every invariant$`,
+	r.Step(`^the answer wait kept every invariant$`,
 		"the last answer-case run took the new group, with media only from it, ended as the script implies, and its replay read the same",
 		"Then the answer wait kept every invariant", expWaitKept)
-	r.step(g, `^the runs printed the same schedule and outcome$`,
+	r.Step(`^the runs printed the same schedule and outcome$`,
 		"every single-seed run of the scenario printed the same lines, step by step",
 		"Then the runs printed the same schedule and outcome", expSameRuns)
-	r.step(g, `^the run found no violation$`, "the last single-seed run kept every invariant",
+	r.Step(`^the run found no violation$`, "the last single-seed run kept every invariant",
 		"Then the run found no violation", expNoViolation)
-	r.step(g, `^the explorer reports a violation of "([^"]+)" within (\d+) seeds$`,
+	r.Step(`^the explorer reports a violation of "([^"]+)" within (\d+) seeds$`,
 		"the multi-seed run stopped at a violation of that invariant no later than that many seeds from its first",
 		`Then the explorer reports a violation of "at most one winner" within 12 seeds`, expViolationWithin)
-	r.step(g, `^the shrunk schedule has at most (\d+) steps and still fails$`,
+	r.Step(`^the shrunk schedule has at most (\d+) steps and still fails$`,
 		"the violation was shrunk to a schedule of at most N steps that breaks the same invariant when run again",
 		"Then the shrunk schedule has at most 3 steps and still fails", expShrunkAtMost)
-	r.step(g, `^the shrunk schedule passes on the real ledger$`,
+	r.Step(`^the shrunk schedule passes on the real ledger$`,
 		"the shrunk schedule keeps every invariant on a ledger without the planted bug: the explorer found the bug, not itself",
 		"Then the shrunk schedule passes on the real ledger", expShrunkPassesClean)
 }
 
-func (w *world) expState() *exploreState { return stateOf[exploreState](w) }
+func expState(w steps.World) *exploreState { return steps.State[exploreState](w) }
 
 func expGivenPlant(ctx context.Context, bug string) error {
-	worldOf(ctx).expState().plant = ledger.PlantedBug(bug)
+	expState(steps.WorldOf(ctx)).plant = ledger.PlantedBug(bug)
 	return nil
 }
 
 // expOptions are the explorer options of a step; a postgres run without
 // REPLAYLAB_PG_URL skips the scenario (fails in CI).
-func (w *world) expOptions(store string, steps int) (explore.Options, error) {
+func expOptions(w steps.World, store string, n int) (explore.Options, error) {
 	opt := explore.DefaultOptions
-	opt.Store, opt.Steps, opt.Plant = store, steps, w.expState().plant
+	opt.Store, opt.Steps, opt.Plant = store, n, expState(w).plant
 	if store == explore.StorePostgres {
 		var err error
-		if opt.PGURL, err = w.needPostgres("explore steps", "to explore on PostgreSQL"); err != nil {
+		if opt.PGURL, err = w.NeedPostgres("explore steps", "to explore on PostgreSQL"); err != nil {
 			return opt, err
 		}
 	}
 	return opt, nil
 }
 
-func expTrace(w *world, kind string, out explore.Outcome) {
+func expTrace(w steps.World, kind string, out explore.Outcome) {
 	for i, l := range out.Lines {
-		w.log.Emit(trace.E("explore."+kind, trace.A("n", strconv.Itoa(i+1)), trace.A("line", l)))
+		w.Emit(trace.E("explore."+kind, trace.A("n", strconv.Itoa(i+1)), trace.A("line", l)))
 	}
 	if v := out.Violation; v != nil {
-		w.log.Emit(trace.E("explore.violation", trace.A("step", strconv.Itoa(v.Step)), trace.A("invariant", string(v.Invariant)), trace.A("detail", v.Detail)))
+		w.Emit(trace.E("explore.violation", trace.A("step", strconv.Itoa(v.Step)), trace.A("invariant", string(v.Invariant)), trace.A("detail", v.Detail)))
 	}
 }
 
-func expRunSeed(ctx context.Context, seed, steps int, store string) error {
-	w := worldOf(ctx)
-	opt, err := w.expOptions(store, steps)
+func expRunSeed(ctx context.Context, seed, n int, store string) error {
+	w := steps.WorldOf(ctx)
+	opt, err := expOptions(w, store, n)
 	if err != nil {
 		return err
 	}
-	out, err := explore.RunSchedule(ctx, opt, explore.Generate(uint64(seed), steps, opt.Faults))
+	out, err := explore.RunSchedule(ctx, opt, explore.Generate(uint64(seed), n, opt.Faults))
 	if err != nil {
 		return err
 	}
-	st := w.expState()
+	st := expState(w)
 	st.runs = append(st.runs, out)
-	w.log.Emit(trace.E("explore.run", trace.A("seed", strconv.Itoa(seed)), trace.A("steps", strconv.Itoa(steps)), trace.A("plant", string(opt.Plant))))
+	w.Emit(trace.E("explore.run", trace.A("seed", strconv.Itoa(seed)), trace.A("steps", strconv.Itoa(n)), trace.A("plant", string(opt.Plant))))
 	expTrace(w, "step", out)
 	return nil
 }
 
-func expRunSeeds(ctx context.Context, first, last, steps int, store string) error {
-	w := worldOf(ctx)
-	opt, err := w.expOptions(store, steps)
+func expRunSeeds(ctx context.Context, first, last, n int, store string) error {
+	w := steps.WorldOf(ctx)
+	opt, err := expOptions(w, store, n)
 	if err != nil {
 		return err
 	}
@@ -123,11 +123,11 @@ func expRunSeeds(ctx context.Context, first, last, steps int, store string) erro
 	if err != nil {
 		return err
 	}
-	w.expState().rep = &rep
-	w.log.Emit(trace.E("explore.seeds", trace.A("first", strconv.Itoa(first)), trace.A("last", strconv.Itoa(last)),
+	expState(w).rep = &rep
+	w.Emit(trace.E("explore.seeds", trace.A("first", strconv.Itoa(first)), trace.A("last", strconv.Itoa(last)),
 		trace.A("clean", strconv.Itoa(rep.Seeds)), trace.A("plant", string(opt.Plant))))
 	if f := rep.Failure; f != nil {
-		w.log.Emit(trace.E("explore.failure", trace.A("seed", strconv.FormatUint(f.Seed, 10)),
+		w.Emit(trace.E("explore.failure", trace.A("seed", strconv.FormatUint(f.Seed, 10)),
 			trace.A("schedule_steps", strconv.Itoa(len(f.Outcome.Lines))), trace.A("shrunk_steps", strconv.Itoa(len(f.Shrunk)))))
 		expTrace(w, "shrunk", f.ShrunkOf)
 	}
@@ -135,7 +135,7 @@ func expRunSeeds(ctx context.Context, first, last, steps int, store string) erro
 }
 
 func expSameRuns(ctx context.Context) error {
-	runs := worldOf(ctx).expState().runs
+	runs := expState(steps.WorldOf(ctx)).runs
 	if len(runs) < 2 {
 		return fmt.Errorf("explore steps: %d single-seed runs, want at least 2 to compare", len(runs))
 	}
@@ -148,7 +148,7 @@ func expSameRuns(ctx context.Context) error {
 }
 
 func expNoViolation(ctx context.Context) error {
-	runs := worldOf(ctx).expState().runs
+	runs := expState(steps.WorldOf(ctx)).runs
 	if len(runs) == 0 {
 		return errors.New("explore steps: no single-seed run yet")
 	}
@@ -158,8 +158,8 @@ func expNoViolation(ctx context.Context) error {
 	return nil
 }
 
-func (w *world) expFailure() (*explore.Failure, error) {
-	rep := w.expState().rep
+func expFailure(w steps.World) (*explore.Failure, error) {
+	rep := expState(w).rep
 	if rep == nil {
 		return nil, errors.New("explore steps: no multi-seed run yet")
 	}
@@ -170,8 +170,8 @@ func (w *world) expFailure() (*explore.Failure, error) {
 }
 
 func expViolationWithin(ctx context.Context, inv string, seeds int) error {
-	w := worldOf(ctx)
-	f, err := w.expFailure()
+	w := steps.WorldOf(ctx)
+	f, err := expFailure(w)
 	if err != nil {
 		return err
 	}
@@ -179,15 +179,15 @@ func expViolationWithin(ctx context.Context, inv string, seeds int) error {
 	if string(v.Invariant) != inv {
 		return fmt.Errorf("explore steps: violation of %q (%s), want %q", v.Invariant, v.Detail, inv)
 	}
-	if n := f.Seed - w.expState().rep.Options.Seed + 1; n > uint64(seeds) {
+	if n := f.Seed - expState(w).rep.Options.Seed + 1; n > uint64(seeds) {
 		return fmt.Errorf("explore steps: found at the %d-th seed (%d), want within %d", n, f.Seed, seeds)
 	}
 	return nil
 }
 
 func expShrunkAtMost(ctx context.Context, n int) error {
-	w := worldOf(ctx)
-	f, err := w.expFailure()
+	w := steps.WorldOf(ctx)
+	f, err := expFailure(w)
 	if err != nil {
 		return err
 	}
@@ -197,7 +197,7 @@ func expShrunkAtMost(ctx context.Context, n int) error {
 	if len(f.Shrunk) > n {
 		return fmt.Errorf("explore steps: shrunk to %d steps, want at most %d:\n%s", len(f.Shrunk), n, f.Shrunk)
 	}
-	opt := w.expState().rep.Options
+	opt := expState(w).rep.Options
 	out, err := explore.RunSchedule(ctx, opt, f.Shrunk)
 	if err != nil {
 		return err
@@ -209,12 +209,12 @@ func expShrunkAtMost(ctx context.Context, n int) error {
 }
 
 func expShrunkPassesClean(ctx context.Context) error {
-	w := worldOf(ctx)
-	f, err := w.expFailure()
+	w := steps.WorldOf(ctx)
+	f, err := expFailure(w)
 	if err != nil {
 		return err
 	}
-	opt := w.expState().rep.Options
+	opt := expState(w).rep.Options
 	opt.Plant = ""
 	out, err := explore.RunSchedule(ctx, opt, f.Shrunk)
 	if err != nil {
@@ -227,7 +227,7 @@ func expShrunkPassesClean(ctx context.Context) error {
 }
 
 func expRunAnswer(ctx context.Context, i, seed int) error {
-	w := worldOf(ctx)
+	w := steps.WorldOf(ctx)
 	if i < 1 {
 		return fmt.Errorf("explore steps: answer cases count from 1, got %d", i)
 	}
@@ -235,17 +235,17 @@ func expRunAnswer(ctx context.Context, i, seed int) error {
 	if err != nil {
 		return err
 	}
-	st := w.expState()
+	st := expState(w)
 	st.waits = append(st.waits, out)
-	w.log.Emit(trace.E("explore.answer", trace.A("seed", strconv.Itoa(seed)), trace.A("case", strconv.Itoa(i)), trace.A("line", out.Line)))
+	w.Emit(trace.E("explore.answer", trace.A("seed", strconv.Itoa(seed)), trace.A("case", strconv.Itoa(i)), trace.A("line", out.Line)))
 	if v := out.Violation; v != nil {
-		w.log.Emit(trace.E("explore.violation", trace.A("invariant", string(v.Invariant)), trace.A("detail", v.Detail)))
+		w.Emit(trace.E("explore.violation", trace.A("invariant", string(v.Invariant)), trace.A("detail", v.Detail)))
 	}
 	return nil
 }
 
 func expSameWaits(ctx context.Context) error {
-	waits := worldOf(ctx).expState().waits
+	waits := expState(steps.WorldOf(ctx)).waits
 	if len(waits) < 2 {
 		return fmt.Errorf("explore steps: %d answer-case runs, want at least 2 to compare", len(waits))
 	}
@@ -258,7 +258,7 @@ func expSameWaits(ctx context.Context) error {
 }
 
 func expWaitKept(ctx context.Context) error {
-	waits := worldOf(ctx).expState().waits
+	waits := expState(steps.WorldOf(ctx)).waits
 	if len(waits) == 0 {
 		return errors.New("explore steps: no answer-case run yet")
 	}
