@@ -264,7 +264,8 @@
     if (animating()) return "animating";
     return "scoped";
   };
-  const framed = () => !!document.querySelector("iframe,frame,object,embed,fencedframe,portal");
+  const FRAMES = "iframe,frame,object,embed,fencedframe,portal";
+  const framed = () => !!document.querySelector(FRAMES);
   const T = {
     // begin numbers the document's nodes in capture order and starts
     // recording; the full capture that follows is matched to it by shape.
@@ -368,8 +369,10 @@
       const t0 = performance.now();
       absorb(mo.takeRecords());
       if (!S.active || S.over) return JSON.stringify({ full: S.active ? "overflow" : "inactive" });
-      // frames come and go with child lists only
-      if (S.framed === undefined || S.parents.size) S.framed = framed();
+      // frames come with inserted nodes only: once the document is known
+      // to hold none, only the subtrees inserted since are searched
+      if (S.framed === undefined) S.framed = framed();
+      else if (!S.framed) for (const n of S.added) if (n.nodeType === 1 && n.isConnected && (n.matches(FRAMES) || n.querySelector(FRAMES))) { S.framed = true; break; }
       if (S.framed) return JSON.stringify({ full: "frames" });
       const out = { url: document.URL, title: document.title, kids: [], texts: [], attrs: [], state: [] };
       const parents = S.parents, attrs = S.attrs, texts = S.texts, added = S.added;
