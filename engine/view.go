@@ -14,18 +14,23 @@ import (
 // rule strings of the view's groups, and each group carries "ruleRef",
 // the index of its rule in that list, instead of repeating the ~100-byte
 // string per group. Decoding restores Group.Rule, so a View read back
-// (the MCP client) is the View that was written.
+// (the MCP client) is the View that was written. Defaults are left out:
+// ruleRef 0 (the first rule) and a complete group's evidence
+// (adapter.EvidenceComplete).
 
 // ViewGroupJSON is one answer group as a View's JSON carries it.
 type ViewGroupJSON struct {
 	ID            string          `json:"id"`
-	RuleRef       int             `json:"ruleRef"`
+	RuleRef       int             `json:"ruleRef,omitempty"` // left out for the first rule
 	State         string          `json:"state"`
 	Text          string          `json:"text"`
 	TextTruncated bool            `json:"textTruncated,omitempty"`
 	Media         []adapter.Media `json:"media,omitempty"`
 	Frame         string          `json:"frame,omitempty"` // left out for the main frame
-	Evidence      string          `json:"evidence"`
+	// Evidence is left out for a complete group's usual evidence
+	// (adapter.EvidenceComplete); nil decodes as that for a complete
+	// group, as "" for any other.
+	Evidence *string `json:"evidence,omitempty"`
 }
 
 // ViewJSON is the JSON shape of a View (its output schema derives from
@@ -64,8 +69,12 @@ func (v View) MarshalJSON() ([]byte, error) {
 		if frame == capture.MainFrame {
 			frame = ""
 		}
+		evidence := &g.Evidence
+		if g.State == adapter.StateComplete && g.Evidence == adapter.EvidenceComplete {
+			evidence = nil
+		}
 		out.Groups = append(out.Groups, ViewGroupJSON{ID: g.ID, RuleRef: ref, State: g.State, Text: g.Text,
-			TextTruncated: g.TextTruncated, Media: g.Media, Frame: frame, Evidence: g.Evidence})
+			TextTruncated: g.TextTruncated, Media: g.Media, Frame: frame, Evidence: evidence})
 	}
 	return json.Marshal(out)
 }
@@ -88,11 +97,18 @@ func (v *View) UnmarshalJSON(data []byte) error {
 		if g.Media == nil {
 			g.Media = []adapter.Media{}
 		}
+		evidence := ""
+		switch {
+		case g.Evidence != nil:
+			evidence = *g.Evidence
+		case g.State == adapter.StateComplete:
+			evidence = adapter.EvidenceComplete
+		}
 		if g.RuleRef < 0 || g.RuleRef >= len(in.Rules) {
 			return fmt.Errorf("engine: view group %s: ruleRef %d outside the %d rules", g.ID, g.RuleRef, len(in.Rules))
 		}
 		v.Groups = append(v.Groups, adapter.Group{ID: g.ID, Rule: in.Rules[g.RuleRef], State: g.State, Text: g.Text,
-			TextTruncated: g.TextTruncated, Media: g.Media, Frame: g.Frame, Evidence: g.Evidence})
+			TextTruncated: g.TextTruncated, Media: g.Media, Frame: g.Frame, Evidence: evidence})
 	}
 	return nil
 }

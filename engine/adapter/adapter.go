@@ -162,10 +162,14 @@ const (
 	StateComplete          = "complete"
 	StateNeedsConfirmation = "needs_confirmation"
 	StateFailed            = "failed"
-	// StateStopped: the user stopped the answer while it streamed (APP-3);
+	// StateStopped: the user stopped the answer while it streamed (APP-3)
 	// its text is what had arrived.
 	StateStopped = "stopped"
 )
+
+// EvidenceComplete is the evidence of every complete group: no markup
+// says the turn is generating, stopped, failed or waiting.
+const EvidenceComplete = "no generating signal"
 
 // Group is one assistant turn and everything inside it.
 type Group struct {

@@ -265,7 +265,7 @@ func classify(doc *observe.Document, s span, text string, st *States) (state, ev
 	case confirm != "":
 		return StateNeedsConfirmation, confirm
 	}
-	return StateComplete, "no generating signal"
+	return StateComplete, EvidenceComplete
 }
 
 func hasClass(n *html.Node, names []string) bool {

@@ -218,16 +218,80 @@ func (h *Heading) UnmarshalJSON(data []byte) error {
 // only. Rows and Cols say whether the row and column limits bit; Complete
 // is false when any did, and no total is ever computed from a partial
 // table.
+//
+// Its JSON leaves out the main frame and, for a complete table, rowCount,
+// colCount and complete: a table without them is whole, its rows and
+// columns all returned. Decoding restores them.
 type Table struct {
 	Index    int        `json:"index"` // position among the frame's tables, from 1
-	Frame    string     `json:"frame"`
+	Frame    string     `json:"frame,omitempty"`
 	Role     string     `json:"role"`
 	Name     string     `json:"name,omitempty"`
 	Parent   int        `json:"parent,omitempty"` // Index of the enclosing table, 0 for none
 	Rows     [][]string `json:"rows"`
-	RowCount Count      `json:"rowCount"`
-	ColCount Count      `json:"colCount"`
-	Complete bool       `json:"complete"`
+	RowCount Count      `json:"rowCount,omitzero"`
+	ColCount Count      `json:"colCount,omitzero"`
+	Complete bool       `json:"complete,omitempty"`
+}
+
+// tableJSON is Table's JSON shape.
+type tableJSON struct {
+	Index    int        `json:"index"`
+	Frame    string     `json:"frame,omitempty"`
+	Role     string     `json:"role"`
+	Name     string     `json:"name,omitempty"`
+	Parent   int        `json:"parent,omitempty"`
+	Rows     [][]string `json:"rows"`
+	RowCount *Count     `json:"rowCount,omitempty"`
+	ColCount *Count     `json:"colCount,omitempty"`
+	Complete *bool      `json:"complete,omitempty"`
+}
+
+// MarshalJSON writes the table, its frame left out when it is the main
+// frame and its counts left out when it is complete.
+func (t Table) MarshalJSON() ([]byte, error) {
+	out := tableJSON{Index: t.Index, Frame: t.Frame, Role: t.Role, Name: t.Name, Parent: t.Parent, Rows: t.Rows}
+	if out.Frame == capture.MainFrame {
+		out.Frame = ""
+	}
+	if !t.Complete {
+		rc, cc, complete := t.RowCount, t.ColCount, false
+		out.RowCount, out.ColCount, out.Complete = &rc, &cc, &complete
+	}
+	return json.Marshal(out)
+}
+
+// UnmarshalJSON reads what MarshalJSON wrote: a table without counts is
+// complete, every row and column returned.
+func (t *Table) UnmarshalJSON(data []byte) error {
+	var in tableJSON
+	if err := json.Unmarshal(data, &in); err != nil {
+		return err
+	}
+	*t = Table{Index: in.Index, Frame: in.Frame, Role: in.Role, Name: in.Name, Parent: in.Parent, Rows: in.Rows}
+	if t.Frame == "" {
+		t.Frame = capture.MainFrame
+	}
+	if in.RowCount == nil && in.ColCount == nil && in.Complete == nil {
+		cols := 0
+		for _, r := range t.Rows {
+			cols = max(cols, len(r))
+		}
+		t.RowCount = Count{Returned: len(t.Rows), Total: len(t.Rows)}
+		t.ColCount = Count{Returned: cols, Total: cols}
+		t.Complete = true
+		return nil
+	}
+	if in.RowCount != nil {
+		t.RowCount = *in.RowCount
+	}
+	if in.ColCount != nil {
+		t.ColCount = *in.ColCount
+	}
+	if in.Complete != nil {
+		t.Complete = *in.Complete
+	}
+	return nil
 }
 
 // Options are the inputs of an observation that do not come from the
@@ -540,8 +604,9 @@ type Counts struct {
 	Headings Count `json:"headings"`
 	Tables   Count `json:"tables"`
 	Frames   int   `json:"frames"`
-	// FramesUnread counts iframes whose document the capture does not hold.
-	FramesUnread int `json:"framesUnread"`
+	// FramesUnread counts iframes whose document the capture does not
+	// hold; left out of the JSON when none.
+	FramesUnread int `json:"framesUnread,omitempty"`
 }
 
 // FrameFacts are one frame's own counts, before merging.
