@@ -80,7 +80,7 @@ func BenchmarkSnapshot200Turns(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				res := ms.Call("snapshot", mcp.SnapshotIn{PageIn: mcp.PageIn{Task: "t1"}, View: view})
-				body, err := json.Marshal(res.StructuredContent)
+				body, err := mcp.ResultJSON(res)
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -61,6 +61,7 @@ import (
 	mcpsdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	xhtml "golang.org/x/net/html"
 
+	"github.com/replaylab/replaylab/engine/mcp"
 	"github.com/replaylab/replaylab/internal/chatpage"
 )
 
@@ -175,9 +176,10 @@ func (c *client) call(ctx context.Context, name string, args map[string]any) (*m
 	return res, text.String(), nil
 }
 
-// structured decodes a result's structured content.
+// structured decodes a result's JSON: its structured content or, for
+// the tools that return the page (no structured content), its text.
 func structured(res *mcpsdk.CallToolResult, out any) error {
-	data, err := json.Marshal(res.StructuredContent)
+	data, err := mcp.ResultJSON(res)
 	if err != nil {
 		return err
 	}

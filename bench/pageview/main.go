@@ -9,18 +9,21 @@
 //
 // The client is the official Go SDK's, talking to the process over its
 // stdin and stdout; every byte read from the process's stdout is counted
-// per JSON-RPC message. For each page size it reports:
+// per JSON-RPC message. For each page size it calls navigate, snapshot
+// (view page), fill of the composer by the snapshot's ref, and click of
+// the newest turn's Copy button by a ref the fill result gave, and
+// reports for each:
 //
-//   - view: the structured content of `snapshot` (view page), as received;
-//   - message: the whole JSON-RPC response line of that call (the
-//     structured content, the same JSON as the text block the protocol
-//     asks for, and _meta);
-//   - navigate, fill: the structured content of the navigate result and of
-//     a fill of the composer by the ref the navigate result gave (its
-//     neighbours are the newest turn's controls), with the longest ref seen.
+//   - B: the result's JSON as received (its text block; the structured
+//     content for a tool that sends one);
+//   - msg B: the whole JSON-RPC response line, _meta included — what an
+//     agent's host reads off the pipe;
 //
-// It exits 1 when any view or action result is over --budget bytes, so it
-// can gate a change.
+// with the view's elements of the page's candidates, the longest ref seen
+// and whether any of these results carried structured content.
+//
+// It exits 1 when any of these response messages is over --budget bytes,
+// so it can gate a change. --dump DIR writes each message to a file.
 package main
 
 import (
@@ -32,6 +35,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -39,6 +43,7 @@ import (
 
 	mcpsdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/replaylab/replaylab/engine/mcp"
 	"github.com/replaylab/replaylab/internal/chatpage"
 )
 
@@ -51,6 +56,10 @@ type wireCounter struct {
 	partial int
 	last    []byte // the start of the current message, to tell results apart
 	lines   []line
+
+	keep       bool   // keep whole messages (--dump)
+	cur        []byte // the current message, when keeping
+	lastResult []byte // the last whole response message, when keeping
 }
 
 type line struct {
@@ -72,11 +81,18 @@ func (w *wireCounter) Read(p []byte) (int, error) {
 			w.last = append(w.last, chunk[:min(len(chunk), 64-len(w.last))]...)
 		}
 		w.partial += len(chunk)
+		if w.keep {
+			w.cur = append(w.cur, chunk...)
+		}
 		if i < 0 {
 			break
 		}
-		w.lines = append(w.lines, line{n: w.partial + 1, result: bytes.Contains(w.last, []byte(`"result"`)) || !bytes.Contains(w.last, []byte(`"method"`))})
-		w.partial, w.last = 0, w.last[:0]
+		result := bytes.Contains(w.last, []byte(`"result"`)) || !bytes.Contains(w.last, []byte(`"method"`))
+		w.lines = append(w.lines, line{n: w.partial + 1, result: result})
+		if w.keep && result {
+			w.lastResult = append(w.lastResult[:0], w.cur...)
+		}
+		w.partial, w.last, w.cur = 0, w.last[:0], w.cur[:0]
 		b = b[i+1:]
 	}
 	return n, err
@@ -84,8 +100,15 @@ func (w *wireCounter) Read(p []byte) (int, error) {
 
 func (w *wireCounter) Close() error { return w.r.Close() }
 
-// lastResult is the length of the last response message read.
-func (w *wireCounter) lastResult() int {
+// lastMessage is the last response message read, when kept.
+func (w *wireCounter) lastMessage() []byte {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return bytes.Clone(w.lastResult)
+}
+
+// lastLen is the length of the last response message read.
+func (w *wireCounter) lastLen() int {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	for i := len(w.lines) - 1; i >= 0; i-- {
@@ -97,41 +120,60 @@ func (w *wireCounter) lastResult() int {
 }
 
 type row struct {
-	turns                        int
-	view, message, text          int
-	navigate, fill, longestRef   int
-	viewElements, fillElements   int
-	viewTotal                    int
-	navigateMessage, fillMessage int
+	turns      int
+	view       call // snapshot (view page)
+	navigate   call
+	fill       call // fill of the composer by its ref
+	click      call // click of the newest turn's Copy button by its ref
+	elements   int  // of the page view
+	candidates int  // the page's, counts.elements.total
+	fillEls    int
+	longestRef int
+}
+
+// call is what one tool call put on the wire: its result's JSON (the text
+// block, or the structured content when there is one) and the whole
+// JSON-RPC response message.
+type call struct {
+	json, message int
+	structured    bool
 }
 
 func main() {
 	replaylab := flag.String("replaylab", "replaylab", "the replaylab binary")
 	chromium := flag.String("chromium", "/usr/bin/chromium", "the Chromium replaylab drives (REPLAYLAB_CHROMIUM)")
 	turnsFlag := flag.String("turns", "20,200,2000,20000", "page sizes, in turns")
-	budget := flag.Int("budget", 8192, "bytes a page view or an action result may take; over it the command exits 1")
+	budget := flag.Int("budget", 8192, "bytes the whole response message of a page view or an action result may take; over it the command exits 1")
 	timeout := flag.Duration("timeout", 3*time.Minute, "per call")
+	dump := flag.String("dump", "", "a directory to write each measured response message to (TURNS-TOOL.json)")
 	flag.Parse()
-	rows, err := run(*replaylab, *chromium, *turnsFlag, *timeout)
+	rows, err := run(*replaylab, *chromium, *turnsFlag, *dump, *timeout)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "pageview:", err)
 		os.Exit(1)
 	}
-	fmt.Printf("%-6s %8s %8s %9s %9s %8s %8s %8s %9s %9s\n", "turns", "view B", "text B", "message B", "elements", "nav B", "fill B", "fill el", "nav msg B", "longest ref")
+	fmt.Printf("%-6s %7s %9s %11s %6s %8s %6s %8s %6s %8s %5s %s\n", "turns", "view B", "view msg B", "elements", "nav B", "nav msg B", "fill B", "fill msg B", "click B", "click msg B", "ref", "structured")
 	over := false
 	for _, r := range rows {
-		fmt.Printf("%-6d %8d %8d %9d %4d/%-4d %8d %8d %8d %9d %9d\n", r.turns, r.view, r.text, r.message, r.viewElements, r.viewTotal, r.navigate, r.fill, r.fillElements, r.navigateMessage, r.longestRef)
-		if r.view > *budget || r.navigate > *budget || r.fill > *budget {
-			over = true
+		structured := "no"
+		for _, c := range []call{r.view, r.navigate, r.fill, r.click} {
+			if c.structured {
+				structured = "yes"
+			}
+			if c.message > *budget {
+				over = true
+			}
 		}
+		fmt.Printf("%-6d %7d %9d %5d/%-5d %6d %8d %6d %8d %6d %8d %5d %s\n", r.turns, r.view.json, r.view.message, r.elements, r.candidates,
+			r.navigate.json, r.navigate.message, r.fill.json, r.fill.message, r.click.json, r.click.message, r.longestRef, structured)
 	}
 	if over {
-		fmt.Fprintf(os.Stderr, "pageview: a page view or action result is over %d bytes\n", *budget)
+		fmt.Fprintf(os.Stderr, "pageview: a response message is over %d bytes\n", *budget)
 		os.Exit(1)
 	}
 }
 
-func run(bin, chromium, turnsFlag string, timeout time.Duration) ([]row, error) {
+func run(bin, chromium, turnsFlag, dump string, timeout time.Duration) ([]row, error) {
 	var sizes []int
 	for _, f := range strings.Split(turnsFlag, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(f))
@@ -166,7 +208,13 @@ func run(bin, chromium, turnsFlag string, timeout time.Duration) ([]row, error) 
 		return nil, err
 	}
 	defer func() { _ = stdin.Close(); _ = cmd.Wait() }()
-	wire := &wireCounter{r: stdout}
+	wire := &wireCounter{r: stdout, keep: dump != ""}
+	save := func(turns int, tool string) error {
+		if dump == "" {
+			return nil
+		}
+		return os.WriteFile(filepath.Join(dump, fmt.Sprintf("%d-%s.json", turns, tool)), append(wire.lastMessage(), '\n'), 0o644)
+	}
 	cs, err := mcpsdk.NewClient(&mcpsdk.Implementation{Name: "pageview", Version: "dev"}, nil).
 		Connect(ctx, &mcpsdk.IOTransport{Reader: wire, Writer: stdin}, nil)
 	if err != nil {
@@ -174,31 +222,30 @@ func run(bin, chromium, turnsFlag string, timeout time.Duration) ([]row, error) 
 	}
 	defer cs.Close()
 
-	call := func(name string, args map[string]any, out any) (structured, text, message int, err error) {
+	cur := 0 // the page size being measured
+	callTool := func(name string, args map[string]any, out any) (call, error) {
 		cctx, cancel := context.WithTimeout(ctx, timeout)
 		defer cancel()
 		res, err := cs.CallTool(cctx, &mcpsdk.CallToolParams{Name: name, Arguments: args})
 		if err != nil {
-			return 0, 0, 0, fmt.Errorf("%s: %w", name, err)
-		}
-		for _, c := range res.Content {
-			if t, ok := c.(*mcpsdk.TextContent); ok {
-				text += len(t.Text)
-			}
+			return call{}, fmt.Errorf("%s: %w", name, err)
 		}
 		if res.IsError {
-			return 0, 0, 0, fmt.Errorf("%s: %s", name, textOf(res))
+			return call{}, fmt.Errorf("%s: %s", name, mcp.TextOf(res))
 		}
-		data, err := json.Marshal(res.StructuredContent)
+		data, err := mcp.ResultJSON(res)
 		if err != nil {
-			return 0, 0, 0, err
+			return call{}, fmt.Errorf("%s: %w", name, err)
 		}
 		if out != nil {
 			if err := json.Unmarshal(data, out); err != nil {
-				return 0, 0, 0, fmt.Errorf("%s: %w", name, err)
+				return call{}, fmt.Errorf("%s: %w", name, err)
 			}
 		}
-		return len(data), text, wire.lastResult(), nil
+		if err := save(cur, name); err != nil {
+			return call{}, err
+		}
+		return call{json: len(data), message: wire.lastLen(), structured: res.StructuredContent != nil}, nil
 	}
 
 	type element struct {
@@ -210,23 +257,24 @@ func run(bin, chromium, turnsFlag string, timeout time.Duration) ([]row, error) 
 	var rows []row
 	for _, n := range sizes {
 		r := row{turns: n}
+		cur = n
 		var begun struct{ Task string }
-		if _, _, _, err := call("begin", map[string]any{"goal": "page view bytes"}, &begun); err != nil {
+		if _, err := callTool("begin", map[string]any{"goal": "page view bytes"}, &begun); err != nil {
 			return nil, err
 		}
 		task := begun.Task
 		var nav acted
-		if r.navigate, _, r.navigateMessage, err = call("navigate", map[string]any{"task": task, "url": base + "/chat/" + strconv.Itoa(n)}, &nav); err != nil {
+		if r.navigate, err = callTool("navigate", map[string]any{"task": task, "url": base + "/chat/" + strconv.Itoa(n)}, &nav); err != nil {
 			return nil, err
 		}
 		var view struct {
 			Elements []element
 			Counts   struct{ Elements struct{ Total int } }
 		}
-		if r.view, r.text, r.message, err = call("snapshot", map[string]any{"task": task}, &view); err != nil {
+		if r.view, err = callTool("snapshot", map[string]any{"task": task}, &view); err != nil {
 			return nil, err
 		}
-		r.viewElements, r.viewTotal = len(view.Elements), view.Counts.Elements.Total
+		r.elements, r.candidates = len(view.Elements), view.Counts.Elements.Total
 		// the navigate result's refs are stale after the snapshot: take
 		// the composer's ref from the snapshot, as an agent would
 		composer := ""
@@ -239,32 +287,34 @@ func run(bin, chromium, turnsFlag string, timeout time.Duration) ([]row, error) 
 			return nil, fmt.Errorf("turns=%d: the page view has no textbox \"Message\"", n)
 		}
 		var filled acted
-		if r.fill, _, r.fillMessage, err = call("fill", map[string]any{"task": task, "target": map[string]any{"ref": composer}, "text": "How long is the view?"}, &filled); err != nil {
+		if r.fill, err = callTool("fill", map[string]any{"task": task, "target": map[string]any{"ref": composer}, "text": "How long is the view?"}, &filled); err != nil {
 			return nil, err
 		}
-		r.fillElements = len(filled.Elements)
-		for _, list := range [][]element{nav.Elements, view.Elements, filled.Elements} {
+		r.fillEls = len(filled.Elements)
+		// then a click by a ref the fill result gave: the newest turn's
+		// Copy button, expecting what is already true (the text stays)
+		copyRef := ""
+		for _, e := range filled.Elements {
+			if e.Role == "button" && e.Name == "Copy" {
+				copyRef = e.Ref
+			}
+		}
+		if copyRef == "" {
+			return nil, fmt.Errorf("turns=%d: the fill result has no button \"Copy\"", n)
+		}
+		var clicked acted
+		if r.click, err = callTool("click", map[string]any{"task": task, "target": map[string]any{"ref": copyRef}, "expect": map[string]any{"textVisible": "Copy"}}, &clicked); err != nil {
+			return nil, err
+		}
+		for _, list := range [][]element{nav.Elements, view.Elements, filled.Elements, clicked.Elements} {
 			for _, e := range list {
 				r.longestRef = max(r.longestRef, len(e.Ref))
 			}
 		}
-		if _, _, _, err := call("finish", map[string]any{"task": task}, nil); err != nil {
+		if _, err := callTool("finish", map[string]any{"task": task}, nil); err != nil {
 			return nil, err
 		}
 		rows = append(rows, r)
 	}
 	return rows, nil
-}
-
-func textOf(res *mcpsdk.CallToolResult) string {
-	var b strings.Builder
-	for _, c := range res.Content {
-		if t, ok := c.(*mcpsdk.TextContent); ok {
-			b.WriteString(t.Text)
-		}
-	}
-	if b.Len() == 0 {
-		return "a tool error with no text"
-	}
-	return b.String()
 }

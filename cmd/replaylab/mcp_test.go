@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"io"
 	"net"
 	"os"
@@ -174,9 +173,9 @@ func TestMCPHTTPTasksOutliveSessions(t *testing.T) {
 			t.Fatal(err)
 		}
 		if res.IsError {
-			t.Fatalf("%s: %v", tool, res.StructuredContent)
+			t.Fatalf("%s: %s", tool, mcp.TextOf(res))
 		}
-		body, err := json.Marshal(res.StructuredContent)
+		body, err := mcp.ResultJSON(res)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -84,14 +84,14 @@ func BenchmarkPageSnapshot(b *testing.B) {
 }
 
 // mcpSnapshotBytes returns the size of one snapshot tool result's
-// structured content over an in-memory MCP session.
+// JSON (its text block) over an in-memory MCP session.
 func mcpSnapshotBytes(tb testing.TB, cfg engine.Config, page, view string) int {
 	tb.Helper()
 	s := mcptest.Start(tb, mcp.Options{Engine: cfg, Driver: mcptest.Replaying(benchSession(page))})
 	s.Call("begin", mcp.BeginIn{Goal: "bench"})
 	s.Call("navigate", mcp.NavigateIn{PageIn: mcp.PageIn{Task: "t1"}, URL: benchURL})
 	res := s.Call("snapshot", mcp.SnapshotIn{PageIn: mcp.PageIn{Task: "t1"}, View: view})
-	body, err := json.Marshal(res.StructuredContent)
+	body, err := mcp.ResultJSON(res)
 	if err != nil {
 		tb.Fatal(err)
 	}

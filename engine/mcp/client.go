@@ -234,7 +234,7 @@ func (c *Client) call(ctx context.Context, t *Task, tool string, wait time.Durat
 		}
 		return e
 	}
-	body, err := json.Marshal(res.StructuredContent)
+	body, err := ResultJSON(res)
 	if err != nil {
 		return &Error{Tool: tool, ToolError: ToolError{Code: BadResult, Message: err.Error()}, Err: err}
 	}
@@ -245,6 +245,20 @@ func (c *Client) call(ctx context.Context, t *Task, tool string, wait time.Durat
 		return &Error{Tool: tool, ToolError: ToolError{Code: BadResult, Message: err.Error()}, Err: err}
 	}
 	return nil
+}
+
+// ResultJSON returns the JSON of a successful result: its structured
+// content, or, for a tool that returns the page (PageTool: no structured
+// content), its text block.
+func ResultJSON(res *mcpsdk.CallToolResult) ([]byte, error) {
+	if res.StructuredContent != nil {
+		return json.Marshal(res.StructuredContent)
+	}
+	text := textOf(res)
+	if !json.Valid([]byte(text)) {
+		return nil, fmt.Errorf("the result has no structured content and its text is not JSON: %.200s", text)
+	}
+	return []byte(text), nil
 }
 
 // TextOf returns a result's first text block: for a tool error, the JSON

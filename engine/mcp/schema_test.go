@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -85,9 +86,12 @@ func (d *chatDriver) Sleep(_ context.Context, dur time.Duration) error {
 	return nil
 }
 
-// TestResultsMatchOutputSchemas: every tool declares an output schema, and
-// the structured content of a real successful call of each validates
-// against the schema the server lists.
+// TestResultsMatchOutputSchemas: every tool declares the schema of its
+// result, and a real successful call of each validates against the schema
+// the server lists: the structured content against the output schema; for
+// the tools that return the page (mcp.PageTool), which declare no output
+// schema and send no structured content, the JSON of the one text block
+// against the schema in the tool's _meta.
 func TestResultsMatchOutputSchemas(t *testing.T) {
 	ctx := context.Background()
 	cs := mcptest.Start(t, mcp.Options{Driver: func(context.Context, string, string) (engine.Driver, func() error, error) {
@@ -100,11 +104,18 @@ func TestResultsMatchOutputSchemas(t *testing.T) {
 	}
 	schemas := map[string]*jsonschema.Resolved{}
 	for _, tool := range list.Tools {
-		if tool.OutputSchema == nil {
-			t.Errorf("tool %s declares no output schema", tool.Name)
+		schema := tool.OutputSchema
+		if mcp.PageTool(tool.Name) {
+			if schema != nil {
+				t.Errorf("tool %s returns the page but declares an output schema, which obliges structured content", tool.Name)
+			}
+			schema = tool.Meta[mcp.MetaResultSchema]
+		}
+		if schema == nil {
+			t.Errorf("tool %s declares no result schema", tool.Name)
 			continue
 		}
-		data, err := json.Marshal(tool.OutputSchema)
+		data, err := json.Marshal(schema)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -135,15 +146,24 @@ func TestResultsMatchOutputSchemas(t *testing.T) {
 			t.Fatalf("%s: %v", tool, err)
 		}
 		if res.IsError {
-			t.Fatalf("%s failed: %s", tool, res.StructuredContent)
+			t.Fatalf("%s failed: %s", tool, mcp.TextOf(res))
 		}
-		data, err := json.Marshal(res.StructuredContent)
+		if len(res.Content) != 1 {
+			t.Errorf("%s: %d content blocks, want one text block", tool, len(res.Content))
+		}
+		if page := mcp.PageTool(tool); page != (res.StructuredContent == nil) {
+			t.Errorf("%s: structured content %v, want it only for tools that do not return the page", tool, res.StructuredContent != nil)
+		}
+		data, err := mcp.ResultJSON(res)
 		if err != nil {
 			t.Fatal(err)
 		}
-		var v any
+		var v, text any
 		if err := json.Unmarshal(data, &v); err != nil {
 			t.Fatal(err)
+		}
+		if err := json.Unmarshal([]byte(mcp.TextOf(res)), &text); err != nil || !reflect.DeepEqual(text, v) {
+			t.Errorf("%s: the text block is not the result's JSON (%v):\n%s\n%s", tool, err, mcp.TextOf(res), data)
 		}
 		if err := schemas[tool].Validate(v); err != nil {
 			t.Errorf("%s: the result does not match the output schema: %v\n%s", tool, err, data)

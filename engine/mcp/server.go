@@ -9,7 +9,10 @@
 // types. There is no tool that runs JavaScript or any other code (ACT-5).
 //
 // A successful call's structured content validates against the tool's
-// output schema. A failed call is a tool error (isError) with no
+// output schema; the tools that return the page (snapshot, navigate,
+// fill, click, press) send their JSON once, as text, and name its schema
+// in their _meta instead (PageTool), so a result stays under 8 KB on the
+// wire. A failed call is a tool error (isError) with no
 // structured content: its one text block is the JSON of a ToolError
 // ({"ok":false,"code":"TARGET_AMBIGUOUS","message":…,"count":2,…}), so no
 // client's output-schema check rejects it and every client reads the code
@@ -87,6 +90,28 @@ const (
 	MetaRequestBytes  = "replaylab/requestBytes"
 	MetaResponseBytes = "replaylab/responseBytes"
 )
+
+// MetaResultSchema is the key, in the _meta of a tool that returns the
+// page (PageTool), of the JSON Schema its result's JSON text follows.
+const MetaResultSchema = "replaylab/resultSchema"
+
+// PageTool reports whether a tool's result is the page: the page view
+// (snapshot) and the page an action left (navigate, fill, click, press).
+// Their result is its JSON once, in the one text block, with no
+// structured content, so the whole response message stays under 8 KB on
+// a page of any size (structured content and the text block the protocol
+// asks to go with it would carry the same JSON twice). They declare no
+// output schema, which would oblige structured content; the schema their
+// JSON follows is in the tool's _meta (MetaResultSchema). Every other
+// tool's result is structured content checked against its output schema,
+// with the same JSON as its text block.
+func PageTool(name string) bool {
+	switch name {
+	case "snapshot", "navigate", "fill", "click", "press":
+		return true
+	}
+	return false
+}
 
 // DriverFunc opens the driver of a task's page on its first use. close
 // releases it; it is called when the task finishes or the server closes.
@@ -293,7 +318,9 @@ type handler[In any] func(ctx context.Context, in In) (out any, task string, err
 
 // addTool registers a tool whose arguments are In and whose successful
 // result is Out: both schemas derive from the Go types (the output schema
-// as Out's JSON, so a client can validate structuredContent).
+// as Out's JSON, so a client can validate structuredContent). A tool that
+// returns the page (PageTool) carries its result as JSON text only and
+// its schema in the tool's _meta (MetaResultSchema).
 //
 // The server decodes and checks the arguments itself, so an argument error
 // carries a code like any other (UNKNOWN_ARGUMENT, MISSING_ARGUMENT,
@@ -321,7 +348,12 @@ func addTool[In, Out any](s *Server, name, desc string, readOnly bool, h handler
 		panic(fmt.Sprintf("mcp: %s: output schema: %v", name, err))
 	}
 	tuneOutput(name, schema)
-	t.OutputSchema = schema
+	textOnly := PageTool(name)
+	if textOnly {
+		t.Meta = mcpsdk.Meta{MetaResultSchema: schema}
+	} else {
+		t.OutputSchema = schema
+	}
 	s.sdk.AddTool(t, func(ctx context.Context, req *mcpsdk.CallToolRequest) (*mcpsdk.CallToolResult, error) {
 		ctx, done := s.callContext(ctx)
 		defer done()
@@ -344,7 +376,9 @@ func addTool[In, Out any](s *Server, name, desc string, readOnly bool, h handler
 			body, merr = json.Marshal(toolError(err))
 		} else {
 			body, merr = json.Marshal(out)
-			res.StructuredContent = json.RawMessage(body)
+			if !textOnly {
+				res.StructuredContent = json.RawMessage(body)
+			}
 		}
 		if merr != nil {
 			return nil, fmt.Errorf("mcp: %s: encode the result: %w", name, merr)
