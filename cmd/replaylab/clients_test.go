@@ -101,6 +101,7 @@ func errorPlan(simURL, closedURL string) []planStep {
 		{Tool: "navigate", Arguments: page("url", "file:///etc/hostname"), want: string(mcp.URLNotAllowed)},
 		{Tool: "navigate", Arguments: page("url", closedURL), want: string(engine.NavigationFailed)},
 		{Tool: "navigate", Arguments: page("url", simURL+"/act/duplicates"), want: "ok"},
+		{Tool: "snapshot", Arguments: page(), want: "ok"},
 		{Tool: "fill", Arguments: page("target", target("role", "textbox", "name", "Email"), "text", "a@example.com"), want: "TARGET_AMBIGUOUS"},
 		{Tool: "fill", Arguments: page("target", target("ref", "s99e1"), "text", "x"), want: "INVALID_REF"},
 		{Tool: "fill", Arguments: page("target", target("ref", "s1e1"), "text", "x"), want: "STALE_REF"},
@@ -159,7 +160,9 @@ func closedURL(t *testing.T) string {
 // code the server gives, argument errors included — with the Go SDK, the
 // TypeScript SDK (after tools/list, so its output-schema check is on) and
 // the Inspector's CLI, against `replaylab mcp` with a real Chromium and
-// the sim: every client reads the same code at every step (AGT-1).
+// the sim: every client reads the same code at every step (AGT-1), and
+// every successful result's text is its JSON, with structured content
+// only for the tools that do not return the page (mcp.PageTool).
 func TestOfficialClientsReadEveryCode(t *testing.T) {
 	npm := npmClients(t)
 	s := browserAndSim(t)
@@ -231,6 +234,7 @@ func TestOfficialClientsReadEveryCode(t *testing.T) {
 		Code       string
 		Thrown     string
 		Structured bool
+		JSONText   bool
 		Progress   int
 	}
 	var tsLines []tsLine
@@ -259,6 +263,9 @@ func TestOfficialClientsReadEveryCode(t *testing.T) {
 		}
 		if l.IsError && l.Structured {
 			t.Errorf("TypeScript SDK step %d %s: a tool error with structured content", l.Step, l.Tool)
+		}
+		if got == "ok" && (!l.JSONText || l.Structured == mcp.PageTool(l.Tool)) {
+			t.Errorf("TypeScript SDK step %d %s: text is JSON %v, structured content %v; want JSON text, and structured content only for tools that do not return the page", l.Step, l.Tool, l.JSONText, l.Structured)
 		}
 		if st.Progress && l.Progress < 2 {
 			t.Errorf("TypeScript SDK step %d %s: %d progress notifications during a 5 s wait, want 2 or more", l.Step, l.Tool, l.Progress)
@@ -330,6 +337,8 @@ func TestOfficialClientsReadEveryCode(t *testing.T) {
 				} else {
 					got = string(te.Code)
 				}
+			} else if !json.Valid([]byte(res.Content[0].Text)) || (res.StructuredContent != nil) == mcp.PageTool(st.Tool) {
+				got = "UNREADABLE " + res.Content[0].Text
 			}
 			for name, field := range st.Keep {
 				vars[name] = fmt.Sprint(res.StructuredContent[field])

@@ -7,7 +7,8 @@
 //
 // The SDK is loaded from $REPLAYLAB_NPM/node_modules (installed outside
 // the Go module by .ci/run). Each call prints
-// {"step":N,"tool":...,"isError":bool,"code":"…","structured":bool} or
+// {"step":N,"tool":...,"isError":bool,"code":"…","structured":bool,
+// "jsonText":bool} or
 // {"step":N,"tool":...,"thrown":"…"} when the SDK threw (a schema check
 // or a timeout): what the model would get.
 const path = require('path');
@@ -45,6 +46,7 @@ async function main() {
       out.isError = !!res.isError;
       out.structured = res.structuredContent !== undefined;
       const body = res.content && res.content[0] && res.content[0].text;
+      try { out.jsonText = typeof JSON.parse(body) === 'object'; } catch (e) { out.jsonText = false; }
       if (res.isError) {
         try { out.code = JSON.parse(body).code; } catch (e) { out.code = 'UNREADABLE: ' + body; }
       } else {
