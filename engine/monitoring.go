@@ -37,7 +37,8 @@ func monitorObservation(tab string, o *observe.Observation, groups adapter.Resul
 		mo.Media = append(mo.Media, monitor.Media{Kind: m.Kind, Ready: m.Ready})
 	}
 	mo.Controls = make([]monitor.Control, 0, len(o.All))
-	for _, e := range o.All {
+	for i := range o.All {
+		e := &o.All[i] // elements are large: not copied
 		c := monitor.Control{Key: e.Node, Role: e.Role, Name: e.Name, Value: e.RealValue(), Disabled: e.Disabled, Sensitive: sensitiveControl(e)}
 		if e.Checked != nil {
 			c.Checked = *e.Checked
@@ -57,7 +58,7 @@ func monitorObservation(tab string, o *observe.Observation, groups adapter.Resul
 // code" without autocomplete, say). Only fields hold values: buttons and
 // links ("Forgot password?") are never sensitive, and skipping them keeps
 // the check off most of a page's elements.
-func sensitiveControl(e observe.Element) bool {
+func sensitiveControl(e *observe.Element) bool {
 	if e.Sensitive {
 		return true
 	}

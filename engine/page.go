@@ -181,7 +181,7 @@ func (p *Page) Fill(ctx context.Context, t Target, text string) error {
 		}
 	}
 	attrs := []trace.Attr{trace.A("target", t)}
-	sensitive := sensitiveControl(el) // one rule with the monitor's: never trace a secret
+	sensitive := sensitiveControl(&el) // one rule with the monitor's: never trace a secret
 	if !sensitive {
 		attrs = append(attrs, trace.A("value", text))
 	} else {

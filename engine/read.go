@@ -28,13 +28,15 @@ func (p *Page) read(ctx context.Context) (*observe.Document, adapter.Result, err
 	// ByRef and the actions read: strings and attributes, which the
 	// take-over leaves as they were).
 	doc, err := observe.ParseAfter(c, p.last.doc)
+	prev := p.last.groups
 	p.last = lastRead{}
 	if err != nil {
 		return nil, adapter.Result{}, err
 	}
 	// groups are found with ids and nodes; their text, state and media
-	// are read only for those a view or a wait returns
-	groups := adapter.Lazy(p.task.e.cfg.Adapter, doc)
+	// are read only for those a view or a wait returns. The turns the new
+	// parse kept from the last one keep their ids (adapter.LazyAfter).
+	groups := adapter.LazyAfter(p.task.e.cfg.Adapter, doc, prev)
 	p.last = lastRead{c: c, doc: doc, groups: groups}
 	return doc, groups, nil
 }
@@ -59,7 +61,7 @@ func (p *Page) observeRead(doc *observe.Document, groups adapter.Result) *observ
 		mo = l.mon
 		mo.SnapshotID = strconv.Itoa(p.seq)
 	} else {
-		p.obs = observe.Observe(doc, p.seq, observe.Options{GroupOf: groups.GroupOf()})
+		p.obs = observe.Observe(doc, p.seq, observe.Options{GroupOf: groups.GroupOf(), GroupRoots: groups.GroupRoots()})
 		mo = monitorObservation(p.Name, p.obs, groups)
 		if l.doc == doc {
 			l.obs, l.mon = p.obs, mo

@@ -81,7 +81,7 @@ func (p *Page) VerifyField(ctx context.Context, t Target, want string) error {
 	p.emit("verifyField", trace.A("target", t), trace.A("matches", ok))
 	if !ok {
 		detail := "the field holds another value"
-		if !sensitiveControl(el) {
+		if !sensitiveControl(&el) {
 			detail = fmt.Sprintf("want %q, field holds %q", want, el.RealValue())
 		}
 		return &Error{Code: FieldMismatch, Op: "verifyField", Detail: detail}

@@ -22,7 +22,7 @@ func ViewOf(ad adapter.Adapter, c *capture.Capture) CaptureView {
 	if ad != nil {
 		groups = ad.Groups(doc)
 	}
-	o := observe.Observe(doc, 1, observe.Options{GroupOf: groups.GroupOf()})
+	o := observe.Observe(doc, 1, observe.Options{GroupOf: groups.GroupOf(), GroupRoots: groups.GroupRoots()})
 	s := o.View(observe.ViewPage, observe.PageLimits)
 	var b strings.Builder
 	fmt.Fprintf(&b, "view %s of %s (complete: %v)\n", s.View, s.URL, s.Complete)

@@ -197,7 +197,7 @@ func observeCapture(c *capture.Capture, ad adapter.Adapter, note, view string, l
 	}
 	// every group is found; only those printed are read
 	groups := adapter.Lazy(ad, doc)
-	o := observe.Observe(doc, 1, observe.Options{GroupOf: groups.GroupOf()})
+	o := observe.Observe(doc, 1, observe.Options{GroupOf: groups.GroupOf(), GroupRoots: groups.GroupRoots()})
 	out := observation{Snapshot: o.View(view, lim), Adapter: groups.Adapter, Note: note}
 	out.Groups, out.GroupCount = engine.BoundGroups(groups.Groups, glim)
 	if out.GroupCount.Truncated {
@@ -308,7 +308,7 @@ func cmdFind(ctx context.Context, args []string, stdout, stderr io.Writer) (int,
 		return exitFailed, err
 	}
 	groups := adapter.DefaultMarker.Groups(doc)
-	o := observe.Observe(doc, 1, observe.Options{GroupOf: groups.GroupOf()})
+	o := observe.Observe(doc, 1, observe.Options{GroupOf: groups.GroupOf(), GroupRoots: groups.GroupRoots()})
 	q := observe.Query{Role: *role, Name: *name, Href: *href, Text: *text, Offset: *offset, Limit: *limit}
 	r, err := o.Find(q)
 	if err != nil {

@@ -243,6 +243,25 @@ func Lazy(ad Adapter, doc *observe.Document) Result {
 	return ad.Groups(doc)
 }
 
+// LazyAfter is Lazy on doc, a document observe.ParseAfter made from the
+// one prev was found on by the same adapter: where the adapter can, the
+// turns doc kept (observe.Document.Kept) keep prev's ids and rules
+// instead of being found again, and only the changed part of the page is
+// searched for turns. The result is the same as Lazy(ad, doc); prev is
+// not changed, and its groups' reads are not taken over (every group of
+// the result reads doc when loaded).
+func LazyAfter(ad Adapter, doc *observe.Document, prev Result) Result {
+	switch a := ad.(type) {
+	case Marker:
+		if prev.Adapter == a.Name() || prev.Adapter == "auto→"+a.Name() {
+			return a.findAfter(doc, prev.Groups, prev.Users)
+		}
+	case Auto:
+		return a.findAfter(doc, prev)
+	}
+	return Lazy(ad, doc)
+}
+
 // Load reads the groups r.Groups[from:to] that are not read yet.
 func (r Result) Load(from, to int) {
 	for i := max(from, 0); i < min(to, len(r.Groups)); i++ {
@@ -281,6 +300,21 @@ func (r Result) Media() []Media {
 func loaded(r Result) Result {
 	r.Load(0, len(r.Groups))
 	return r
+}
+
+// GroupRoots lists the groups' root nodes with their ids, for
+// observe.Options.GroupRoots (GroupOf's answer found by document order).
+func (r Result) GroupRoots() []observe.GroupRoot {
+	out := make([]observe.GroupRoot, 0, len(r.Groups))
+	for _, g := range r.Groups {
+		if g.Node != nil {
+			out = append(out, observe.GroupRoot{Node: g.Node, ID: g.ID})
+		}
+		for _, n := range g.Nodes {
+			out = append(out, observe.GroupRoot{Node: n, ID: g.ID})
+		}
+	}
+	return out
 }
 
 // GroupOf returns a function that names the group holding a node, for

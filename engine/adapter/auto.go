@@ -29,10 +29,19 @@ func (a Auto) Name() string { return "auto" }
 // Groups implements Adapter.
 func (a Auto) Groups(doc *observe.Document) Result { return loaded(a.find(doc)) }
 
-func (a Auto) find(doc *observe.Document) Result {
+func (a Auto) find(doc *observe.Document) Result { return a.findAfter(doc, Result{}) }
+
+// findAfter is find, handing prev (found on the document doc was parsed
+// from) to the adapter that found it.
+func (a Auto) findAfter(doc *observe.Document, prev Result) Result {
 	var tried []string
 	for _, ad := range a.Adapters {
-		r := Lazy(ad, doc)
+		var r Result
+		if prev.Adapter == "auto→"+ad.Name() {
+			r = LazyAfter(ad, doc, prev)
+		} else {
+			r = Lazy(ad, doc)
+		}
 		if r.Structure {
 			note := "auto picked " + ad.Name() + " (" + strconv.Itoa(r.Turns) + " turns, " + strconv.Itoa(len(r.Groups)) + " answer groups)"
 			if len(tried) > 0 {

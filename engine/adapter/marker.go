@@ -42,11 +42,51 @@ func (m Marker) Name() string { return "marker" }
 // Groups implements Adapter.
 func (m Marker) Groups(doc *observe.Document) Result { return loaded(m.find(doc)) }
 
-func (m Marker) find(doc *observe.Document) Result {
+func (m Marker) find(doc *observe.Document) Result { return m.findAfter(doc, nil, nil) }
+
+// findAfter is find; with prev, the groups found on the document doc was
+// parsed from (observe.ParseAfter), a turn doc kept (observe.Document.Kept:
+// the turn's subtree and its ancestors' attributes are the same) keeps
+// prev's id and rule, and a kept element that was no turn is none: a
+// turn, its id and its rule are functions of the turn's subtree, its
+// ancestors' attributes and the assistant turns before it, all kept with
+// it (kept turns come first in page order). Only the part of the page
+// that changed is asked for speakers and ids again.
+func (m Marker) findAfter(doc *observe.Document, prev []Group, prevUsers []*html.Node) Result {
 	r := Result{Adapter: m.Name(), Groups: []Group{}}
+	var kept map[*html.Node]*Group // kept turns: assistant groups, user turns (nil)
+	if len(prev) > 0 || len(prevUsers) > 0 {
+		kept = make(map[*html.Node]*Group, len(prev)+len(prevUsers))
+		for i := range prev {
+			if g := &prev[i]; g.Node != nil && g.Nodes == nil && doc.Kept(g.Node) {
+				kept[g.Node] = g
+			}
+		}
+		for _, u := range prevUsers {
+			if doc.Kept(u) {
+				kept[u] = nil
+			}
+		}
+	}
 	for _, f := range doc.Frames {
 		pos := 0
 		walkEl(f.Root, func(n *html.Node) bool {
+			if len(kept) > 0 && doc.Kept(n) {
+				pg, turn := kept[n]
+				if !turn {
+					return true // no turn before, none now; a kept turn may be inside
+				}
+				r.Turns++
+				if pg == nil {
+					r.Users = append(r.Users, n)
+					return false
+				}
+				pos++
+				g := Group{Frame: f.ID, ID: pg.ID, Rule: pg.Rule}
+				g.read(doc, one(n), nil, nil, 3)
+				r.Groups = append(r.Groups, g)
+				return false
+			}
 			speaker, rule := m.speaker(n)
 			if speaker == "" {
 				return true

@@ -455,7 +455,7 @@ func read(s *replay.Session, ci int, ad adapter.Adapter) (adapter.Result, *obser
 		return adapter.Result{Adapter: ad.Name()}, nil, nil
 	}
 	res := ad.Groups(doc)
-	return res, observe.Observe(doc, ci+1, observe.Options{GroupOf: res.GroupOf()}), doc
+	return res, observe.Observe(doc, ci+1, observe.Options{GroupOf: res.GroupOf(), GroupRoots: res.GroupRoots()}), doc
 }
 
 // boundaries reports turns that hold the composer or a user turn, and

@@ -87,6 +87,11 @@ type Frame struct {
 	// walkFrom is where the index walk resumed (a walk mark's position),
 	// -1 when it walked from the root
 	walkFrom int
+	// keptSeq and keptOpen are, when the walk resumed, the document order
+	// of the last element before the mark and the elements open at it
+	// (Kept)
+	keptSeq  int32
+	keptOpen map[*html.Node]bool
 }
 
 // UnreadFrame is an iframe whose document is not in the capture.
@@ -500,6 +505,24 @@ func (d *Document) byIDIn(n *html.Node, id string) *html.Node {
 		return nil
 	}
 	return d.byID[in.frame][id]
+}
+
+// Kept reports whether the element n and its whole subtree were taken
+// over unchanged from the document ParseAfter resumed from: n was closed
+// before the mark its frame's index walk resumed at, so its subtree,
+// attributes and ancestors' attributes were parsed from bytes both
+// captures share, and everything the walk computed for them (hidden
+// flags, roles, candidates) is the previous document's. A node of the
+// changed part, an element still open at the mark (an ancestor of the
+// change), and every node of a document parsed whole are not kept.
+// Readers that derived something from a kept subtree alone may keep it.
+func (d *Document) Kept(n *html.Node) bool {
+	in, ok := d.info.get(n)
+	if !ok {
+		return false
+	}
+	f := d.Frames[in.frame]
+	return f.walkFrom >= 0 && in.seq <= f.keptSeq && !f.keptOpen[n]
 }
 
 // Hidden reports whether n is not shown to a user of the page (see the

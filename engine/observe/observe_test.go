@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"golang.org/x/net/html"
+
 	"github.com/replaylab/replaylab/engine/capture"
 )
 
@@ -415,5 +417,65 @@ func checkBounded(t testing.TB, o *Observation, s *Snapshot, lim Limits) {
 		if f.Elements.Returned > lim.ElementsMax || f.Headings.Returned > lim.HeadingsMax || f.Tables.Returned > lim.TablesMax || f.Text.Returned > lim.TextCharsMax {
 			t.Errorf("frame %s over its limits: %+v", f.ID, f)
 		}
+	}
+}
+
+// TestGroupRootsFallBack: roots that nest, repeat under two ids or are
+// not elements make Observe ask GroupOf, whose nearest-ancestor answer
+// then stands.
+func TestGroupRootsFallBack(t *testing.T) {
+	doc, err := ParseHTML("http://x/", `<div id="a"><button>One</button><div id="b"><button>Two</button></div></div><p><button>Three</button></p>`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var a, b, p *html.Node
+	WalkElements(doc.Frames[0].Root, func(n *html.Node) bool {
+		switch {
+		case Attr(n, "id") == "a":
+			a = n
+		case Attr(n, "id") == "b":
+			b = n
+		case n.Data == "p":
+			p = n
+		}
+		return true
+	})
+	groupOf := func(roots map[*html.Node]string) func(*html.Node) string {
+		return func(n *html.Node) string {
+			for c := n; c != nil; c = c.Parent {
+				if id, ok := roots[c]; ok {
+					return id
+				}
+			}
+			return ""
+		}
+	}
+	tests := []struct {
+		name  string
+		roots []GroupRoot
+		want  []string // groups of One, Two, Three
+	}{
+		{"apart", []GroupRoot{{Node: b, ID: "gb"}, {Node: p, ID: "gp"}}, []string{"", "gb", "gp"}},
+		{"nested", []GroupRoot{{Node: a, ID: "ga"}, {Node: b, ID: "gb"}}, []string{"ga", "gb", ""}},
+		{"twice", []GroupRoot{{Node: p, ID: "g1"}, {Node: p, ID: "g2"}}, []string{"", "", "g2"}},
+		{"not an element", []GroupRoot{{Node: doc.Frames[0].Root, ID: "gd"}}, []string{"gd", "gd", "gd"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m := map[*html.Node]string{}
+			for _, r := range tt.roots {
+				m[r.Node] = r.ID
+			}
+			o := Observe(doc, 1, Options{GroupOf: groupOf(m), GroupRoots: tt.roots})
+			got := map[string]string{}
+			for _, e := range o.All {
+				got[e.Name] = e.Group
+			}
+			for i, name := range []string{"One", "Two", "Three"} {
+				if got[name] != tt.want[i] {
+					t.Errorf("%s: group %q, want %q", name, got[name], tt.want[i])
+				}
+			}
+		})
 	}
 }

@@ -2,6 +2,7 @@ package observe
 
 import (
 	"encoding/json"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -299,6 +300,86 @@ func (t *Table) UnmarshalJSON(data []byte) error {
 type Options struct {
 	// GroupOf names the answer group an element belongs to ("" for none).
 	GroupOf func(*html.Node) string
+	// GroupRoots, when set, are the roots of the answer groups GroupOf
+	// names (a group of sibling nodes has several): an element's group
+	// is that of its nearest ancestor-or-self among them. Observe then
+	// finds each candidate's group by its place in document order
+	// instead of asking GroupOf, and asks GroupOf only when the roots
+	// nest, repeat or are not elements of the document.
+	GroupRoots []GroupRoot
+}
+
+// GroupRoot is the root node of an answer group, with the group's id.
+type GroupRoot struct {
+	Node *html.Node
+	ID   string
+}
+
+// groupSpan is a group root's subtree as the range of document order its
+// elements take in their frame.
+type groupSpan struct {
+	lo, hi int32
+	id     string
+}
+
+// groupSpans returns, per frame, the subtrees of roots in document order,
+// or nil when a root is no element of doc or two subtrees overlap (a root
+// inside another, a root given twice under two ids).
+func (d *Document) groupSpans(roots []GroupRoot) [][]groupSpan {
+	spans := make([][]groupSpan, len(d.Frames))
+	for _, r := range roots {
+		if r.Node == nil || r.Node.Type != html.ElementNode {
+			return nil
+		}
+		in, ok := d.info.get(r.Node)
+		if !ok {
+			return nil
+		}
+		// the subtree's last element in document order
+		last := r.Node
+		for {
+			var c *html.Node
+			for c = last.LastChild; c != nil && c.Type != html.ElementNode; c = c.PrevSibling {
+			}
+			if c == nil {
+				break
+			}
+			last = c
+		}
+		end, ok := d.info.get(last)
+		if !ok || end.frame != in.frame || end.seq < in.seq {
+			return nil
+		}
+		spans[in.frame] = append(spans[in.frame], groupSpan{lo: in.seq, hi: end.seq, id: r.ID})
+	}
+	for k, list := range spans {
+		slices.SortFunc(list, func(a, b groupSpan) int { return int(a.lo) - int(b.lo) })
+		out := list[:0]
+		for _, s := range list {
+			if n := len(out); n > 0 && s.lo <= out[n-1].hi {
+				if s == out[n-1] {
+					continue // the same root twice (a group's first node and its nodes)
+				}
+				return nil
+			}
+			out = append(out, s)
+		}
+		spans[k] = out
+	}
+	return spans
+}
+
+// groupAt is the id of the span of list holding document order seq.
+func groupAt(list []groupSpan, seq int32) string {
+	i, _ := slices.BinarySearchFunc(list, seq, func(s groupSpan, seq int32) int { return int(s.lo) - int(seq) })
+	// list[i-1] is the last span starting at or before seq (an exact match is list[i])
+	if i < len(list) && list[i].lo == seq {
+		return list[i].id
+	}
+	if i > 0 && seq <= list[i-1].hi {
+		return list[i-1].id
+	}
+	return ""
 }
 
 // Observation is everything the engine made of one capture: the full,
@@ -322,6 +403,7 @@ type Observation struct {
 type frameText struct {
 	frame string
 	text  string
+	raw   *frameRaw // where the text's character count is kept
 }
 
 type obsTable struct {
@@ -330,6 +412,18 @@ type obsTable struct {
 	name   string
 	parent int // index into tables + 1, 0 for none
 	rows   [][]string
+}
+
+// runes is the text's character count (runeCount), counted once per
+// document.
+func (ft frameText) runes() int {
+	if ft.raw == nil || ft.raw.text != ft.text {
+		return runeCount(ft.text)
+	}
+	if !ft.raw.counted {
+		ft.raw.runes, ft.raw.counted = runeCount(ft.text), true
+	}
+	return ft.raw.runes
 }
 
 // Priority classes (OBS-2): editors, then selectable inputs, then other
@@ -356,7 +450,7 @@ func Observe(doc *Document, id int, opts Options) *Observation {
 	o := &Observation{ID: id, URL: doc.URL, Title: doc.Title, Doc: doc}
 	total := 0
 	for _, f := range doc.Frames {
-		o.texts = append(o.texts, frameText{frame: f.ID, text: f.raw.text})
+		o.texts = append(o.texts, frameText{frame: f.ID, text: f.raw.text, raw: f.raw})
 		total += len(f.raw.cands)
 		for i := range f.raw.headings {
 			h := &f.raw.headings[i]
@@ -380,6 +474,19 @@ func Observe(doc *Document, id int, opts Options) *Observation {
 	// Priority order (OBS-2) by a counting sort over the four classes,
 	// stable in document order, building each element once in place.
 	o.All = make([]Element, 0, total)
+	var spans [][]groupSpan
+	if opts.GroupRoots != nil {
+		spans = doc.groupSpans(opts.GroupRoots)
+	}
+	groupOf := func(k int, rc *rawCand) string {
+		if spans != nil {
+			return groupAt(spans[k], rc.seq)
+		}
+		if opts.GroupOf != nil {
+			return opts.GroupOf(rc.n)
+		}
+		return ""
+	}
 	var ids idPacker
 	prefix := "s" + strconv.Itoa(id) + "e"
 	bases := make([]int, len(doc.Frames))
@@ -400,13 +507,10 @@ func Observe(doc *Document, id int, opts Options) *Observation {
 					// an earlier observation of this document, or of the
 					// one ParseAfter took this node over from, built it
 					*el = *rc.built
-					el.Group = ""
-					if opts.GroupOf != nil {
-						el.Group = opts.GroupOf(rc.n)
-					}
 				} else {
-					fillElement(el, doc, f, rc, opts)
+					fillElement(el, doc, f, rc)
 				}
+				el.Group = groupOf(k, rc)
 				rc.built = el
 				el.class = class
 				el.Order = bases[k] + i + 1
@@ -500,7 +604,7 @@ func candClass(rc rawCand) uint8 {
 	return classControl
 }
 
-func fillElement(el *Element, doc *Document, f *Frame, rc *rawCand, opts Options) {
+func fillElement(el *Element, doc *Document, f *Frame, rc *rawCand) {
 	n, role := rc.n, rc.role
 	*el = Element{Role: role, Name: doc.candName(rc), Frame: f.ID, node: n} // Node: set by Observe
 	if role == "link" {
@@ -518,9 +622,6 @@ func fillElement(el *Element, doc *Document, f *Frame, rc *rawCand, opts Options
 		el.Checked = &c
 	}
 	el.Disabled = hasAttr(n, "disabled") || attr(n, "aria-disabled") == "true"
-	if opts.GroupOf != nil {
-		el.Group = opts.GroupOf(n)
-	}
 }
 
 func insideSelect(n *html.Node) bool {
@@ -665,7 +766,8 @@ func (o *Observation) View(view string, lim Limits) *Snapshot {
 	if lim.Recent {
 		frameTook, took = o.recentElements(lim)
 	}
-	for i, e := range o.All {
+	for i := range o.All {
+		e := &o.All[i] // elements are large: copied only into the view
 		ff := factsOf(e.Frame)
 		var ft, mt bool
 		if lim.Recent {
@@ -677,17 +779,17 @@ func (o *Observation) View(view string, lim Limits) *Snapshot {
 		ff.Elements.add(ft)
 		s.Counts.Elements.add(mt)
 		if mt {
+			s.Elements = append(s.Elements, *e)
 			if e.Group == "" {
-				e.Context = o.Context(e)
+				s.Elements[len(s.Elements)-1].Context = o.Context(*e)
 			}
-			s.Elements = append(s.Elements, e)
 		}
 	}
 
 	var texts []string
 	used := 0
 	for _, ft := range o.texts {
-		total := runeCount(ft.text)
+		total := ft.runes()
 		ff := facts[ft.frame]
 		frameTake := min(total, max(lim.TextCharsMax, 0))
 		take := min(frameTake, max(lim.MergedTextCharsMax-used, 0))
@@ -820,55 +922,61 @@ func keep(frames []string, perFrame, merged int, recent bool) (frameTook, took [
 // picks within each frame, then the merged limit among those.
 func (o *Observation) recentElements(lim Limits) (frameTook, took []bool) {
 	frameTook, took = make([]bool, len(o.All)), make([]bool, len(o.All))
-	// per frame and class: how many candidates
-	type key struct {
-		frame string
-		class uint8
+	// each element's frame as an index (frames in order of appearance)
+	fidx := make([]int32, len(o.All))
+	var frames []string
+	last, lastK := "", -1
+	for i := range o.All {
+		if f := o.All[i].Frame; lastK < 0 || f != last {
+			if lastK = slices.Index(frames, f); lastK < 0 {
+				frames = append(frames, f)
+				lastK = len(frames) - 1
+			}
+			last = f
+		}
+		fidx[i] = int32(lastK)
 	}
-	perClass := map[key]int{}
-	for _, e := range o.All {
-		perClass[key{e.Frame, e.class}]++
+	// per frame and class: how many candidates, and each frame's quota
+	// per class, classes in priority order
+	const classes = classNav + 1
+	perClass := make([][classes]int, len(frames))
+	for i := range o.All {
+		perClass[fidx[i]][o.All[i].class]++
 	}
-	// each frame's quota per class, classes in priority order
-	quota := map[key]int{}
-	left := map[string]int{}
-	for _, e := range o.All {
-		if _, ok := left[e.Frame]; !ok {
-			left[e.Frame] = max(lim.ElementsMax, 0)
+	quota := make([][classes]int, len(frames))
+	for k := range frames {
+		left := max(lim.ElementsMax, 0)
+		for class := range classes {
+			quota[k][class] = min(perClass[k][class], left)
+			left -= quota[k][class]
 		}
 	}
-	for class := uint8(classEditor); class <= classNav; class++ {
-		for f, l := range left {
-			q := min(perClass[key{f, class}], l)
-			quota[key{f, class}] = q
-			left[f] = l - q
-		}
-	}
-	seen := map[key]int{}
-	var classTotal [classNav + 1]int
-	for i, e := range o.All {
-		k := key{e.Frame, e.class}
-		pos := seen[k]
-		seen[k]++
-		frameTook[i] = perClass[k]-pos <= quota[k]
+	seen := make([][classes]int, len(frames))
+	var classTotal [classes]int
+	for i := range o.All {
+		k, class := fidx[i], o.All[i].class
+		pos := seen[k][class]
+		seen[k][class]++
+		frameTook[i] = perClass[k][class]-pos <= quota[k][class]
 		if frameTook[i] {
-			classTotal[e.class]++
+			classTotal[class]++
 		}
 	}
 	// merged: the same over the frame-kept candidates of every frame
-	var mquota [classNav + 1]int
+	var mquota [classes]int
 	mleft := max(lim.MergedElementsMax, 0)
 	for class := range mquota {
 		mquota[class] = min(classTotal[class], mleft)
 		mleft -= mquota[class]
 	}
-	var mseen [classNav + 1]int
-	for i, e := range o.All {
+	var mseen [classes]int
+	for i := range o.All {
 		if !frameTook[i] {
 			continue
 		}
-		took[i] = classTotal[e.class]-mseen[e.class] <= mquota[e.class]
-		mseen[e.class]++
+		class := o.All[i].class
+		took[i] = classTotal[class]-mseen[class] <= mquota[class]
+		mseen[class]++
 	}
 	return frameTook, took
 }

@@ -20,6 +20,9 @@ type frameRaw struct {
 	headings []rawCand // role "heading"
 	tables   []rawTable
 	text     string
+	// runes is text's character count once counted (frameText.runes)
+	runes   int
+	counted bool
 }
 
 type rawCand struct {
@@ -184,6 +187,7 @@ func (d *Document) index(f *Frame, sizeHint int, inherited uint8, inCapture map[
 		for _, o := range m.stack {
 			open[o.n] = true
 		}
+		f.keptSeq, f.keptOpen = m.seq, open
 		for _, list := range [][]rawCand{raw.cands, raw.headings} {
 			for i := range list {
 				if rc := &list[i]; rc.named && (rc.global || open[rc.n]) {
