@@ -13,13 +13,19 @@ import (
 // LazyBrowser starts one Chromium on the first page that needs it and
 // shares it across tasks; every page gets its own browser context
 // (browser.NewPage). Its Driver method is a DriverFunc.
+//
+// A page's close function returns at once and the tab closes in the
+// background: Chromium takes 50-100 ms to close a target and dispose of
+// its browser context, which a task's finish need not wait for (the next
+// task's page is another browser context). Close waits for those closes.
 type LazyBrowser struct {
 	Options browser.Options
 
-	mu     sync.Mutex
-	b      *browser.Browser
-	pages  int
-	closed bool
+	mu      sync.Mutex
+	b       *browser.Browser
+	pages   int
+	closed  bool
+	closing sync.WaitGroup // pages closing in the background
 }
 
 // Driver opens a new browser page, starting the browser first when none
@@ -42,7 +48,18 @@ func (l *LazyBrowser) Driver(ctx context.Context, task, page string) (engine.Dri
 		return nil, nil, fmt.Errorf("mcp: open a page for %s/%s: %w", task, page, err)
 	}
 	l.pages++
-	return p, p.Close, nil
+	return p, l.closeLater(p), nil
+}
+
+// closeLater is p's close function: it starts closing p and returns.
+func (l *LazyBrowser) closeLater(p *browser.Page) func() error {
+	var once sync.Once
+	return func() error {
+		once.Do(func() {
+			l.closing.Go(func() { _ = p.Close() })
+		})
+		return nil
+	}
 }
 
 // Started reports whether the browser runs.
@@ -59,11 +76,13 @@ func (l *LazyBrowser) Pages() int {
 	return l.pages
 }
 
-// Close ends the browser, when one was started, and waits for it to exit.
+// Close ends the browser, when one was started, and waits for it to exit
+// (after the pages closing in the background).
 func (l *LazyBrowser) Close() error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.closed = true
+	l.closing.Wait()
 	if l.b == nil {
 		return nil
 	}
