@@ -134,8 +134,8 @@ func evalWorld(ctx context.Context, t *chromedp.Target, world, expr string) (str
 	if res.Result == nil {
 		return "", fmt.Errorf("%w: %s: no result", errDrift, expr)
 	}
-	var s string
-	if err := json.Unmarshal(res.Result.Value, &s); err != nil {
+	s, err := unquoteJSON(res.Result.Value)
+	if err != nil {
 		return string(res.Result.Value), nil
 	}
 	return s, nil
