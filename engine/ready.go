@@ -31,14 +31,19 @@ type Readiness struct {
 	AtLoad bool
 	// Timeout bounds the wait (default DefaultReadyTimeout).
 	Timeout time.Duration
-	// Quiet is the default's quiet window (default DefaultQuietWindow).
+	// Quiet is the default's quiet window (default DefaultQuietWindow,
+	// DefaultLabQuietWindow on a lab clock).
 	Quiet time.Duration
 }
 
-// Defaults of Readiness.
+// Defaults of Readiness. The quiet window covers the gap between the end
+// of what the page awaited (a request, a body read, the load event) and
+// the DOM change that follows it. On wall time every navigation waits for
+// it; on a lab clock (Scheduled) it is lab time, which costs no wall time.
 const (
-	DefaultReadyTimeout = 10 * time.Second
-	DefaultQuietWindow  = 300 * time.Millisecond
+	DefaultReadyTimeout   = 10 * time.Second
+	DefaultQuietWindow    = 100 * time.Millisecond
+	DefaultLabQuietWindow = 300 * time.Millisecond
 )
 
 // PageNotReady is the code of a page that did not get ready in time, and
@@ -75,6 +80,9 @@ func AwaitReady(ctx context.Context, d Driver, r Readiness) error {
 		quiet := r.Quiet
 		if quiet <= 0 {
 			quiet = DefaultQuietWindow
+			if sc, ok := d.(Scheduled); ok && sc.SleepsToTransitions() {
+				quiet = DefaultLabQuietWindow
+			}
 		}
 		busy, err := q.WaitQuiet(ctx, quiet, timeout)
 		if err != nil {

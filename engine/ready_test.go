@@ -3,6 +3,7 @@ package engine_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -128,14 +129,17 @@ func TestSendBeforeReadyIsRefused(t *testing.T) {
 
 func TestDefaultReadinessReplaysTheRecordedQuietWait(t *testing.T) {
 	tests := []struct {
-		name, busy, code string
+		name, clock, busy, code string
+		window                  time.Duration // the quiet window the message names
 	}{
-		{"quiet", "", ""},
-		{"busy", "1 request in flight: GET /api/thread", string(engine.PageNotReady)},
+		{"quiet", replay.ClockWall, "", "", 0},
+		{"busy", replay.ClockWall, "1 request in flight: GET /api/thread", string(engine.PageNotReady), engine.DefaultQuietWindow},
+		{"busy on the lab clock", replay.ClockLab, "1 request in flight: GET /api/thread", string(engine.PageNotReady), engine.DefaultLabQuietWindow},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			s := readySession(threadPage(false))
+			s.Clock = tt.clock
 			s.Steps = append(s.Steps[:1], append([]replay.Step{{Kind: replay.KindQuiet, Error: tt.busy}}, s.Steps[1:]...)...)
 			d := replay.NewDriver(s)
 			p := engine.New(engine.Config{}).Begin(context.Background(), t.Name()).Page("main", d)
@@ -143,7 +147,7 @@ func TestDefaultReadinessReplaysTheRecordedQuietWait(t *testing.T) {
 			if got := string(errcode.Of(err)); got != tt.code {
 				t.Fatalf("code %q (%v), want %q", got, err, tt.code)
 			}
-			if tt.busy != "" && !strings.Contains(err.Error(), "no request in flight and the DOM quiet for 300ms: "+tt.busy) {
+			if tt.busy != "" && !strings.Contains(err.Error(), fmt.Sprintf("no request in flight and the DOM quiet for %v: %s", tt.window, tt.busy)) {
 				t.Errorf("error %q does not name what was awaited and what kept the page busy", err)
 			}
 			if u := d.Unused(); len(u) != 0 {

@@ -18,11 +18,13 @@ import (
 // A page's default readiness (engine.Quieter, SPEC APP-1): no request in
 // flight and no DOM change for a quiet window. Requests are counted in
 // the page by a script every new document runs first (the network domain
-// is not enabled: it would slow every capture), which wraps fetch and
-// XMLHttpRequest: a fetch is in flight until its response headers arrive
-// (a streamed body that follows is not), an XHR until it ends.
-// EventSource and WebSocket are long-lived by design and never counted.
-// DOM changes are the ones the page's change observer reports.
+// is not enabled: it would slow every capture), which wraps fetch,
+// XMLHttpRequest and a response's whole-body reads: a fetch is in flight
+// until its response headers arrive, a read of the whole body (json(),
+// text(), …) until it ends (a body read as a stream is not counted), an
+// XHR until it ends. EventSource and WebSocket are long-lived by design
+// and never counted. DOM changes are the ones the page's change observer
+// reports.
 
 // inflightScript installs window.__replaylabInflight, which lists the
 // requests in flight ("GET /app/api/thread").
@@ -42,6 +44,21 @@ const inflightScript = `(() => {
       p.then(end, end);
       return p;
     };
+  }
+  // a whole-body read: the page renders what it read when it ends
+  const R = window.Response && window.Response.prototype;
+  if (R) {
+    for (const m of ["json", "text", "arrayBuffer", "blob", "formData", "bytes"]) {
+      const g = R[m];
+      if (typeof g !== "function") continue;
+      R[m] = function () {
+        const end = begin("the body of " + this.url + " (" + m + "())");
+        let p;
+        try { p = g.apply(this, arguments); } catch (e) { end(); throw e; }
+        p.then(end, end);
+        return p;
+      };
+    }
   }
   const X = window.XMLHttpRequest;
   if (X) {

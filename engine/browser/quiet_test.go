@@ -3,6 +3,8 @@ package browser_test
 import (
 	"context"
 	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -104,5 +106,61 @@ window.addEventListener("load", () => {
 	}
 	if ms, _ := r[1].(float64); ms < float64(quiet.Milliseconds()) {
 		t.Errorf("the wait ended %.0f ms after the page's last change, want at least %v", ms, quiet)
+	}
+}
+
+// A whole-body read counts as a request in flight (APP-1): a thread whose
+// response headers come at once and whose body comes 600 ms later, read
+// with json() and then rendered, is waited for under the default wall
+// window, far shorter than the body's delay.
+func TestWaitQuietWaitsForABodyRead(t *testing.T) {
+	const page = `<!DOCTYPE html><html><body><main id="thread">loading</main><script>
+window.addEventListener("load", () => {
+  fetch("/thread" + location.search).then((r) => r.json()).then((d) => { document.getElementById("thread").innerHTML = "<p>" + d.text + "</p>"; });
+});
+</script></body></html>`
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/thread" {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusOK)
+			w.(http.Flusher).Flush() // the headers now, the body later
+			if r.URL.RawQuery == "never" {
+				<-r.Context().Done()
+				return
+			}
+			time.Sleep(600 * time.Millisecond)
+			_, _ = w.Write([]byte(`{"text":"the thread"}`))
+			return
+		}
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		_, _ = w.Write([]byte(page))
+	}))
+	t.Cleanup(srv.Close)
+	p := newPage(t)
+	ctx := context.Background()
+	if err := p.Navigate(ctx, srv.URL+"/"); err != nil {
+		t.Fatal(err)
+	}
+	busy, err := p.WaitQuiet(ctx, engine.DefaultQuietWindow, 10*time.Second)
+	if err != nil || busy != "" {
+		t.Fatalf("busy %q, err %v", busy, err)
+	}
+	c, err := p.Capture(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(c.Frames[0].HTML, ">the thread</p>") {
+		t.Errorf("the wait ended before the body was read and rendered: %s", c.Frames[0].HTML)
+	}
+	// a body that never comes is named
+	if err := p.Navigate(ctx, srv.URL+"/?never"); err != nil {
+		t.Fatal(err)
+	}
+	busy, err = p.WaitQuiet(ctx, engine.DefaultQuietWindow, 1500*time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "1 request in flight: the body of " + srv.URL + "/thread?never (json())"; busy != want {
+		t.Errorf("busy %q, want %q", busy, want)
 	}
 }

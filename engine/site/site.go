@@ -34,7 +34,7 @@
 //	    "text": "Today",                     //   a text present
 //	    "absent": ".skeleton",               //   no loading indicator
 //	    "timeout_ms": 10000                  //   the bound (default 10 s); without "ready": no request in flight
-//	  }                                      //   and the DOM quiet for 300 ms (engine.Readiness)
+//	  }                                      //   and the DOM quiet for 100 ms (engine.Readiness)
 //	}
 //
 // Speaker rules by pattern ("every speaker that is not the user is the
