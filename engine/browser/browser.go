@@ -24,8 +24,11 @@ import (
 	"time"
 
 	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/css"
 	"github.com/chromedp/cdproto/dom"
 	"github.com/chromedp/cdproto/input"
+	"github.com/chromedp/cdproto/log"
+	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/remote"
@@ -464,6 +467,10 @@ func (b *Browser) newPage(ctx context.Context) (*Page, error) {
 		cancel()
 		return nil, fmt.Errorf("browser: new page: %w", err)
 	}
+	if err := quietDomains(pctx); err != nil {
+		cancel()
+		return nil, fmt.Errorf("browser: new page: %w", err)
+	}
 	p := &Page{ctx: pctx, cancel: cancel, changed: make(chan struct{}, 1), userIdle: make(chan struct{}, 1)}
 	if err := watchChanges(pctx, p.touch, p.setWorld); err != nil {
 		cancel()
@@ -899,4 +906,24 @@ func (p *Page) CaptureFull(ctx context.Context) (*capture.Capture, error) {
 		return nil, fmt.Errorf("browser: capture: %w", err)
 	}
 	return c, nil
+}
+
+// quietDomains turns off the CDP domains chromedp enables on every tab
+// that nothing here reads: Network (an event per request and per chunk
+// of a streamed body), CSS (an event per style sheet, and the agent's
+// tracking of them) and Log. Their events cost Chromium's browser process
+// and this process CPU on every page of a run; Page, Runtime and DOM stay
+// on (navigations, the tracker's bindings, node descriptions), and
+// Network.setCookies (storage states) needs no enabled domain.
+func quietDomains(ctx context.Context) error {
+	return chromedp.Do(ctx, chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+		if _, err := cdp.Call(ctx, t, css.Disable, cdp.Empty{}); err != nil {
+			return err
+		}
+		if _, err := cdp.Call(ctx, t, network.Disable, cdp.Empty{}); err != nil {
+			return err
+		}
+		_, err := cdp.Call(ctx, t, log.Disable, cdp.Empty{})
+		return err
+	}))
 }
