@@ -17,7 +17,13 @@ import (
 // its last replayed runs, from its root: shards are balanced by it.
 const CostFile = ".replaylab/replay-cost.json"
 
-// costs is the replay cost file: scenario slug → nanoseconds.
+// LiveCostFile is where a project keeps what each scenario took in its
+// last live runs (every scenario live, e.g. --driver browser), from its
+// root: a live run in parallel starts the feature files that cost most
+// live first by it.
+const LiveCostFile = ".replaylab/live-cost.json"
+
+// costs is the replay (or live) cost file: scenario slug → nanoseconds.
 type costs struct {
 	Version   int              `json:"version"`
 	Scenarios map[string]int64 `json:"scenarios"`
@@ -87,6 +93,21 @@ func (r *Runner) replayCost() func(Scenario) time.Duration {
 		// about a microsecond a byte; only the proportions matter
 		return time.Duration(size) * time.Microsecond
 	}
+}
+
+// orderCost weighs a scenario for the order of a parallel run: a run
+// where every scenario runs live weighs by the live costs (LiveCostFile) when the project
+// measured them, since a live scenario's cost (its browser, its wall-time
+// bounds) is not in proportion to its replay's; any other run, or a live
+// one with no measure yet, by replayCost.
+func (r *Runner) orderCost() func(Scenario) time.Duration {
+	if r.opt.Mode.AlwaysLive() {
+		measured := loadCosts(filepath.Join(r.opt.Root, filepath.FromSlash(LiveCostFile)))
+		if len(measured) > 0 {
+			return func(sc Scenario) time.Duration { return measured[sc.Slug] }
+		}
+	}
+	return r.replayCost()
 }
 
 // HeaviestFirst orders sel's feature files by what their selected

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/replaylab/replaylab/engine/replay"
 	"github.com/replaylab/replaylab/report"
 )
 
@@ -67,5 +68,44 @@ func TestReplayCost(t *testing.T) {
 	}
 	if w := r.replayCost(); w(big) != time.Millisecond || w(small) != time.Second {
 		t.Fatalf("measured: big %v, small %v", w(big), w(small))
+	}
+}
+
+func TestOrderCost(t *testing.T) {
+	root := t.TempDir()
+	runOf := func(big, small time.Duration) *report.Run {
+		return &report.Run{Scenarios: []*report.Scenario{
+			{Slug: "f/big", Attempts: []*report.Attempt{{Status: report.Passed, Duration: report.Duration(big)}}},
+			{Slug: "f/small", Attempts: []*report.Attempt{{Status: report.Passed, Duration: report.Duration(small)}}},
+		}}
+	}
+	// replayed, big costs more; live, small does
+	if err := saveCosts(filepath.Join(root, filepath.FromSlash(CostFile)), runOf(time.Second, time.Millisecond)); err != nil {
+		t.Fatal(err)
+	}
+	if err := saveCosts(filepath.Join(root, filepath.FromSlash(LiveCostFile)), runOf(time.Millisecond, time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	big, small := Scenario{Slug: "f/big"}, Scenario{Slug: "f/small"}
+	for _, tc := range []struct {
+		name       string
+		mode       replay.Mode
+		bigHeavier bool
+	}{
+		{"replay only weighs the replay costs", replay.ModeReplayOnly, true},
+		{"record-once mostly replays: the replay costs", replay.ModeRecordOnce, true},
+		{"the browser driver weighs the live costs", replay.ModeLive, false},
+		{"--record runs every scenario live: the live costs", replay.ModeRecord, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r, err := New(Options{Root: root, Mode: tc.mode}, nopFixture{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			w := r.orderCost()
+			if got := w(big) > w(small); got != tc.bigHeavier {
+				t.Fatalf("big %v, small %v; want big heavier: %v", w(big), w(small), tc.bigHeavier)
+			}
+		})
 	}
 }

@@ -81,6 +81,10 @@ type Options struct {
 	// CostFile, when set, keeps what each passed scenario took in a
 	// replayed run (see CostFile); --shard balances by it.
 	CostFile string
+	// LiveCostFile, when set, keeps what each passed scenario took in a
+	// run where every scenario ran live (see LiveCostFile); live runs in
+	// parallel start the costliest feature files first by it.
+	LiveCostFile string
 }
 
 // Runner is one run of the selected scenarios with one Fixture.

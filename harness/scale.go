@@ -85,7 +85,7 @@ func (r *Runner) runScaled(sel []Scenario) int {
 		fmt.Fprintf(r.stderr(), "replaylab: shard %s: %d of the %d selected scenarios\n", sc.Shard, len(sel), all)
 	}
 	if r.opt.Concurrency > 1 {
-		sel = HeaviestFirst(sel, r.replayCost())
+		sel = HeaviestFirst(sel, r.orderCost())
 	}
 	if len(outs) == 0 && sc.Retries == 0 && sc.RepeatEach <= 1 && !sc.Progress && sc.Shard.Count <= 1 {
 		fsys, paths, err := serve(sel)
@@ -175,6 +175,11 @@ func (r *Runner) runScaled(sel []Scenario) int {
 	if r.opt.CostFile != "" && r.opt.Mode == replay.ModeReplayOnly && sc.Shard.Count <= 1 {
 		if err := saveCosts(r.opt.CostFile, run); err != nil {
 			fmt.Fprintf(r.stderr(), "replaylab: WARNING: the replay costs are not kept for --shard: %v\n", err)
+		}
+	}
+	if r.opt.LiveCostFile != "" && r.opt.Mode.AlwaysLive() && sc.Shard.Count <= 1 {
+		if err := saveCosts(r.opt.LiveCostFile, run); err != nil {
+			fmt.Fprintf(r.stderr(), "replaylab: WARNING: the live costs are not kept for the order of live runs: %v\n", err)
 		}
 	}
 	if r.opt.RerunFile != "" {

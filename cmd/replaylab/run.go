@@ -104,10 +104,11 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 			fmt.Fprintln(stderr, "replaylab run: no features/ here; running the embedded features and recordings")
 		}
 	}
-	rerunFile, costFile := "", ""
+	rerunFile, costFile, liveCostFile := "", "", ""
 	if !embedded {
 		rerunFile = filepath.Join(dir, filepath.FromSlash(harness.LastFailedFile))
 		costFile = filepath.Join(dir, filepath.FromSlash(harness.CostFile))
+		liveCostFile = filepath.Join(dir, filepath.FromSlash(harness.LiveCostFile))
 	}
 	if *lastFailed {
 		if len(paths) > 0 || *tags != "" {
@@ -150,7 +151,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 	defer stopSites()
 	s, err := steps.NewRunner(harness.Options{Root: dir, Paths: paths, Tags: *tags, AllowEmpty: *allowEmpty, Snippets: *snippets, NoColor: *noColor, Format: *format, Stderr: stderr,
 		Update: *update, Mode: m, Seed: *seed, Concurrency: *conc, Output: stdout, Scale: scaleOpts,
-		Command: invokedAs(), HintFlags: hintFlags(fs), RerunFile: rerunFile, CostFile: costFile},
+		Command: invokedAs(), HintFlags: hintFlags(fs), RerunFile: rerunFile, CostFile: costFile, LiveCostFile: liveCostFile},
 		steps.Options{Root: dir, Seed: *seed, Browser: browserOpts, Pool: pool, Stderr: stderr,
 			MCPCommand: []string{self, "mcp"}, Site: sitePath, BaseURL: baseURL, BaseURLs: byName, SelfTests: embedded, Groups: selftest.Groups()})
 	if err != nil {
