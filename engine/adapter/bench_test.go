@@ -5,6 +5,11 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/replaylab/replaylab/engine/capture"
+	"github.com/replaylab/replaylab/engine/observe"
+	"github.com/replaylab/replaylab/internal/chatpage"
+	"github.com/replaylab/replaylab/internal/pairbench"
 )
 
 // benchPage generates a chat page of n turns (alternating user and
@@ -61,5 +66,34 @@ func BenchmarkGroups(b *testing.B) {
 				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/turn")
 			})
 		}
+	}
+}
+
+// BenchmarkLazyAfterChange: the groups of a live chat page read after a
+// sentence was streamed into the newest answer (the page parsed resuming
+// the last parse, observe.ParseAfter, outside the loop), found from the
+// last read's groups (LazyAfter) against found afresh (Lazy) in the same
+// loop: x-Lazy is LazyAfter ÷ Lazy.
+//
+//	go test ./engine/adapter -run '^$' -bench LazyAfterChange -count 5
+func BenchmarkLazyAfterChange(b *testing.B) {
+	for _, n := range []int{200, 2000} {
+		b.Run("turns="+strconv.Itoa(n), func(b *testing.B) {
+			src := chatpage.Live(chatpage.Render(chatpage.Options{Turns: n, Seed: 1}))
+			prevDoc, err := observe.ParseAfter(capture.New("http://x/chat", src), nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			prev := Lazy(DefaultAuto, prevDoc)
+			at := strings.LastIndex(src, `</div><div class="actions"`)
+			doc, err := observe.ParseAfter(capture.New("http://x/chat", src[:at]+"<p>Streamed sentence.</p>"+src[at:]), prevDoc)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if got := LazyAfter(DefaultAuto, doc, prev); len(got.Groups) != n/2 || !doc.Kept(got.Groups[0].Node) {
+				b.Fatalf("%d groups (want %d), the first kept: %v", len(got.Groups), n/2, doc.Kept(got.Groups[0].Node))
+			}
+			pairbench.Run(b, "Lazy", func() { Lazy(DefaultAuto, doc) }, func() { LazyAfter(DefaultAuto, doc, prev) })
+		})
 	}
 }
