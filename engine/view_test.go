@@ -51,3 +51,62 @@ func TestViewJSONRulesOnce(t *testing.T) {
 		t.Errorf("a ruleRef outside the rules: %v", err)
 	}
 }
+
+// TestViewJSONLeavesOutDefaults: the defaults a view's JSON leaves out —
+// a complete table's counts and main frame, ruleRef 0, a complete group's
+// usual evidence, framesUnread 0 — are absent from the JSON and restored
+// on decoding; anything else is written.
+func TestViewJSONLeavesOutDefaults(t *testing.T) {
+	rule := "marker: data-message-author-role=assistant; id from data-message-id"
+	whole := observe.Table{Index: 1, Frame: "main", Role: "table", Rows: [][]string{{"a", "b"}, {"c"}},
+		RowCount: observe.Count{Returned: 2, Total: 2}, ColCount: observe.Count{Returned: 2, Total: 2}, Complete: true}
+	cut := observe.Table{Index: 2, Frame: "f1", Role: "grid", Rows: [][]string{{"a"}},
+		RowCount: observe.Count{Returned: 1, Total: 9, Truncated: true}, ColCount: observe.Count{Returned: 1, Total: 1}}
+	empty := observe.Table{Index: 3, Frame: "main", Role: "table", Rows: [][]string{}, Complete: true}
+	group := func(state, evidence string) adapter.Group {
+		return adapter.Group{ID: "g", Rule: rule, State: state, Media: []adapter.Media{}, Frame: "main", Evidence: evidence}
+	}
+	tests := []struct {
+		name        string
+		tables      []observe.Table
+		group       adapter.Group
+		absent, has []string
+	}{
+		{name: "complete table and complete group", tables: []observe.Table{whole}, group: group(adapter.StateComplete, adapter.EvidenceComplete),
+			absent: []string{`"rowCount"`, `"colCount"`, `"complete":true`, `"frame"`, `"ruleRef"`, `"evidence"`, `"framesUnread"`}},
+		{name: "cut table in a frame", tables: []observe.Table{cut}, group: group(adapter.StateGenerating, "aria-busy=true"),
+			has: []string{`"rowCount":{"returned":1,"total":9,"truncated":true}`, `"colCount"`, `"complete":false`, `"frame":"f1"`, `"evidence":"aria-busy=true"`}},
+		{name: "empty table", tables: []observe.Table{empty}, group: group(adapter.StateComplete, "other evidence"),
+			absent: []string{`"rowCount"`}, has: []string{`"evidence":"other evidence"`}},
+		{name: "complete group without evidence", tables: []observe.Table{}, group: group(adapter.StateComplete, ""),
+			has: []string{`"evidence":""`}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			v := engine.View{Snapshot: &observe.Snapshot{ID: 1, View: "page", Elements: []observe.Element{}, Headings: []observe.Heading{},
+				Tables: tt.tables, Counts: observe.Counts{Frames: 1}}, Adapter: "marker", Groups: []adapter.Group{tt.group},
+				GroupCount: observe.Count{Returned: 1, Total: 1}}
+			data, err := json.Marshal(v)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, s := range tt.absent {
+				if strings.Contains(string(data), s) {
+					t.Errorf("%s in %s", s, data)
+				}
+			}
+			for _, s := range tt.has {
+				if !strings.Contains(string(data), s) {
+					t.Errorf("no %s in %s", s, data)
+				}
+			}
+			var back engine.View
+			if err := json.Unmarshal(data, &back); err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(back.Tables, v.Tables) || !reflect.DeepEqual(back.Groups, v.Groups) || back.Counts != v.Counts {
+				t.Errorf("decoded tables %+v groups %+v counts %+v,\nwant %+v %+v %+v", back.Tables, back.Groups, back.Counts, v.Tables, v.Groups, v.Counts)
+			}
+		})
+	}
+}
