@@ -431,14 +431,18 @@ func decodeNode(raw json.RawMessage, parent *lnode) (*lnode, error) {
 	case 10:
 		n.render()
 	case 1:
-		if len(a) != 10 || json.Unmarshal(a[2], &n.tag) != nil || json.Unmarshal(a[3], &n.attrs) != nil {
+		// [1, id, tag, attrs, kids] in the default state, else [1, id,
+		// tag, attrs, hidden, value, checked, selected, media, kids]
+		if (len(a) != 5 && len(a) != 10) || json.Unmarshal(a[2], &n.tag) != nil || json.Unmarshal(a[3], &n.attrs) != nil {
 			return nil, fmt.Errorf("%w: bad element", errDrift)
 		}
-		if err := decodeState(&n.st, a[4:9]); err != nil {
-			return nil, err
+		if len(a) == 10 {
+			if err := decodeState(&n.st, a[4:9]); err != nil {
+				return nil, err
+			}
 		}
 		var kids []json.RawMessage
-		if json.Unmarshal(a[9], &kids) != nil {
+		if json.Unmarshal(a[len(a)-1], &kids) != nil {
 			return nil, fmt.Errorf("%w: bad element", errDrift)
 		}
 		for _, k := range kids {

@@ -188,6 +188,29 @@ func (r *jsonReader) open() {
 	r.fail()
 }
 
+// state reads an element's live state: hidden, value|null, checked,
+// selected, media|null.
+func (r *jsonReader) state(s *lstate) {
+	s.hidden = r.str()
+	if !r.null() {
+		s.hasValue, s.value = true, r.str()
+	}
+	s.checked = r.boolean()
+	s.selected = r.boolean()
+	if !r.null() {
+		r.open()
+		m := &mediaState{}
+		m.ready = r.str()
+		m.src = r.str()
+		m.w = int(r.num())
+		m.h = int(r.num())
+		if !r.close() {
+			r.fail()
+		}
+		s.media = m
+	}
+}
+
 // close reads a closing bracket (and the comma after it) if one is next.
 func (r *jsonReader) close() bool {
 	if r.err != nil {
@@ -290,8 +313,8 @@ func (r *jsonReader) str() string {
 }
 
 // node reads one node as tracker.js ser writes it: [3, id, text],
-// [10, id] or [1, id, tag, attrs, hidden, value|null, checked, selected,
-// media|null, kids]. Elements are not rendered: their backend ids come
+// [10, id], [1, id, tag, attrs, kids] (the default state) or [1, id,
+// tag, attrs, hidden, value|null, checked, selected, media|null, kids]. Elements are not rendered: their backend ids come
 // later (matchIDs).
 func (r *jsonReader) node(parent *lnode) *lnode {
 	r.open()
@@ -309,24 +332,8 @@ func (r *jsonReader) node(parent *lnode) *lnode {
 		for !r.close() {
 			n.attrs = append(n.attrs, r.str())
 		}
-		s := &n.st
-		s.hidden = r.str()
-		if !r.null() {
-			s.hasValue, s.value = true, r.str()
-		}
-		s.checked = r.boolean()
-		s.selected = r.boolean()
-		if !r.null() {
-			r.open()
-			m := &mediaState{}
-			m.ready = r.str()
-			m.src = r.str()
-			m.w = int(r.num())
-			m.h = int(r.num())
-			if !r.close() {
-				r.fail()
-			}
-			s.media = m
+		if r.i < len(r.s) && r.s[r.i] != '[' { // else the default state, the kids next
+			r.state(&n.st)
 		}
 		r.open()
 		for !r.close() {

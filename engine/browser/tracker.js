@@ -131,7 +131,10 @@
   // setKey records the live state the kept capture holds for el (the
   // default is not stored).
   const setKey = (el, k) => { if (k === DEF) S.cache.delete(el); else S.cache.set(el, k); };
-  // ser serialises a node the capture tree does not hold yet.
+  // ser serialises a node the capture tree does not hold yet: [3, id,
+  // text], [10, id], or [1, id, tag, attrs, kids] for an element in the
+  // default state (most are; keyOf's DEF) and [1, id, tag, attrs, hidden,
+  // value, checked, selected, media, kids] for the others.
   // A node keeps its id while it is in the document, also when it moves
   // (a moved node is serialised again under its old id), as a backend
   // node id does.
@@ -147,14 +150,15 @@
     else if (S.own && t.includes("-") && n.matches(":defined")) S.custom = true;
     if (WATCH.has(t)) S.watch.add(n);
     const st = stateOf(n, t, b, is);
-    setKey(n, keyOf(st));
+    const plain = st[0] === "" && st[1] === null && !st[2] && !st[3] && st[4] === null;
+    if (plain) S.cache.delete(n); else setKey(n, keyOf(st));
     const attrs = attrsOf(n);
     const kids = [];
     if (!noKids(t)) {
       const sel = is || t === "select" || t === "datalist";
       for (let c = n.firstChild; c; c = c.nextSibling) if (modelKind(c.nodeType)) kids.push(ser(c, b, sel));
     }
-    return [1, id, t, attrs, st[0], st[1], st[2], st[3], st[4], kids];
+    return plain ? [1, id, t, attrs, kids] : [1, id, t, attrs, st[0], st[1], st[2], st[3], st[4], kids];
   };
   // ctx: is n in the capture tree, and in which context (inside a body
   // element, inside a select)?
