@@ -292,6 +292,31 @@ func TestNewTaskInheritsNothing(t *testing.T) {
 	}
 }
 
+// TestReleaseForgetsAnEndedTasksPages: Release refuses a running task; on
+// an ended one the page's reads go, and a page asked for afterwards is a
+// new one whose mutations are refused.
+func TestReleaseForgetsAnEndedTasksPages(t *testing.T) {
+	ctx := context.Background()
+	task := engine.New(engine.Config{}).Begin(ctx, "release")
+	p := task.Page("main", replay.NewDriver(&replay.Session{Version: replay.FormatVersion}))
+	if err := task.Release(); !errors.Is(err, engine.InvalidArgument) {
+		t.Fatalf("release of a running task: %v, want INVALID_ARGUMENT", err)
+	}
+	if err := task.Finish(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := task.Release(); err != nil {
+		t.Fatalf("release of a finished task: %v", err)
+	}
+	again := task.Page("main", replay.NewDriver(&replay.Session{Version: replay.FormatVersion}))
+	if again == p {
+		t.Error("the released task still holds its page")
+	}
+	if err := again.Navigate(ctx, "http://x.test/"); !errors.Is(err, engine.TaskFinished) {
+		t.Errorf("navigate on a released task's page: %v, want TASK_FINISHED", err)
+	}
+}
+
 func TestViewsBoundTheGroups(t *testing.T) {
 	ctx := context.Background()
 	var turns []turn

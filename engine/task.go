@@ -61,6 +61,26 @@ func (t *Task) Page(name string, d Driver) *Page {
 	return p
 }
 
+// Release forgets a finished task's pages and everything they read — the
+// parses, observations, groups and baselines, and the drivers — so a
+// server that keeps its ended tasks (to answer TASK_FINISHED, to count
+// their calls) holds only their small state: on a 2,000-turn chat a
+// page's reads are tens of megabytes, and a long-running server that kept
+// them grew by that much per task, with every collection slower than the
+// last. The caller closes the drivers first. Release refuses a task that
+// has not finished or been abandoned; Page on a released task returns a
+// new page whose every mutation is refused (TASK_FINISHED).
+func (t *Task) Release() error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if !t.finished {
+		return &Error{Code: InvalidArgument, Op: "release", Detail: "task " + t.ID + " has not finished"}
+	}
+	clear(t.pages)
+	t.blocked = nil
+	return nil
+}
+
 // Blocked reports whether the task is blocked by an unknown outcome.
 func (t *Task) Blocked() bool {
 	t.mu.Lock()

@@ -256,7 +256,17 @@ func (ts *taskState) closePages() error {
 			ps.close = nil
 		}
 	}
+	clear(ts.pages)
+	ts.order = nil
 	return errors.Join(errs...)
+}
+
+// end closes a finished task's pages and forgets what they read: the
+// ended task keeps its id, its metrics and its finished state
+// (engine.Task.Release).
+func (ts *taskState) end() error {
+	ts.finished = true
+	return errors.Join(ts.closePages(), ts.task.Release())
 }
 
 // codeError is an error the server itself raises, with its code.
@@ -651,8 +661,7 @@ func (s *Server) register() {
 				if err := ts.task.Finish(ctx); err != nil {
 					return nil, err
 				}
-				ts.finished = true
-				return Done{OK: true}, ts.closePages()
+				return Done{OK: true}, ts.end()
 			})
 		})
 	addTool[AbandonIn, Done](s, "abandon", "Give the task up with a reason and close its pages: allowed while the task is blocked (after an unknown outcome whose one recheck did not find it), when finish is refused. Nothing is sent.", false,
@@ -664,8 +673,7 @@ func (s *Server) register() {
 				if err := ts.task.Abandon(ctx, in.Reason); err != nil {
 					return nil, err
 				}
-				ts.finished = true
-				return Done{OK: true}, ts.closePages()
+				return Done{OK: true}, ts.end()
 			})
 		})
 	addTool[ReadAnswerIn, engine.GroupText](s, "readAnswer", "Read an answer group's full text in bounded pages: limit characters (default 4000, at most 16000) from offset, with the total and hasMore. Views cut each group's text; this reads all of it. A read.", true,
