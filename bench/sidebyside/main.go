@@ -19,8 +19,12 @@
 // within one run. A third Chromium, navigated by plain CDP with no
 // snapshot ("bare"), runs in the same rotation: open + first snapshot
 // minus the bare navigation of the same run is what each server's first
-// snapshot costs beyond the browser's own page load. --only replaylab (or playwright) measures one server
-// alone, for profiling; it prints no ratios.
+// snapshot costs beyond the browser's own page load. After its
+// measurement each server leaves its page blank (replaylab finishes its
+// task, Playwright MCP and the bare browser navigate to about:blank) and
+// the run pauses 500 ms, so no server's streaming page loads the machine
+// while another is measured. --only replaylab (or playwright) measures
+// one server alone, for profiling; it prints no ratios.
 package main
 
 import (
@@ -44,17 +48,59 @@ import (
 	"github.com/replaylab/replaylab/internal/chatpage"
 )
 
-// streamScript appends a sentence to the newest answer every second.
-const streamScript = `<script>setInterval(function(){var t=document.querySelectorAll('[data-message-author-role=assistant] .text');var p=t[t.length-1];if(p){p.insertAdjacentHTML('beforeend','<p>Streamed sentence '+Date.now()+'.</p>')}},1000)</script>`
+// settle is the pause after a server's page was left blank before the
+// next measurement: the blank navigation's or the closed tab's own work
+// in Chromium ends in it.
+const settle = 500 * time.Millisecond
+
+// streamScript appends a sentence to the newest answer on every second
+// of the wall clock (at Date.now() % 1000 == 0, as closely as the page's
+// timers allow), so the harness, on the same clock, knows how long before
+// a read the page last changed.
+const streamScript = `<script>(function(){function tick(){var t=document.querySelectorAll('[data-message-author-role=assistant] .text');var p=t[t.length-1];if(p){p.insertAdjacentHTML('beforeend','<p>Streamed sentence '+Date.now()+'.</p>')}setTimeout(tick,1000-Date.now()%1000)}setTimeout(tick,1000-Date.now()%1000)})()</script>`
+
+// changeReads is how many reads after a change each run takes, each at its
+// own time after the change: over a whole size's runs those times spread
+// evenly over the second between two changes (changePhase).
+const changeReads = 4
+
+// changePhase is how long after the page's last change read j of run r
+// (of runs) starts: the runs' reads together sample the second between
+// two changes at even steps, so their median is the read after a change at
+// an arbitrary moment, the moments just after a change included in their
+// share.
+func changePhase(r, j, runs int) time.Duration {
+	k := j*runs + r
+	return time.Duration((float64(k) + 0.5) / float64(changeReads*runs) * float64(time.Second))
+}
+
+// justAfter splits the reads after a change in the report: those that
+// start within it of the change may wait for the renderer's own frame
+// of the change (style and layout of the page).
+const justAfter = 100 * time.Millisecond
+
+// changed is one read after a change: how long after it the read started,
+// and what it took.
+type changed struct {
+	after time.Duration
+	ms    float64
+}
 
 type server struct {
 	name     string
 	cs       *mcpsdk.ClientSession
 	open     func(ctx context.Context, url string) error
 	snapshot func(ctx context.Context) (int, error) // nil: the bare navigation, no snapshot
+	// idle leaves the server's page blank (its streaming chat gone) once
+	// its measurement ended, so the page loads neither core during the
+	// other servers' measurements
+	idle func(ctx context.Context) error
 }
 
-type sample struct{ open, first, same, changed, bytes float64 }
+type sample struct {
+	open, first, same, changed, bytes float64
+	changes                           []changed // changed is their median
+}
 
 func main() {
 	replaylab := flag.String("replaylab", "replaylab", "the replaylab binary")
@@ -138,7 +184,11 @@ func run(replaylab, playwright, chromium, turnsFlag, only string, runs int, time
 				slices.Reverse(order)
 			}
 			for _, s := range order {
-				sm, err := measure(ctx, s, url, timeout)
+				sm, err := measure(ctx, s, url, timeout, r, runs)
+				if ierr := s.idle(ctx); ierr != nil && err == nil {
+					err = fmt.Errorf("leave the page blank: %w", ierr)
+				}
+				time.Sleep(settle)
 				if err != nil {
 					fmt.Printf("%-6d %-10s %5d error: %v\n", n, s.name, r+1, err)
 					continue
@@ -154,6 +204,9 @@ func run(replaylab, playwright, chromium, turnsFlag, only string, runs int, time
 				continue
 			}
 			fmt.Printf("%-6d median %-10s open %.0f, first %.0f, unchanged %.0f, after a change %.0f ms; bytes %.0f\n", n, s.name, m.open, m.first, m.same, m.changed, m.bytes)
+			soon, ns := pooled(got[s.name], 0, justAfter)
+			late, nl := pooled(got[s.name], justAfter, time.Hour)
+			fmt.Printf("%-6d median %-10s after a change, read within %d ms of it: %.0f ms (%d reads); later: %.0f ms (%d reads)\n", n, s.name, justAfter.Milliseconds(), soon, ns, late, nl)
 		}
 		if len(got["bare"]) > 0 {
 			// per run: open + first - the bare navigation of the same run
@@ -184,7 +237,7 @@ func run(replaylab, playwright, chromium, turnsFlag, only string, runs int, time
 	return nil
 }
 
-func measure(ctx context.Context, s *server, url string, timeout time.Duration) (sample, error) {
+func measure(ctx context.Context, s *server, url string, timeout time.Duration, r, runs int) (sample, error) {
 	call := func(fn func(context.Context) (int, error)) (float64, int, error) {
 		cctx, cancel := context.WithTimeout(ctx, timeout)
 		defer cancel()
@@ -210,9 +263,47 @@ func measure(ctx context.Context, s *server, url string, timeout time.Duration) 
 	if sm.same, _, err = call(s.snapshot); err != nil {
 		return sm, err
 	}
-	time.Sleep(1100 * time.Millisecond)
-	sm.changed, _, err = call(s.snapshot)
-	return sm, err
+	var ms []float64
+	for j := range changeReads {
+		// the next change after this moment, and then the read's phase
+		after := changePhase(r, j, runs)
+		at := time.Now().Truncate(time.Second).Add(time.Second + after)
+		time.Sleep(time.Until(at))
+		c, _, err := call(s.snapshot)
+		if err != nil {
+			return sm, err
+		}
+		sm.changes = append(sm.changes, changed{after, c})
+		ms = append(ms, c)
+	}
+	sm.changed = medianOf(ms)
+	return sm, nil
+}
+
+func medianOf(v []float64) float64 {
+	if len(v) == 0 {
+		return 0
+	}
+	v = slices.Clone(v)
+	slices.Sort(v)
+	if len(v)%2 == 0 {
+		return (v[len(v)/2-1] + v[len(v)/2]) / 2
+	}
+	return v[len(v)/2]
+}
+
+// pooled is the median of every read after a change of xs whose phase
+// is in [lo, hi), and how many there were.
+func pooled(xs []sample, lo, hi time.Duration) (float64, int) {
+	var v []float64
+	for _, x := range xs {
+		for _, c := range x.changes {
+			if c.after >= lo && c.after < hi {
+				v = append(v, c.ms)
+			}
+		}
+	}
+	return medianOf(v), len(v)
 }
 
 func median(xs []sample) sample {
@@ -228,7 +319,14 @@ func median(xs []sample) sample {
 		return v[len(v)/2]
 	}
 	return sample{open: pick(func(s sample) float64 { return s.open }), first: pick(func(s sample) float64 { return s.first }), same: pick(func(s sample) float64 { return s.same }),
-		changed: pick(func(s sample) float64 { return s.changed }), bytes: pick(func(s sample) float64 { return s.bytes })}
+		changed: all(xs), bytes: pick(func(s sample) float64 { return s.bytes })}
+}
+
+// all is the median of every read after a change of xs, whatever its
+// phase.
+func all(xs []sample) float64 {
+	m, _ := pooled(xs, 0, time.Hour)
+	return m
 }
 
 func connect(ctx context.Context, cmd *exec.Cmd) (*mcpsdk.ClientSession, error) {
@@ -260,11 +358,17 @@ func startReplaylab(ctx context.Context, bin, chromium string) (*server, error) 
 	}
 	s := &server{name: "replaylab", cs: cs}
 	task := ""
+	s.idle = func(ctx context.Context) error {
+		if task == "" {
+			return nil
+		}
+		_, _, err := callTool(ctx, cs, "finish", map[string]any{"task": task})
+		task = ""
+		return err
+	}
 	s.open = func(ctx context.Context, url string) error {
-		if task != "" {
-			if _, _, err := callTool(ctx, cs, "finish", map[string]any{"task": task}); err != nil {
-				return err
-			}
+		if err := s.idle(ctx); err != nil {
+			return err
 		}
 		res, _, err := callTool(ctx, cs, "begin", map[string]any{"goal": "side by side"})
 		if err != nil {
@@ -321,6 +425,12 @@ func startBare(ctx context.Context, chromium string) (*server, func(), error) {
 		_, err := chromedp.Run(cctx, chromedp.Evaluate[int]("0"))
 		return err
 	}
+	s.idle = func(ctx context.Context) error {
+		cctx, cancel := context.WithCancel(tctx)
+		defer cancel()
+		defer context.AfterFunc(ctx, cancel)()
+		return chromedp.Do(cctx, chromedp.Navigate("about:blank"))
+	}
 	return s, stop, nil
 }
 
@@ -338,6 +448,10 @@ func startPlaywright(ctx context.Context, bin, chromium string) (*server, error)
 	s.snapshot = func(ctx context.Context) (int, error) {
 		_, n, err := callTool(ctx, cs, "browser_snapshot", map[string]any{})
 		return n, err
+	}
+	s.idle = func(ctx context.Context) error {
+		_, _, err := callTool(ctx, cs, "browser_navigate", map[string]any{"url": "about:blank"})
+		return err
 	}
 	return s, nil
 }
