@@ -5,7 +5,6 @@ import (
 	"slices"
 	"strconv"
 	"sync/atomic"
-	"unicode/utf16"
 	"unicode/utf8"
 
 	"github.com/chromedp/cdproto/cdp"
@@ -232,61 +231,6 @@ func (s *scanner) str() string {
 		s.fail()
 	}
 	return v
-}
-
-// unescape decodes a JSON string's escapes. A lone surrogate is not
-// decoded (false): the generated decoder reads the reply instead.
-func unescape(raw []byte) (string, bool) {
-	out := make([]byte, 0, len(raw))
-	for k := 0; k < len(raw); k++ {
-		c := raw[k]
-		if c != '\\' {
-			out = append(out, c)
-			continue
-		}
-		k++
-		if k >= len(raw) {
-			return "", false
-		}
-		switch raw[k] {
-		case '"', '\\', '/':
-			out = append(out, raw[k])
-		case 'b':
-			out = append(out, '\b')
-		case 'f':
-			out = append(out, '\f')
-		case 'n':
-			out = append(out, '\n')
-		case 'r':
-			out = append(out, '\r')
-		case 't':
-			out = append(out, '\t')
-		case 'u':
-			r, ok := hex4(raw, k+1)
-			if !ok {
-				return "", false
-			}
-			k += 4
-			if utf16.IsSurrogate(r) {
-				if k+6 >= len(raw) || raw[k+1] != '\\' || raw[k+2] != 'u' {
-					return "", false
-				}
-				r2, ok := hex4(raw, k+3)
-				if !ok {
-					return "", false
-				}
-				r = utf16.DecodeRune(r, r2)
-				if r == utf8.RuneError {
-					return "", false
-				}
-				k += 6
-			}
-			out = utf8.AppendRune(out, r)
-		default:
-			return "", false
-		}
-	}
-	return string(out), true
 }
 
 func hex4(b []byte, at int) (rune, bool) {

@@ -26,7 +26,15 @@ func unquoteFast(raw []byte) (string, bool) {
 	if len(raw) < 2 || raw[0] != '"' || raw[len(raw)-1] != '"' {
 		return "", false
 	}
-	in := raw[1 : len(raw)-1]
+	return unescape(raw[1 : len(raw)-1])
+}
+
+// unescape decodes the inside of a JSON string literal, in, copying the
+// runs between escapes. It declines (false) what encoding/json would
+// refuse or decode otherwise than by these rules: a raw quote or control
+// character, a bad or trailing escape, a lone surrogate, invalid UTF-8;
+// the callers hand those to encoding/json.
+func unescape(in []byte) (string, bool) {
 	out := make([]byte, 0, len(in))
 	ascii := true
 	for i := 0; i < len(in); {
