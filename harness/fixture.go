@@ -37,6 +37,9 @@ type scenarioRun struct {
 	position func() int
 	outcome  *Outcome
 	err      error // what Finish returned
+	// interrupted: the run's context had ended before the scenario
+	// started; it is skipped, and Finish changes nothing
+	interrupted bool
 }
 
 // Outcome is how a scenario ended, as the fixture saw it. The runner
@@ -163,6 +166,9 @@ func (s *Scenario) position() int {
 func (s *Scenario) Finish(o Outcome) error {
 	if s.run == nil {
 		return errors.New("harness: Finish of a scenario the runner did not start")
+	}
+	if s.run.interrupted {
+		return nil
 	}
 	var errs []error
 	if o.Err == nil {

@@ -72,6 +72,11 @@ type Options struct {
 	Stderr io.Writer
 	// TestingT runs scenarios as subtests of a go test.
 	TestingT *testing.T
+	// Context, when set, ends the run when it is done (a signal): the
+	// scenarios that have not started fail at once as interrupted, the
+	// steps in flight see their context end, the fixture closes (its
+	// browsers), and Run returns ExitInterrupted. Default: never.
+	Context context.Context
 	// Scale holds the report, shard and retry options (see Scale).
 	Scale Scale
 	// RerunFile, when set, is written after the run with the scenarios
@@ -183,6 +188,29 @@ func ExitCode(err error) int {
 // file, an invalid tag expression).
 func (r *Runner) Run() int {
 	defer r.Close()
+	code := r.run()
+	if r.interrupted() {
+		ctx := r.opt.Context
+		fmt.Fprintf(r.stderr(), "replaylab: interrupted: the run stopped before its end (%v); the scenarios above that failed were cut short, the skipped ones never started\n", context.Cause(ctx))
+		return ExitInterrupted
+	}
+	return code
+}
+
+// interrupted reports whether Options.Context ended.
+func (r *Runner) interrupted() bool {
+	return r.opt.Context != nil && r.opt.Context.Err() != nil
+}
+
+// ExitInterrupted is Run's status when Options.Context ended the run (a
+// signal): 130, as a shell reports a command ended by Ctrl-C.
+const ExitInterrupted = 130
+
+// ErrInterrupted is why a scenario that was to start after the run's
+// context ended is skipped.
+var ErrInterrupted = errors.New("interrupted: the run was stopped")
+
+func (r *Runner) run() int {
 	sel, err := r.Selected()
 	if errors.Is(err, ErrNoScenarios) && r.opt.AllowEmpty {
 		fmt.Fprintf(r.opt.Stderr, "replaylab: %v (allowed by --allow-empty)\n", err)
@@ -209,6 +237,11 @@ func (r *Runner) initializeScenario(sc *godog.ScenarioContext) {
 		r.collect.beforeHooks(sc, s)
 	}
 	sc.Before(func(ctx context.Context, p *godog.Scenario) (context.Context, error) {
+		if rc := r.opt.Context; rc != nil && rc.Err() != nil {
+			// not run: skipped, and reported so (not as passed)
+			s.run = &scenarioRun{runner: r, outcome: &Outcome{Skipped: true, Err: ErrInterrupted}, interrupted: true}
+			return ctx, fmt.Errorf("%w: %w", godog.ErrSkip, ErrInterrupted)
+		}
 		sel, err := r.scenarioOf(p)
 		if err != nil {
 			return ctx, err
@@ -251,7 +284,9 @@ func (r *Runner) runGodog(format string, fsys featureFS, paths []string) int {
 			Randomize:   0,
 			// --fail-fast
 			StopOnFailure: r.opt.Scale.FailFast,
-			NoColors:      !r.colour(out),
+			// the run's context: a step's ctx ends with it
+			DefaultContext: r.opt.Context,
+			NoColors:       !r.colour(out),
 		},
 	}
 	status := ts.Run()

@@ -171,6 +171,11 @@ func (r *Runner) runScaled(sel []Scenario) int {
 	// godog counts a scenario that skipped itself as passed: this line
 	// counts it as skipped, as the reports do
 	fmt.Fprintf(r.stderr(), "replaylab: %s\n", run.Summary.Line())
+	if r.interrupted() {
+		// cut short: its costs and failures describe no whole run; the
+		// files keep the last whole run's
+		return 1
+	}
 	// a shard keeps no costs: every shard of a split must weigh alike
 	if r.opt.CostFile != "" && r.opt.Mode == replay.ModeReplayOnly && sc.Shard.Count <= 1 {
 		if err := saveCosts(r.opt.CostFile, run); err != nil {

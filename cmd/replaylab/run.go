@@ -151,7 +151,8 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 	defer stopSites()
 	s, err := steps.NewRunner(harness.Options{Root: dir, Paths: paths, Tags: *tags, AllowEmpty: *allowEmpty, Snippets: *snippets, NoColor: *noColor, Format: *format, Stderr: stderr,
 		Update: *update, Mode: m, Seed: *seed, Concurrency: *conc, Output: stdout, Scale: scaleOpts,
-		Command: invokedAs(), HintFlags: hintFlags(fs), RerunFile: rerunFile, CostFile: costFile, LiveCostFile: liveCostFile},
+		Command: invokedAs(), HintFlags: hintFlags(fs), RerunFile: rerunFile, CostFile: costFile, LiveCostFile: liveCostFile,
+		Context: ctx},
 		steps.Options{Root: dir, Seed: *seed, Browser: browserOpts, Pool: pool, Stderr: stderr,
 			MCPCommand: []string{self, "mcp"}, Site: sitePath, BaseURL: baseURL, BaseURLs: byName, SelfTests: embedded, Groups: selftest.Groups()})
 	if err != nil {
@@ -179,6 +180,10 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 	}
 	fmt.Fprintf(stderr, "replaylab run: driver=%s mode=%s seed=%d concurrency=%d root=%s\n", s.Drivers(), m, *seed, *conc, dir)
 	status := s.Run()
+	if status == harness.ExitInterrupted {
+		// cut short: what did not run says nothing about what is obsolete
+		return status, nil
+	}
 	if full && (*prune || *update) {
 		removed, err := s.Prune()
 		for _, f := range removed {
