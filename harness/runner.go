@@ -73,9 +73,10 @@ type Options struct {
 	// TestingT runs scenarios as subtests of a go test.
 	TestingT *testing.T
 	// Context, when set, ends the run when it is done (a signal): the
-	// scenarios that have not started fail at once as interrupted, the
-	// steps in flight see their context end, the fixture closes (its
-	// browsers), and Run returns ExitInterrupted. Default: never.
+	// scenarios that have not started are skipped, the steps in flight
+	// see their context end, the fixture closes (its browsers), the
+	// rerun and cost files are not rewritten, and Run returns
+	// ExitInterrupted. Default: never.
 	Context context.Context
 	// Scale holds the report, shard and retry options (see Scale).
 	Scale Scale
@@ -185,7 +186,8 @@ func ExitCode(err error) int {
 // when every scenario passed with no undefined step and no golden drift;
 // 1 when one failed or nothing was selected (unless AllowEmpty); 2 for a
 // selection that cannot be read (a missing path, a malformed feature
-// file, an invalid tag expression).
+// file, an invalid tag expression); ExitInterrupted (130) when
+// Options.Context ended the run.
 func (r *Runner) Run() int {
 	defer r.Close()
 	code := r.run()
