@@ -263,7 +263,6 @@ func measure(ctx context.Context, s *server, url string, timeout time.Duration, 
 	if sm.same, _, err = call(s.snapshot); err != nil {
 		return sm, err
 	}
-	var ms []float64
 	for j := range changeReads {
 		// the next change after this moment, and then the read's phase
 		after := changePhase(r, j, runs)
@@ -274,9 +273,8 @@ func measure(ctx context.Context, s *server, url string, timeout time.Duration, 
 			return sm, err
 		}
 		sm.changes = append(sm.changes, changed{after, c})
-		ms = append(ms, c)
 	}
-	sm.changed = medianOf(ms)
+	sm.changed, _ = pooled([]sample{sm}, 0, time.Hour)
 	return sm, nil
 }
 
@@ -319,12 +317,12 @@ func median(xs []sample) sample {
 		return v[len(v)/2]
 	}
 	return sample{open: pick(func(s sample) float64 { return s.open }), first: pick(func(s sample) float64 { return s.first }), same: pick(func(s sample) float64 { return s.same }),
-		changed: all(xs), bytes: pick(func(s sample) float64 { return s.bytes })}
+		changed: allChanges(xs), bytes: pick(func(s sample) float64 { return s.bytes })}
 }
 
-// all is the median of every read after a change of xs, whatever its
-// phase.
-func all(xs []sample) float64 {
+// allChanges is the median of every read after a change of xs, whatever
+// its phase.
+func allChanges(xs []sample) float64 {
 	m, _ := pooled(xs, 0, time.Hour)
 	return m
 }
