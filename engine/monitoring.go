@@ -43,9 +43,7 @@ func monitorObservation(tab string, o *observe.Observation, groups adapter.Resul
 		if e.Checked != nil {
 			c.Checked = *e.Checked
 		}
-		if n := e.HTMLNode(); n != nil {
-			c.Expanded = observe.Attr(n, "aria-expanded") == "true" || (n.Data == "details" && observe.HasAttr(n, "open"))
-		}
+		c.Expanded = e.Expanded()
 		mo.Controls = append(mo.Controls, c)
 	}
 	return mo
@@ -62,10 +60,10 @@ func sensitiveControl(e *observe.Element) bool {
 	if e.Sensitive {
 		return true
 	}
-	n := e.HTMLNode()
-	if n == nil || (n.Data != "input" && n.Data != "textarea" && n.Data != "select") {
+	if !e.IsFormField() {
 		return false
 	}
+	n := e.HTMLNode()
 	return monitor.IsSensitive(monitor.ControlInfo{
 		Type:         observe.Attr(n, "type"),
 		Autocomplete: observe.Attr(n, "autocomplete"),

@@ -238,7 +238,11 @@ func (e *encoder) field(tag byte, s string, normalise bool) {
 	e.byte(tag)
 	for len(s) > 0 {
 		i := 0
-		for i < len(s) && s[i] != terminator && s[i] != escape && !(normalise && isDigit(s[i])) {
+		stop := &stopBytes[0]
+		if normalise {
+			stop = &stopBytes[1]
+		}
+		for i < len(s) && !stop[s[i]] {
 			i++
 		}
 		e.str(s[:i])
@@ -256,6 +260,18 @@ func (e *encoder) field(tag byte, s string, normalise bool) {
 	}
 	e.byte(terminator)
 }
+
+// stopBytes[0] marks the bytes field must escape; stopBytes[1] also the
+// digits, where a normalised field writes its number marker.
+var stopBytes = func() (t [2][256]bool) {
+	for _, c := range []byte{terminator, escape} {
+		t[0][c], t[1][c] = true, true
+	}
+	for c := '0'; c <= '9'; c++ {
+		t[1][c] = true
+	}
+	return t
+}()
 
 // str writes s unescaped.
 func (e *encoder) str(s string) {

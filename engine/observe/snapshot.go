@@ -134,9 +134,11 @@ type Element struct {
 	// Sensitive marks password, one-time-code and card fields.
 	Sensitive bool `json:"-"`
 
-	value string // the real value, even for sensitive fields
-	node  *html.Node
-	class uint8 // priority class (OBS-2)
+	value    string // the real value, even for sensitive fields
+	node     *html.Node
+	class    uint8 // priority class (OBS-2)
+	expanded bool  // aria-expanded="true", or an open <details>
+	field    bool  // an <input>, <textarea> or <select>
 }
 
 // elementJSON is Element's JSON shape.
@@ -168,6 +170,14 @@ func (e Element) RealValue() string { return e.value }
 
 // HTMLNode is the parsed element behind the candidate.
 func (e Element) HTMLNode() *html.Node { return e.node }
+
+// Expanded reports whether the element says it is expanded:
+// aria-expanded="true", or a <details> that is open.
+func (e *Element) Expanded() bool { return e.expanded }
+
+// IsFormField reports whether the element is an <input>, <textarea> or
+// <select>: the elements that hold a value a user typed or chose.
+func (e *Element) IsFormField() bool { return e.field }
 
 // Count is one limit's truncation fact.
 type Count struct {
@@ -621,7 +631,21 @@ func fillElement(el *Element, doc *Document, f *Frame, rc *rawCand) {
 	if c, ok := Checked(n); ok {
 		el.Checked = &c
 	}
-	el.Disabled = hasAttr(n, "disabled") || attr(n, "aria-disabled") == "true"
+	// one pass over the attributes for the flags (the node is in cache
+	// now; the loop monitor reads them for every element of every read)
+	for _, a := range n.Attr {
+		switch a.Key {
+		case "disabled":
+			el.Disabled = true
+		case "aria-disabled":
+			el.Disabled = el.Disabled || a.Val == "true"
+		case "aria-expanded":
+			el.expanded = a.Val == "true"
+		case "open":
+			el.expanded = el.expanded || n.Data == "details"
+		}
+	}
+	el.field = n.Data == "input" || n.Data == "textarea" || n.Data == "select"
 }
 
 func insideSelect(n *html.Node) bool {
