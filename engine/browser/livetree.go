@@ -37,6 +37,9 @@ type tree struct {
 	// span in it (lnode.off, lnode.len), so the next write copies the
 	// subtrees nothing changed in (touch marks what changed).
 	last string
+	// nodes is how many nodes a decoded serialisation held (decodeFull),
+	// the size index makes byID for; 0 when unknown
+	nodes int
 }
 
 type lnode struct {
@@ -345,7 +348,8 @@ func (n *lnode) renderAll() {
 // index fills byID from the ids the tracker gave the nodes (own mode) and
 // renders every element; an id given twice is a drift.
 func (t *tree) index() error {
-	t.byID = map[int32]*lnode{0: t.root}
+	t.byID = make(map[int32]*lnode, t.nodes+1)
+	t.byID[0] = t.root
 	var rec func(n *lnode) error
 	rec = func(n *lnode) error {
 		for _, c := range n.kids {

@@ -132,12 +132,14 @@ type fullDoc struct {
 	tree       *tree
 }
 
-// decodeFull reads tracker.js full's answer: [url, title, n, kids]
-// with every node as ser writes it (decodeNode's format). It is a reader
-// of exactly what JSON.stringify writes for it, much faster than
-// encoding/json on a 2 MB answer; anything else is an error.
+// decodeFull reads tracker.js full's (and capture's) answer: [url,
+// title, n, kids] with every node as ser writes it in a whole-document
+// serialisation (decodeNode's format, with ids and strings written as
+// tracker.js whole says). It is a reader of exactly what JSON.stringify
+// writes for it, much faster than encoding/json on a 2 MB answer;
+// anything else is an error.
 func decodeFull(s string) (fullDoc, error) {
-	r := &jsonReader{s: s}
+	r := &jsonReader{s: s, whole: true}
 	var f fullDoc
 	r.open()
 	f.url = r.str()
@@ -155,6 +157,7 @@ func decodeFull(s string) (fullDoc, error) {
 	if r.err != nil {
 		return fullDoc{}, r.err
 	}
+	t.nodes = r.nodes
 	f.tree = t
 	return f, nil
 }
@@ -165,6 +168,42 @@ type jsonReader struct {
 	s   string
 	i   int
 	err error
+	// whole: a whole-document serialisation (tracker.js whole), whose
+	// strings in tag, attribute and text positions are numbered in tab,
+	// and whose ids are differences, prev the last id read
+	whole bool
+	tab   []string
+	prev  int32
+	nodes int // how many nodes node has read
+}
+
+// sref reads a string in an interned position: the string, numbered next,
+// or the number of one read before.
+func (r *jsonReader) sref() string {
+	if !r.whole || r.i < len(r.s) && r.s[r.i] == '"' {
+		v := r.str()
+		if r.whole && r.err == nil {
+			r.tab = append(r.tab, v)
+		}
+		return v
+	}
+	k := r.num()
+	if r.err != nil || k < 0 || k >= int64(len(r.tab)) {
+		r.fail()
+		return ""
+	}
+	return r.tab[k]
+}
+
+// id reads a node's id.
+func (r *jsonReader) id() int32 {
+	v := r.num()
+	if !r.whole {
+		return int32(v)
+	}
+	id := r.prev + 1 + int32(v)
+	r.prev = id
+	return id
 }
 
 func (r *jsonReader) fail() {
@@ -314,23 +353,24 @@ func (r *jsonReader) str() string {
 
 // node reads one node as tracker.js ser writes it: [3, id, text],
 // [10, id], [1, id, tag, attrs, kids] (the default state) or [1, id,
-// tag, attrs, hidden, value|null, checked, selected, media|null, kids]. Elements are not rendered: their backend ids come
-// later (matchIDs).
+// tag, attrs, hidden, value|null, checked, selected, media|null, kids].
+// Elements are not rendered: their backend ids come later (matchIDs).
 func (r *jsonReader) node(parent *lnode) *lnode {
 	r.open()
+	r.nodes++
 	kind := r.num()
-	id := int32(r.num())
+	id := r.id()
 	n := &lnode{id: id, kind: uint8(kind), parent: parent}
 	switch kind {
 	case 3:
-		n.setText(r.str())
+		n.setText(r.sref())
 	case 10:
 		n.render()
 	case 1:
-		n.tag = r.str()
+		n.tag = r.sref()
 		r.open()
 		for !r.close() {
-			n.attrs = append(n.attrs, r.str())
+			n.attrs = append(n.attrs, r.sref())
 		}
 		if r.i < len(r.s) && r.s[r.i] != '[' { // else the default state, the kids next
 			r.state(&n.st)

@@ -36,7 +36,14 @@
     }
   };
   const clearRecs = () => { S.parents = new Set(); S.attrs = new Set(); S.texts = new Set(); S.added = new Set(); };
-  const tagOf = (el) => el.nodeName.toLowerCase();
+  // tagOf is el.nodeName.toLowerCase(), one lowercasing per distinct name
+  const TAGS = new Map();
+  const tagOf = (el) => {
+    const n = el.nodeName;
+    let t = TAGS.get(n);
+    if (t === undefined) { t = n.toLowerCase(); TAGS.set(n, t); }
+    return t;
+  };
   const modelKind = (k) => k === 1 || k === 3 || k === 10;
   const noKids = (t) => VOID.has(t) || NOKIDS.has(t);
   // textBox: a text node under a display:contents element has a box when
@@ -74,12 +81,20 @@
     return true;
   };
   const VIS = { visibilityProperty: true };
-  const hiddenOf = (el, t, ib, is) => {
+  // hiddenOf: nb says an ancestor is display:none, so the element has no
+  // box either (as in a captureSnapshot capture: no layout node below a
+  // display:none element); none says the element itself is display:none
+  // (ser passes it down as its children's nb).
+  let none = false;
+  const hiddenOf = (el, t, ib, is, nb) => {
+    none = false;
     if (!ib || is || NOBOX.has(t)) return "";
+    if (nb) { none = true; return "display"; }
     // one call for a shown element (most are); a second tells a box that
     // is visibility:hidden from no box
     if (el.checkVisibility(VIS)) return "";
     if (el.checkVisibility()) return "visibility";
+    if (getComputedStyle(el).display === "none") { none = true; return "display"; }
     if (boxBelow(el)) return "";
     if (getComputedStyle(el).display !== "contents" && skipped(el)) S.skipped = true;
     return "display";
@@ -96,11 +111,18 @@
     ];
   };
   // state: [hidden, value|null, checked, selected, media|null]
-  const stateOf = (el, t, ib, is) => {
+  // (only an element whose local name is in LIVE can be an input,
+  // textarea, option, media or image element; a shown one of the others
+  // gets PLAIN, which nothing writes to)
+  const LIVE = new Set(["input", "textarea", "option", "video", "audio", "img"]);
+  const PLAIN = Object.freeze(["", null, false, false, null]);
+  const stateOf = (el, t, ib, is, nb) => {
+    const h = hiddenOf(el, t, ib, is, nb);
+    if (!LIVE.has(el.localName)) return h === "" ? PLAIN : [h, null, false, false, null];
     const v = (el instanceof HTMLInputElement || el instanceof HTMLTextAreaElement) ? el.value : null;
     const c = el instanceof HTMLInputElement && (el.type === "checkbox" || el.type === "radio") && el.checked;
     const s = el instanceof HTMLOptionElement && el.selected;
-    return [hiddenOf(el, t, ib, is), v, c, s, mediaOf(el, t)];
+    return [h, v, c, s, mediaOf(el, t)];
   };
   const keyOf = (st) => st[0] + "|" + (st[1] === null ? "" : "v" + st[1]) + "|" + (st[2] ? "1" : "") + "|" + (st[3] ? "1" : "") + "|" +
     (st[4] ? st[4][0] + "\u0002" + st[4][1] + "\u0002" + st[4][2] + "x" + st[4][3] : "");
@@ -128,37 +150,61 @@
     }
     return out;
   };
+  // A whole-document serialisation (capture, full) is about a third
+  // smaller with its repeated strings written once: while one runs, tab
+  // numbers the strings of tag, attribute and text positions in the order
+  // they are first written, and ix writes a string seen before as its
+  // number (own.go jsonReader.sref reads it back); an id is written as the
+  // difference from the one the node before it would be followed by (ids
+  // are mostly consecutive in capture order: mostly 0).
+  let tab = null, prev = 0;
+  const ix = (v) => {
+    const k = tab.get(v);
+    if (k !== undefined) return k;
+    tab.set(v, tab.size);
+    return v;
+  };
+  const whole = (f) => {
+    tab = new Map(); prev = 0;
+    try { return f(); } finally { tab = null; }
+  };
   // setKey records the live state the kept capture holds for el (the
   // default is not stored).
   const setKey = (el, k) => { if (k === DEF) S.cache.delete(el); else S.cache.set(el, k); };
   // ser serialises a node the capture tree does not hold yet: [3, id,
   // text], [10, id], or [1, id, tag, attrs, kids] for an element in the
   // default state (most are; keyOf's DEF) and [1, id, tag, attrs, hidden,
-  // value, checked, selected, media, kids] for the others.
+  // value, checked, selected, media, kids] for the others (ids and
+  // strings as whole says, in a whole-document serialisation).
   // A node keeps its id while it is in the document, also when it moves
   // (a moved node is serialised again under its old id), as a backend
   // node id does.
-  const ser = (n, ib, is) => {
+  const ser = (n, ib, is, nb) => {
     let id = S.ids.get(n);
     if (!id) { id = S.next++; S.ids.set(n, id); }
-    if (n.nodeType === 3) return [3, id, n.data];
-    if (n.nodeType === 10) return [10, id];
+    let wid = id;
+    if (tab !== null) { wid = id - prev - 1; prev = id; }
+    if (n.nodeType === 3) return [3, wid, tab === null ? n.data : ix(n.data)];
+    if (n.nodeType === 10) return [10, wid];
     const t = tagOf(n), b = ib || t === "body";
     // shadow DOM is only in a captureSnapshot capture; so may be a closed
     // shadow root of a custom element that was defined (upgraded)
     if (n.shadowRoot) S.shadow = true;
     else if (S.own && t.includes("-") && n.matches(":defined")) S.custom = true;
     if (WATCH.has(t)) S.watch.add(n);
-    const st = stateOf(n, t, b, is);
-    const plain = st[0] === "" && st[1] === null && !st[2] && !st[3] && st[4] === null;
+    const st = stateOf(n, t, b, is, nb), below = nb || none;
+    const plain = st === PLAIN || (st[0] === "" && st[1] === null && !st[2] && !st[3] && st[4] === null);
     if (plain) S.cache.delete(n); else setKey(n, keyOf(st));
+    // (interned in the order the JSON has them: tag, attributes, kids)
+    const wt = tab === null ? t : ix(t);
     const attrs = attrsOf(n);
+    if (tab !== null) for (let i = 0; i < attrs.length; i++) attrs[i] = ix(attrs[i]);
     const kids = [];
     if (!noKids(t)) {
       const sel = is || t === "select" || t === "datalist";
-      for (let c = n.firstChild; c; c = c.nextSibling) if (modelKind(c.nodeType)) kids.push(ser(c, b, sel));
+      for (let c = n.firstChild; c; c = c.nextSibling) if (modelKind(c.nodeType)) kids.push(ser(c, b, sel, below));
     }
-    return plain ? [1, id, t, attrs, kids] : [1, id, t, attrs, st[0], st[1], st[2], st[3], st[4], kids];
+    return plain ? [1, wid, wt, attrs, kids] : [1, wid, wt, attrs, st[0], st[1], st[2], st[3], st[4], kids];
   };
   // ctx: is n in the capture tree, and in which context (inside a body
   // element, inside a select)?
@@ -346,7 +392,7 @@
       { const k = sheetsKey(); S.sheets = k.key; S.risky = k.risky; S.sibling = k.sibling; }
       S.doubt = false; S.skipped = false; S.shadow = false; S.custom = false;
       const kids = [];
-      for (let c = document.firstChild; c; c = c.nextSibling) if (modelKind(c.nodeType)) kids.push(ser(c, false, false));
+      whole(() => { for (let c = document.firstChild; c; c = c.nextSibling) if (modelKind(c.nodeType)) kids.push(ser(c, false, false)); });
       const bad = S.doubt ? "whitespace in display:contents" : S.skipped ? "a box checkVisibility does not see" :
         S.shadow ? "shadow" : S.custom ? "custom element" : "";
       S.doubt = false; S.skipped = false; S.shadow = false; S.custom = false;
@@ -502,7 +548,7 @@
       S.ids = new WeakMap(); S.cache = new WeakMap(); S.next = 1; S.doubt = false; S.skipped = false; S.watch = new Set(); S.own = false;
       S.ids.set(document, 0);
       const kids = [];
-      for (let c = document.firstChild; c; c = c.nextSibling) if (modelKind(c.nodeType)) kids.push(ser(c, false, false));
+      whole(() => { for (let c = document.firstChild; c; c = c.nextSibling) if (modelKind(c.nodeType)) kids.push(ser(c, false, false)); });
       const doubt = S.doubt, skip = S.skipped, n = S.next;
       Object.assign(S, save);
       if (doubt) return JSON.stringify({ full: "whitespace in display:contents" });
