@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -36,14 +37,22 @@ func remoteChromium(t *testing.T) (string, *exec.Cmd) {
 		args = append(args, "--"+k)
 	}
 	cmd := exec.Command(path, append(args, "about:blank")...)
+	// its own process group: the cleanup ends its helpers (zygote,
+	// renderers, crashpad) too, which otherwise write to the user-data
+	// dir while TempDir removes it
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	done := make(chan struct{})
 	go func() { _ = cmd.Wait(); close(done) }()
 	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
+		pg := cmd.Process.Pid
+		_ = syscall.Kill(-pg, syscall.SIGKILL)
 		<-done
+		for end := time.Now().Add(5 * time.Second); groupRuns(pg) && time.Now().Before(end); {
+			time.Sleep(20 * time.Millisecond)
+		}
 	})
 	deadline := time.Now().Add(30 * time.Second)
 	for time.Now().Before(deadline) {
@@ -55,6 +64,32 @@ func remoteChromium(t *testing.T) (string, *exec.Cmd) {
 	}
 	t.Fatal("Chromium wrote no DevToolsActivePort")
 	return "", nil
+}
+
+// groupRuns says whether a process of process group pg still runs (one
+// that is not a zombie; where /proc cannot say, whether any is left).
+func groupRuns(pg int) bool {
+	stats, err := filepath.Glob("/proc/[0-9]*/stat")
+	if err != nil || len(stats) == 0 {
+		return !errors.Is(syscall.Kill(-pg, 0), syscall.ESRCH)
+	}
+	for _, f := range stats {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid pgrp ...: comm may hold spaces and parens
+		i := strings.LastIndexByte(string(b), ')')
+		if i < 0 {
+			continue
+		}
+		var state string
+		var ppid, pgrp int
+		if _, err := fmt.Sscan(string(b[i+1:]), &state, &ppid, &pgrp); err == nil && pgrp == pg && state != "Z" {
+			return true
+		}
+	}
+	return false
 }
 
 // TestPoolTwoEndpointsOneKilled shares two remote Chromiums among
