@@ -71,7 +71,14 @@ const inflightScript = `(() => {
     };
   }
   let muts = 0, lastMut = 0; // DOM changes, counted in the page (a page clock's quiet window is lab time), and when the last was
-  try { new MutationObserver((rs) => { muts += rs.length; lastMut = performance.now(); }).observe(document, {childList: true, subtree: true, attributes: true, characterData: true}); } catch (e) { /* no document */ }
+  // counted from the parser's end (DOMContentLoaded; a page that loads is
+  // busy anyway): the parser's own insertions would make a record per
+  // node of the page; the start counts as a change
+  const watch = () => {
+    muts++; lastMut = performance.now();
+    try { new MutationObserver((rs) => { muts += rs.length; lastMut = performance.now(); }).observe(document, {childList: true, subtree: true, attributes: true, characterData: true}); } catch (e) { /* no document */ }
+  };
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", watch, {once: true}); else watch();
   Object.defineProperty(window, "__replaylabInflight", {value: () => Array.from(open.values())});
   Object.defineProperty(window, "__replaylabMutations", {value: () => muts});
   Object.defineProperty(window, "__replaylabIdle", {value: () => {

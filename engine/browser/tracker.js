@@ -20,6 +20,7 @@
     watch: new Set(),
   };
   const WATCH = new Set(["input", "textarea", "option", "video", "audio", "img"]);
+  let observe = () => {}; // starts the mutation observer (set below)
   const absorb = (recs) => {
     for (const r of recs) if (r.type === "childList") S.seq++;
     if (!S.active) return;
@@ -322,6 +323,7 @@
     // Node k of the walk (k >= 1) gets the id base + k - 1, base being at
     // least the next unused id: ids are never reused within a document.
     begin(base) {
+      observe();
       mo.takeRecords();
       S.active = true; S.own = false; S.over = false; clearRecs();
       if (S.next < base) S.next = base;
@@ -378,6 +380,7 @@
     // whitespace-only text in display:contents, a box checkVisibility does
     // not see, media elements outside the HTML namespace.
     capture(base) {
+      observe();
       absorb(mo.takeRecords());
       const decline = (why) => { T.stop(); return JSON.stringify({ full: why }); };
       if (framed()) return decline("frames");
@@ -539,6 +542,7 @@
     // elements outside the HTML namespace). The tests compare it with a
     // captureSnapshot capture (trackerfull_test.go).
     full() {
+      observe();
       absorb(mo.takeRecords());
       if (framed()) return JSON.stringify({ full: "frames" });
       for (const el of document.querySelectorAll("video,audio,img")) {
@@ -559,6 +563,7 @@
     // (whose backend ids the driver reads); settled: no child list changed
     // since, so the ids read and the nodes full serialised are the same.
     mark() {
+      observe();
       absorb(mo.takeRecords());
       S.mark = S.seq;
       return document;
@@ -591,7 +596,22 @@
     setTimeout(() => { pending = false; try { globalThis.__replaylabChanged("1"); } catch (e) {} }, 10);
   };
   const mo = new MutationObserver((recs) => { absorb(recs); notify(); });
-  mo.observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
+  // The observer starts when the parser is done (DOMContentLoaded), or at
+  // the first capture if that comes first: the parser's own insertions
+  // would make a record per node of a page being loaded (on a 2,000-turn
+  // chat about a tenth of its load time), and nothing reads them (a page
+  // that loads is busy, and its first capture reads all of it). The new
+  // document reports a change when it starts and when the observer does.
+  let observing = false;
+  observe = () => {
+    if (observing) return;
+    observing = true;
+    mo.observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
+    notify();
+  };
+  notify();
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", observe, { once: true });
+  else observe();
   // user input and the like can change what CSS matches without a DOM
   // mutation: the next state pass checks the whole document
   const global = (e) => { S.global = true; };
