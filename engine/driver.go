@@ -42,6 +42,14 @@ type Scroller interface {
 	ScrollToTop(ctx context.Context) error
 }
 
+// Notifier is a driver that tells when the page may have changed (the
+// browser driver): Changes receives after a change the page's observer
+// reported or an action (changes in a row may give one receive). A server
+// that sits idle between calls reads ahead on it (Page.ReadAhead).
+type Notifier interface {
+	Changes() <-chan struct{}
+}
+
 // Refresher is implemented by drivers that return their last capture
 // again while they saw no change (the browser driver): after Refresh the
 // next Capture reads the page whatever the driver saw. A wait calls it

@@ -41,6 +41,29 @@ func (p *Page) read(ctx context.Context) (*observe.Document, adapter.Result, err
 	return doc, groups, nil
 }
 
+// ReadAhead reads the page ahead of the next call, as a server idle
+// between calls does after the page changed (Notifier): the capture, its
+// parse, its groups and their observation, so a snapshot, find or action
+// that then finds the page as read reuses them, and one that finds it
+// changed again resumes from them. It issues no snapshot (every ref stays
+// as it was), emits no trace event and tells the monitor nothing: what a
+// call returns is what it would have returned without it. An error is
+// only a read that did not happen; the next call reads the page itself.
+// Like every other operation, it runs alone on the page.
+func (p *Page) ReadAhead(ctx context.Context) error {
+	doc, groups, err := p.read(ctx)
+	if err != nil {
+		return err
+	}
+	if l := &p.last; l.doc == doc && l.obs == nil {
+		// what observeRead builds for a read that found doc: the next
+		// snapshot reissues it under its own id
+		l.obs = observe.Observe(doc, p.seq+1, observe.Options{GroupOf: groups.GroupOf(), GroupRoots: groups.GroupRoots()})
+		l.mon = monitorObservation(p.Name, l.obs, groups)
+	}
+	return nil
+}
+
 // observe takes a new snapshot: every earlier ref becomes stale.
 func (p *Page) observe(ctx context.Context) (*observe.Observation, error) {
 	doc, groups, err := p.read(ctx)

@@ -49,6 +49,7 @@ func cmdMCP(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 	scenario := fs.String("scenario", "", "FP[,OLDER…]: a fingerprint stored in recorded sessions; with --replay, sessions with another (or one of the OLDER ones) are refused")
 	traceFile := fs.String("trace", "", "write the engine's trace to FILE on shutdown (one event per line)")
 	allowFiles := fs.Bool("allow-file-urls", false, "let navigate open file: (and other non-http) URLs; by default only http and https open (URL_NOT_ALLOWED)")
+	readAhead := fs.Bool("read-ahead", true, "read a browser page after it changed while no call runs on its task, so the next call finds the read done (at most about a fifth of a core while a page changes unread); --read-ahead=false turns it off")
 	httpAddr := fs.String("http", "", "serve streamable HTTP at http://ADDR/mcp (loopback only) instead of stdio, until interrupted; tasks outlive client sessions")
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
@@ -115,7 +116,7 @@ func cmdMCP(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 	if *traceFile != "" {
 		cfg.Tracer = log
 	}
-	srv := mcp.NewServer(mcp.Options{Engine: cfg, Driver: driver, AllowFileURLs: *allowFiles})
+	srv := mcp.NewServer(mcp.Options{Engine: cfg, Driver: driver, AllowFileURLs: *allowFiles, ReadAhead: *readAhead})
 	var runErr error
 	if *httpAddr != "" {
 		runErr = serveMCPHTTP(ctx, *httpAddr, srv, stderr)

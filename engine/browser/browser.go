@@ -315,6 +315,10 @@ type Page struct {
 	ctx     context.Context
 	cancel  context.CancelFunc
 	changed chan struct{}
+	// changes is told of every change touch records (Changes), unless
+	// the page is on a clock (clocked)
+	changes chan struct{}
+	clocked atomic.Bool
 	// user counts the user's actions the browser reported that WatchUser
 	// has not yet passed on; userIdle is told when it reaches 0
 	user     atomic.Int64
@@ -378,7 +382,20 @@ func (p *Page) touch() {
 	case p.changed <- struct{}{}:
 	default:
 	}
+	if p.clocked.Load() {
+		return
+	}
+	select {
+	case p.changes <- struct{}{}:
+	default:
+	}
 }
+
+// Changes receives after the page's observer reported a change, an action
+// or a Refresh (engine.Notifier); changes in a row may give one receive.
+// It is for reading ahead on wall time: a page on a clock set by SetClock
+// is read when its clock says, so from SetClock on it receives nothing.
+func (p *Page) Changes() <-chan struct{} { return p.changes }
 
 // Refresh makes the next Capture read the page even when the observer
 // reported no change (engine.Refresher): a wait calls it when its deadline
@@ -393,7 +410,10 @@ func (p *Page) Refresh() {
 // clock) every capture first waits for it to settle, so the engine never
 // reads a page that has not acknowledged the transitions the clock has
 // reached (the read gate of CLK-1). nil restores wall time.
-func (p *Page) SetClock(c clock.Clock) { p.clock = c }
+func (p *Page) SetClock(c clock.Clock) {
+	p.clock = c
+	p.clocked.Store(c != nil)
+}
 
 // NewPage opens a tab in a fresh browser context (the spare one, when
 // Options.SparePage opened it ahead: it is as fresh, nothing ran in it).
@@ -471,7 +491,7 @@ func (b *Browser) newPage(ctx context.Context) (*Page, error) {
 		cancel()
 		return nil, fmt.Errorf("browser: new page: %w", err)
 	}
-	p := &Page{ctx: pctx, cancel: cancel, changed: make(chan struct{}, 1), userIdle: make(chan struct{}, 1)}
+	p := &Page{ctx: pctx, cancel: cancel, changed: make(chan struct{}, 1), changes: make(chan struct{}, 1), userIdle: make(chan struct{}, 1)}
 	if err := watchChanges(pctx, p.touch, p.setWorld); err != nil {
 		cancel()
 		return nil, fmt.Errorf("browser: watch page changes: %w", err)

@@ -131,6 +131,12 @@ type Options struct {
 	// AllowFileURLs lets navigate open file: URLs (and any other scheme);
 	// by default only http and https open (URL_NOT_ALLOWED).
 	AllowFileURLs bool
+	// ReadAhead reads a page after it changed while no call runs on its
+	// task (engine.Page.ReadAhead), on drivers that tell of changes
+	// (engine.Notifier: the browser), so the next call finds the read
+	// done. It costs CPU while a page changes and nobody reads it: at
+	// most about a fifth of a core (readAheadShare).
+	ReadAhead bool
 }
 
 // DefaultProgressInterval is how often a running call reports progress.
@@ -164,6 +170,7 @@ type taskState struct {
 type pageState struct {
 	page  *engine.Page
 	close func() error
+	stop  func() // ends the read-ahead; nil without one
 }
 
 // NewServer returns a server with every tool registered.
@@ -251,7 +258,12 @@ func (s *Server) abandon() {
 func (ts *taskState) closePages() error {
 	var errs []error
 	for _, name := range ts.order {
-		if ps := ts.pages[name]; ps.close != nil {
+		ps := ts.pages[name]
+		if ps.stop != nil {
+			ps.stop()
+			ps.stop = nil
+		}
+		if ps.close != nil {
 			errs = append(errs, ps.close())
 			ps.close = nil
 		}
@@ -317,9 +329,74 @@ func (s *Server) pageOf(ctx context.Context, op string, ts *taskState, name stri
 		return nil, &codeError{DriverFailed, op, err.Error()}
 	}
 	ps := &pageState{page: ts.task.Page(name, d), close: closeFn}
+	if n, ok := d.(engine.Notifier); ok && s.opts.ReadAhead {
+		ctx, cancel := context.WithCancel(s.life)
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			s.readAhead(ctx, ts, ps, n.Changes())
+		}()
+		ps.stop = func() { cancel(); <-done }
+	}
 	ts.pages[name] = ps
 	ts.order = append(ts.order, name)
 	return ps.page, nil
+}
+
+// Read-ahead timing: a change is read readAheadDelay after its report
+// (changes in a burst become one read, and Chromium has laid out the
+// change), and after a read the next waits readAheadShare times as long
+// as that read took, so reading ahead takes at most about 1/(1+share) of
+// a core however fast the page changes. While a call runs on the task
+// the read waits readAheadDelay again (the call may read the change
+// itself; if it did, the read ahead finds the page as the call read it
+// and costs one evaluation).
+const (
+	readAheadDelay = 30 * time.Millisecond
+	readAheadShare = 4
+)
+
+// readAhead reads ps's page after every change its driver reports, while
+// no call runs on ts, until ctx ends (the page closes, the server stops).
+// The task's lock is taken only when free: a call never waits for more
+// than one read ahead already under way.
+func (s *Server) readAhead(ctx context.Context, ts *taskState, ps *pageState, changes <-chan struct{}) {
+	wait := func(d time.Duration) bool {
+		t := time.NewTimer(d)
+		defer t.Stop()
+		select {
+		case <-ctx.Done():
+			return false
+		case <-t.C:
+			return true
+		}
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-changes:
+		}
+		if !wait(readAheadDelay) {
+			return
+		}
+		for !ts.mu.TryLock() {
+			if !wait(readAheadDelay) {
+				return
+			}
+		}
+		if ctx.Err() != nil || ts.finished {
+			ts.mu.Unlock()
+			return
+		}
+		start := time.Now()
+		_ = ps.page.ReadAhead(ctx) // a failed read: the next call reads the page itself
+		took := time.Since(start)
+		ts.mu.Unlock()
+		if !wait(readAheadShare * took) {
+			return
+		}
+	}
 }
 
 // handler runs one typed operation. task names the task the call is

@@ -1,0 +1,110 @@
+package mcp_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/replaylab/replaylab/engine"
+	"github.com/replaylab/replaylab/engine/capture"
+	"github.com/replaylab/replaylab/engine/mcp"
+	"github.com/replaylab/replaylab/engine/observe"
+)
+
+// countingDriver counts the captures of a browser page and passes its
+// change reports on (engine.Notifier).
+type countingDriver struct {
+	engine.Driver
+	captures, changed *atomic.Int64 // changed: captures that hold the page's change
+}
+
+func (d countingDriver) Capture(ctx context.Context) (*capture.Capture, error) {
+	c, err := d.Driver.Capture(ctx)
+	d.captures.Add(1)
+	if err == nil && strings.Contains(c.Frames[0].HTML, "changed after load") {
+		d.changed.Add(1)
+	}
+	return c, err
+}
+
+func (d countingDriver) Changes() <-chan struct{} { return d.Driver.(engine.Notifier).Changes() }
+
+// With ReadAhead the server reads a page that changed while no call ran,
+// and what the calls return is what they return without it: the same
+// snapshots, refs and text, call by call.
+func TestReadAheadChangesNoResult(t *testing.T) {
+	needChromium(t)
+	page := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprint(w, `<main><p id="a">first</p><button>Send</button></main>
+<script>setTimeout(() => { document.getElementById("a").textContent = "changed after load"; document.querySelector("main").insertAdjacentHTML("beforeend", "<button>Stop</button>"); }, 400)</script>`)
+	}))
+	t.Cleanup(page.Close)
+	lb := lazyBrowser(t)
+	run := func(readAhead bool) (views []string, idle, idleChanged int64) {
+		t.Helper()
+		var n, changed atomic.Int64
+		drivers := func(ctx context.Context, task, name string) (engine.Driver, func() error, error) {
+			d, closeFn, err := lb.Driver(ctx, task, name)
+			if err != nil {
+				return nil, nil, err
+			}
+			return countingDriver{Driver: d, captures: &n, changed: &changed}, closeFn, nil
+		}
+		c := inMemory(t, mcp.NewServer(mcp.Options{Driver: drivers, ReadAhead: readAhead}), 30*time.Second)
+		ctx := context.Background()
+		task, err := c.Begin(ctx, "read ahead")
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := task.Page("main")
+		if err := p.Navigate(ctx, page.URL+"/"); err != nil {
+			t.Fatal(err)
+		}
+		snap := func() string {
+			t.Helper()
+			v, err := p.Snapshot(ctx, observe.ViewFull)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, err := json.Marshal(v)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return string(b)
+		}
+		views = append(views, snap())
+		// the page changes 400 ms after its load, with no call running;
+		// the calls go on 2 s after the first snapshot
+		before, beforeChanged := n.Load(), changed.Load()
+		time.Sleep(2 * time.Second)
+		idle, idleChanged = n.Load()-before, changed.Load()-beforeChanged
+		views = append(views, snap(), snap())
+		if err := task.Finish(ctx); err != nil {
+			t.Fatal(err)
+		}
+		return views, idle, idleChanged
+	}
+	with, _, readChanged := run(true)
+	without, readIdleOff, _ := run(false)
+	if readChanged == 0 {
+		t.Errorf("with ReadAhead, no capture of the change while no call ran")
+	}
+	if readIdleOff != 0 {
+		t.Errorf("without ReadAhead, %d captures while no call ran", readIdleOff)
+	}
+	if !strings.Contains(with[1], "changed after load") || !strings.Contains(with[1], "Stop") {
+		t.Fatalf("the snapshot after the change does not show it: %s", with[1])
+	}
+	for i := range with {
+		if with[i] != without[i] {
+			t.Errorf("snapshot %d differs with ReadAhead:\n with    %s\n without %s", i+1, with[i], without[i])
+		}
+	}
+}
