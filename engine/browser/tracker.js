@@ -10,8 +10,28 @@
   const NOKIDS = new Set(["script", "style", "iframe"]);
   const NOBOX = new Set(["html", "head", "meta", "title", "link", "script", "style", "base", "option", "optgroup", "datalist", "source", "track", "template", "noscript", "param", "area", "map", "col", "colgroup"]);
   const DEF = "||||";
+  // Ids numbers nodes: a node's id is a property of its wrapper in this
+  // world (the page's world does not see it; a wrapper with a property of
+  // its own lives as long as its node), cheaper than a WeakMap on a page
+  // of 100,000 nodes. Every numbering has its generation, kept in the
+  // value beside the id (gen * 2^32 + id), so a new numbering forgets
+  // the last one's ids without touching a node and a node keeps one
+  // property whatever the count of numberings.
+  const IDK = Symbol("replaylab id");
+  let idGens = 0;
+  class Ids {
+    // k: the property; a numbering that lives beside the tracker's own
+    // (full's) has one of its own
+    constructor(k = IDK) { this.k = k; this.g = ++idGens * 4294967296; }
+    get(n) {
+      const v = n[this.k];
+      return v !== undefined && v >= this.g && v < this.g + 4294967296 ? v - this.g : undefined;
+    }
+    has(n) { return this.get(n) !== undefined; }
+    set(n, v) { n[this.k] = this.g + v; }
+  }
   const S = {
-    active: false, over: false, ids: new WeakMap(), cache: new WeakMap(), next: 1,
+    active: false, over: false, ids: new Ids(), cache: new WeakMap(), next: 1,
     parents: new Set(), attrs: new Set(), texts: new Set(), added: new Set(),
     byId: null, roots: [], fresh: new Set(), seq: 0,
     // watch: the numbered form and media elements, whose live state can
@@ -329,7 +349,7 @@
       if (S.next < base) S.next = base;
       const b = S.next;
       S.base = b;
-      S.ids = new WeakMap(); S.cache = new WeakMap(); S.byId = [document]; S.fresh = new Set(); S.roots = [];
+      S.ids = new Ids(); S.cache = new WeakMap(); S.byId = [document]; S.fresh = new Set(); S.roots = [];
       S.ids.set(document, 0);
       S.global = false; S.focus = document.activeElement;
       { const k = sheetsKey(); S.sheets = k.key; S.risky = k.risky; S.sibling = k.sibling; }
@@ -549,7 +569,7 @@
         if (!(el instanceof HTMLMediaElement || el instanceof HTMLImageElement)) return JSON.stringify({ full: "foreign media" });
       }
       const save = { ids: S.ids, cache: S.cache, next: S.next, doubt: S.doubt, skipped: S.skipped, watch: S.watch, shadow: S.shadow, custom: S.custom, own: S.own };
-      S.ids = new WeakMap(); S.cache = new WeakMap(); S.next = 1; S.doubt = false; S.skipped = false; S.watch = new Set(); S.own = false;
+      S.ids = new Ids(Symbol("replaylab full id")); S.cache = new WeakMap(); S.next = 1; S.doubt = false; S.skipped = false; S.watch = new Set(); S.own = false;
       S.ids.set(document, 0);
       const kids = [];
       whole(() => { for (let c = document.firstChild; c; c = c.nextSibling) if (modelKind(c.nodeType)) kids.push(ser(c, false, false)); });
