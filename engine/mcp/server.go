@@ -351,9 +351,12 @@ func (s *Server) pageOf(ctx context.Context, op string, ts *taskState, name stri
 // the read waits readAheadDelay again (the call may read the change
 // itself; if it did, the read ahead finds the page as the call read it
 // and costs one evaluation).
+// A read ahead gives up after readAheadMax (a browser that stopped
+// answering holds no call up for longer: the call then reads itself).
 const (
 	readAheadDelay = 30 * time.Millisecond
 	readAheadShare = 4
+	readAheadMax   = 5 * time.Second
 )
 
 // readAhead reads ps's page after every change its driver reports, while
@@ -390,7 +393,9 @@ func (s *Server) readAhead(ctx context.Context, ts *taskState, ps *pageState, ch
 			return
 		}
 		start := time.Now()
-		_ = ps.page.ReadAhead(ctx) // a failed read: the next call reads the page itself
+		rctx, cancel := context.WithTimeout(ctx, readAheadMax)
+		_ = ps.page.ReadAhead(rctx) // a failed read: the next call reads the page itself
+		cancel()
 		took := time.Since(start)
 		ts.mu.Unlock()
 		if !wait(readAheadShare * took) {
