@@ -350,8 +350,7 @@ func (s *Server) pageOf(ctx context.Context, op string, ts *taskState, name stri
 // a core however fast the page changes. While a call runs on the task
 // the read waits readAheadDelay again (the call may read the change
 // itself; if it did, the read ahead finds the page as the call read it
-// and costs one evaluation).
-// A read ahead gives up after readAheadMax (a browser that stopped
+// and costs one evaluation). A read ahead gives up after readAheadMax (a browser that stopped
 // answering holds no call up for longer: the call then reads itself).
 const (
 	readAheadDelay = 30 * time.Millisecond
