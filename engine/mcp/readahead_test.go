@@ -40,10 +40,21 @@ func (d countingDriver) Changes() <-chan struct{} { return d.Driver.(engine.Noti
 // snapshots, refs and text, call by call.
 func TestReadAheadChangesNoResult(t *testing.T) {
 	needChromium(t)
+	// the page changes once the test says so (/go), whatever the load took
+	var goNow atomic.Bool
 	page := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/go" {
+			fmt.Fprint(w, goNow.Load())
+			return
+		}
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		fmt.Fprint(w, `<main><p id="a">first</p><button>Send</button></main>
-<script>setTimeout(() => { document.getElementById("a").textContent = "changed after load"; document.querySelector("main").insertAdjacentHTML("beforeend", "<button>Stop</button>"); }, 400)</script>`)
+<script>const poll = setInterval(async () => {
+  if (await (await fetch("/go")).text() !== "true") return;
+  clearInterval(poll);
+  document.getElementById("a").textContent = "changed after load";
+  document.querySelector("main").insertAdjacentHTML("beforeend", "<button>Stop</button>");
+}, 150)</script>`)
 	}))
 	t.Cleanup(page.Close)
 	lb := lazyBrowser(t)
@@ -80,10 +91,11 @@ func TestReadAheadChangesNoResult(t *testing.T) {
 			return string(b)
 		}
 		views = append(views, snap())
-		// the page changes 400 ms after its load, with no call running;
-		// the calls go on 2 s after the first snapshot
+		// the page changes with no call running; the calls go on 2 s later
 		before, beforeChanged := n.Load(), changed.Load()
+		goNow.Store(true)
 		time.Sleep(2 * time.Second)
+		goNow.Store(false)
 		idle, idleChanged = n.Load()-before, changed.Load()-beforeChanged
 		views = append(views, snap(), snap())
 		if err := task.Finish(ctx); err != nil {
