@@ -56,12 +56,17 @@ func (p *Page) ReadAhead(ctx context.Context) error {
 		return err
 	}
 	if l := &p.last; l.doc == doc && l.obs == nil {
-		// what observeRead builds for a read that found doc: the next
-		// snapshot reissues it under its own id
-		l.obs = observe.Observe(doc, p.seq+1, observe.Options{GroupOf: groups.GroupOf(), GroupRoots: groups.GroupRoots()})
-		l.mon = monitorObservation(p.Name, l.obs, groups)
+		// the next snapshot reissues it under its own id
+		l.obs, l.mon = p.observeDoc(doc, groups, p.seq+1)
 	}
 	return nil
+}
+
+// observeDoc observes a read under snapshot id id, with the monitor's view
+// of it.
+func (p *Page) observeDoc(doc *observe.Document, groups adapter.Result, id int) (*observe.Observation, monitor.Observation) {
+	o := observe.Observe(doc, id, observe.Options{GroupOf: groups.GroupOf(), GroupRoots: groups.GroupRoots()})
+	return o, monitorObservation(p.Name, o, groups)
 }
 
 // observe takes a new snapshot: every earlier ref becomes stale.
@@ -84,8 +89,7 @@ func (p *Page) observeRead(doc *observe.Document, groups adapter.Result) *observ
 		mo = l.mon
 		mo.SnapshotID = strconv.Itoa(p.seq)
 	} else {
-		p.obs = observe.Observe(doc, p.seq, observe.Options{GroupOf: groups.GroupOf(), GroupRoots: groups.GroupRoots()})
-		mo = monitorObservation(p.Name, p.obs, groups)
+		p.obs, mo = p.observeDoc(doc, groups, p.seq)
 		if l.doc == doc {
 			l.obs, l.mon = p.obs, mo
 		}

@@ -189,6 +189,13 @@
     tab = new Map(); prev = 0;
     try { return f(); } finally { tab = null; }
   };
+  // serDocument serialises the whole document, in capture order: its
+  // top-level nodes as ser writes them, strings and ids as whole says.
+  const serDocument = () => whole(() => {
+    const kids = [];
+    for (let c = document.firstChild; c; c = c.nextSibling) if (modelKind(c.nodeType)) kids.push(ser(c, false, false));
+    return kids;
+  });
   // setKey records the live state the kept capture holds for el (the
   // default is not stored).
   const setKey = (el, k) => { if (k === DEF) S.cache.delete(el); else S.cache.set(el, k); };
@@ -414,8 +421,7 @@
       S.global = false; S.focus = document.activeElement; S.framed = false;
       { const k = sheetsKey(); S.sheets = k.key; S.risky = k.risky; S.sibling = k.sibling; }
       S.doubt = false; S.skipped = false; S.shadow = false; S.custom = false;
-      const kids = [];
-      whole(() => { for (let c = document.firstChild; c; c = c.nextSibling) if (modelKind(c.nodeType)) kids.push(ser(c, false, false)); });
+      const kids = serDocument();
       const bad = S.doubt ? "whitespace in display:contents" : S.skipped ? "a box checkVisibility does not see" :
         S.shadow ? "shadow" : S.custom ? "custom element" : "";
       S.doubt = false; S.skipped = false; S.shadow = false; S.custom = false;
@@ -571,8 +577,7 @@
       const save = { ids: S.ids, cache: S.cache, next: S.next, doubt: S.doubt, skipped: S.skipped, watch: S.watch, shadow: S.shadow, custom: S.custom, own: S.own };
       S.ids = new Ids(Symbol("replaylab full id")); S.cache = new WeakMap(); S.next = 1; S.doubt = false; S.skipped = false; S.watch = new Set(); S.own = false;
       S.ids.set(document, 0);
-      const kids = [];
-      whole(() => { for (let c = document.firstChild; c; c = c.nextSibling) if (modelKind(c.nodeType)) kids.push(ser(c, false, false)); });
+      const kids = serDocument();
       const doubt = S.doubt, skip = S.skipped, n = S.next;
       Object.assign(S, save);
       if (doubt) return JSON.stringify({ full: "whitespace in display:contents" });
