@@ -262,10 +262,24 @@ func (p *Page) act(ctx context.Context, op string, t Target, x Expect, key strin
 	p.emit(op, trace.A("target", t), trace.A("expect", x))
 	p.noteAction(op, el, "", key, false)
 	p.acted = el.Node
+	before := ""
+	if p.last.doc != nil {
+		before = p.last.doc.URL
+	}
 	if err := do(el.Node); err != nil {
 		return fmt.Errorf("engine: %s: %w", op, err)
 	}
-	return p.outcome(ctx, op, x)
+	if err := p.outcome(ctx, op, x); err != nil {
+		return err
+	}
+	if x.URL != "" && x.URL != before {
+		// the action opened another page: the read that met the URL may
+		// be of the new document half parsed, so the page the action left
+		// (After) is read once it is ready (APP-1), as after Navigate
+		p.obs = nil
+		return p.awaitReady(ctx)
+	}
+	return nil
 }
 
 // ScrollToTop scrolls the page up to its top as a user does with the
