@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strconv"
+	"unicode/utf8"
 
 	"github.com/replaylab/replaylab/engine/adapter"
 	"github.com/replaylab/replaylab/engine/capture"
@@ -109,8 +110,16 @@ func boundGroups(all []adapter.Group, lim GroupLimits) ([]adapter.Group, observe
 		all[i].Load()
 	}
 	for _, g := range all[start:] {
-		if r := []rune(g.Text); len(r) > lim.TextCharsMax {
-			g.Text = string(r[:lim.TextCharsMax])
+		// cut at the TextCharsMax-th character, counted without a copy
+		if lim.TextCharsMax >= 0 && len(g.Text) > lim.TextCharsMax && utf8.RuneCountInString(g.Text) > lim.TextCharsMax {
+			cut, n := 0, 0
+			for cut = range g.Text {
+				if n == lim.TextCharsMax {
+					break
+				}
+				n++
+			}
+			g.Text = g.Text[:cut]
 			g.TextTruncated = true
 			c.Truncated = true
 		}
