@@ -20,17 +20,17 @@ import (
 // tab, URL, frames, visible text lines, media, and controls keyed by their
 // stable node id (never by ref).
 func monitorObservation(tab string, o *observe.Observation, groups adapter.Result) monitor.Observation {
-	full := o.View(observe.ViewFull, observe.DefaultLimits)
+	text, tables := o.TextAndTables(observe.DefaultLimits)
 	mo := monitor.Observation{SnapshotID: strconv.Itoa(o.ID), Tab: tab, URL: o.URL}
 	var frames []string
 	for _, f := range o.Doc.Frames {
 		frames = append(frames, f.ID)
 	}
 	mo.FrameScope = strings.Join(frames, ",")
-	if full.Text != "" {
-		mo.Texts = strings.Split(full.Text, "\n")
+	if text != "" {
+		mo.Texts = strings.Split(text, "\n")
 	}
-	for _, t := range full.Tables {
+	for _, t := range tables {
 		mo.Tables = append(mo.Tables, monitor.Table{Rows: t.Rows})
 	}
 	for _, m := range groups.Media() {

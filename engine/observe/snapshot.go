@@ -763,7 +763,19 @@ func (o *Observation) Whole() bool {
 // View returns the bounded view with the given limits: each frame is cut to
 // the per-frame limits, then the frames are merged under the merged limits
 // in priority order.
-func (o *Observation) View(view string, lim Limits) *Snapshot {
+func (o *Observation) View(view string, lim Limits) *Snapshot { return o.view(view, lim, true) }
+
+// TextAndTables is the Text and the Tables of View(ViewFull, lim) alone:
+// what a change monitor compares, without the view's elements (their
+// copies and contexts) or headings.
+func (o *Observation) TextAndTables(lim Limits) (string, []Table) {
+	s := o.view(ViewFull, lim, false)
+	return s.Text, s.Tables
+}
+
+// view builds View's snapshot; without elements it leaves the elements
+// and headings out (the text and tables do not depend on them).
+func (o *Observation) view(view string, lim Limits, elements bool) *Snapshot {
 	s := &Snapshot{ID: o.ID, View: view, URL: o.URL, Title: o.Title,
 		Elements: []Element{}, Headings: []Heading{}, Tables: []Table{}, Frames: []FrameFacts{}, Unread: o.Doc.Unread}
 	s.Counts.Frames = len(o.Doc.Frames)
@@ -787,10 +799,13 @@ func (o *Observation) View(view string, lim Limits) *Snapshot {
 
 	s.Recent = lim.Recent
 	var frameTook, took []bool
-	if lim.Recent {
+	if lim.Recent && elements {
 		frameTook, took = o.recentElements(lim)
 	}
 	for i := range o.All {
+		if !elements {
+			break
+		}
 		e := &o.All[i] // elements are large: copied only into the view
 		ff := factsOf(e.Frame)
 		var ft, mt bool
@@ -830,16 +845,18 @@ func (o *Observation) View(view string, lim Limits) *Snapshot {
 	s.Counts.Text.Returned = used
 	s.Counts.Text.Truncated = used < s.Counts.Text.Total
 
-	hFrames := make([]string, len(o.headings))
-	for i, h := range o.headings {
-		hFrames[i] = h.Frame
-	}
-	hFrame, hTook := keep(hFrames, lim.HeadingsMax, lim.MergedHeadingsMax, lim.Recent)
-	for i, h := range o.headings {
-		facts[h.Frame].Headings.add(hFrame[i])
-		s.Counts.Headings.add(hTook[i])
-		if hTook[i] {
-			s.Headings = append(s.Headings, h)
+	if elements {
+		hFrames := make([]string, len(o.headings))
+		for i, h := range o.headings {
+			hFrames[i] = h.Frame
+		}
+		hFrame, hTook := keep(hFrames, lim.HeadingsMax, lim.MergedHeadingsMax, lim.Recent)
+		for i, h := range o.headings {
+			facts[h.Frame].Headings.add(hFrame[i])
+			s.Counts.Headings.add(hTook[i])
+			if hTook[i] {
+				s.Headings = append(s.Headings, h)
+			}
 		}
 	}
 
