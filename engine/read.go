@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"strconv"
-	"unicode/utf8"
 
 	"github.com/replaylab/replaylab/engine/adapter"
 	"github.com/replaylab/replaylab/engine/capture"
@@ -110,16 +109,8 @@ func boundGroups(all []adapter.Group, lim GroupLimits) ([]adapter.Group, observe
 		all[i].Load()
 	}
 	for _, g := range all[start:] {
-		// cut at the TextCharsMax-th character, counted without a copy
-		if lim.TextCharsMax >= 0 && len(g.Text) > lim.TextCharsMax && utf8.RuneCountInString(g.Text) > lim.TextCharsMax {
-			cut, n := 0, 0
-			for cut = range g.Text {
-				if n == lim.TextCharsMax {
-					break
-				}
-				n++
-			}
-			g.Text = g.Text[:cut]
+		if t := observe.TruncRunes(g.Text, lim.TextCharsMax); len(t) < len(g.Text) {
+			g.Text = t
 			g.TextTruncated = true
 			c.Truncated = true
 		}

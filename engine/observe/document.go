@@ -674,7 +674,9 @@ func Normalize(s string) string {
 	return b.String()
 }
 
-func truncRunes(s string, max int) string {
+// TruncRunes is s cut to its first max characters (runes); s itself when
+// it has no more.
+func TruncRunes(s string, max int) string {
 	if len(s) <= max {
 		return s
 	}

@@ -618,12 +618,12 @@ func fillElement(el *Element, doc *Document, f *Frame, rc *rawCand) {
 	n, role := rc.n, rc.role
 	*el = Element{Role: role, Name: doc.candName(rc), Frame: f.ID, node: n} // Node: set by Observe
 	if role == "link" {
-		el.Href = truncRunes(attr(n, "href"), 2048)
+		el.Href = TruncRunes(attr(n, "href"), 2048)
 	}
 	if isEditorRole(role) {
 		el.value = Value(n)
 		el.Sensitive = sensitive(n)
-		el.Value = truncRunes(el.value, 2048)
+		el.Value = TruncRunes(el.value, 2048)
 		if el.Sensitive && el.Value != "" {
 			el.Value = "********"
 		}
@@ -798,31 +798,8 @@ func (o *Observation) view(view string, lim Limits, elements bool) *Snapshot {
 	}
 
 	s.Recent = lim.Recent
-	var frameTook, took []bool
-	if lim.Recent && elements {
-		frameTook, took = o.recentElements(lim)
-	}
-	for i := range o.All {
-		if !elements {
-			break
-		}
-		e := &o.All[i] // elements are large: copied only into the view
-		ff := factsOf(e.Frame)
-		var ft, mt bool
-		if lim.Recent {
-			ft, mt = frameTook[i], took[i]
-		} else {
-			ft = ff.Elements.Returned < lim.ElementsMax
-			mt = ft && len(s.Elements) < lim.MergedElementsMax
-		}
-		ff.Elements.add(ft)
-		s.Counts.Elements.add(mt)
-		if mt {
-			s.Elements = append(s.Elements, *e)
-			if e.Group == "" {
-				s.Elements[len(s.Elements)-1].Context = o.Context(*e)
-			}
-		}
+	if elements {
+		o.viewElements(s, lim, factsOf)
 	}
 
 	var texts []string
@@ -836,7 +813,7 @@ func (o *Observation) view(view string, lim Limits, elements bool) *Snapshot {
 		if take > 0 && lim.Recent {
 			texts = append(texts, lastRunes(ft.text, take, total))
 		} else if take > 0 {
-			texts = append(texts, truncRunes(ft.text, take))
+			texts = append(texts, TruncRunes(ft.text, take))
 		}
 		used += take
 		s.Counts.Text.Total += total
@@ -895,7 +872,7 @@ func (o *Observation) view(view string, lim Limits, elements bool) *Snapshot {
 				if ci >= lim.TableColsMax {
 					break
 				}
-				row = append(row, truncRunes(cell, max(lim.TableCellCharsMax, 0)))
+				row = append(row, TruncRunes(cell, max(lim.TableCellCharsMax, 0)))
 			}
 			tv.Rows = append(tv.Rows, row)
 			tv.ColCount.Returned = max(tv.ColCount.Returned, len(row))
@@ -1192,5 +1169,33 @@ func (s *Snapshot) RestoreFrames() {
 	if len(s.Frames) == 0 && s.Counts.Frames == 1 && s.Counts.FramesUnread == 0 {
 		s.Frames = []FrameFacts{{ID: capture.MainFrame, URL: s.URL, Elements: s.Counts.Elements, Text: s.Counts.Text,
 			Headings: s.Counts.Headings, Tables: s.Counts.Tables}}
+	}
+}
+
+// viewElements puts the view's elements into s under lim, counting them in
+// the frames' facts.
+func (o *Observation) viewElements(s *Snapshot, lim Limits, factsOf func(string) *FrameFacts) {
+	var frameTook, took []bool
+	if lim.Recent {
+		frameTook, took = o.recentElements(lim)
+	}
+	for i := range o.All {
+		e := &o.All[i] // elements are large: copied only into the view
+		ff := factsOf(e.Frame)
+		var ft, mt bool
+		if lim.Recent {
+			ft, mt = frameTook[i], took[i]
+		} else {
+			ft = ff.Elements.Returned < lim.ElementsMax
+			mt = ft && len(s.Elements) < lim.MergedElementsMax
+		}
+		ff.Elements.add(ft)
+		s.Counts.Elements.add(mt)
+		if mt {
+			s.Elements = append(s.Elements, *e)
+			if e.Group == "" {
+				s.Elements[len(s.Elements)-1].Context = o.Context(*e)
+			}
+		}
 	}
 }

@@ -417,7 +417,7 @@ func (d *Document) iframe(f *Frame, n *html.Node, flags uint8, inCapture map[str
 		}
 		reason = "an iframe with src in a plain HTML file is not loaded"
 	}
-	d.Unread = append(d.Unread, UnreadFrame{Frame: f.ID, Node: d.NodeID(n), Src: truncRunes(src, 200), Reason: reason})
+	d.Unread = append(d.Unread, UnreadFrame{Frame: f.ID, Node: d.NodeID(n), Src: TruncRunes(src, 200), Reason: reason})
 	return nil
 }
 
@@ -455,7 +455,7 @@ func (d *Document) cellText(cell *html.Node) string {
 		}
 		return true
 	})
-	return truncRunes(Normalize(b.String()), cellCharsCap)
+	return TruncRunes(Normalize(b.String()), cellCharsCap)
 }
 
 // textLines accumulates visible text one line per block, white space
