@@ -134,7 +134,7 @@ func TestRunFromAnywhere(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("run from %s: exit %d\n%s\n%s", dir, code, out, stderr)
 	}
-	if !strings.Contains(stderr, "running the embedded features") {
+	if !strings.Contains(stderr, "running replaylab's own built-in suite") || !strings.Contains(stderr, "--root DIR") {
 		t.Fatalf("the run did not use the embedded copy:\n%s", stderr)
 	}
 }

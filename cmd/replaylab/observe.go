@@ -198,6 +198,10 @@ func observeCapture(c *capture.Capture, ad adapter.Adapter, note, view string, l
 	// every group is found; only those printed are read
 	groups := adapter.Lazy(ad, doc)
 	o := observe.Observe(doc, 1, observe.Options{GroupOf: groups.GroupOf(), GroupRoots: groups.GroupRoots()})
+	if note == "" {
+		// auto says which style it picked and why (or that none fitted)
+		note = groups.Note
+	}
 	out := observation{Snapshot: o.View(view, lim), Adapter: groups.Adapter, Note: note}
 	out.Groups, out.GroupCount = engine.BoundGroups(groups.Groups, glim)
 	if out.GroupCount.Truncated {

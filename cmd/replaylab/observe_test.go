@@ -72,3 +72,38 @@ func TestObserveGroupsBound(t *testing.T) {
 		}
 	}
 }
+
+// TestObserveAutoNamesStyle: observe --adapter auto says which style it
+// picked and why, in text and in JSON, and says what it tried when no
+// style finds turns.
+func TestObserveAutoNamesStyle(t *testing.T) {
+	dir := t.TempDir()
+	chat := filepath.Join(dir, "chat.html")
+	if err := os.WriteFile(chat, []byte(chatpage.Render(chatpage.Options{Turns: 4, Seed: 1})), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	plain := filepath.Join(dir, "plain.html")
+	if err := os.WriteFile(plain, []byte(`<!doctype html><main><h1>Welcome</h1><p>no chat here</p></main>`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"text, a chat", []string{chat}, "adapter: auto picked marker (4 turns"},
+		{"json, a chat", []string{"--json", chat}, `"adapterNote":"auto picked marker (4 turns`},
+		{"text, no turns", []string{plain}, "adapter: auto: no turns by marker, heading"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, out, stderr := runCLI(t, append([]string{"observe", "--adapter", "auto"}, tt.args...)...)
+			if code != exitOK {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+			if !strings.Contains(out, tt.want) {
+				t.Errorf("output lacks %q:\n%s", tt.want, out)
+			}
+		})
+	}
+}

@@ -101,7 +101,8 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 			}
 			defer os.RemoveAll(tmp)
 			dir, embedded = tmp, true
-			fmt.Fprintln(stderr, "replaylab run: no features/ here; running the embedded features and recordings")
+			cwd, _ := os.Getwd()
+			fmt.Fprintf(stderr, "replaylab run: no features/ in %s or above it: running replaylab's own built-in suite (the embedded features and recordings, against its sim), not a project of yours; to run your project, give --root DIR or run from the directory that holds its features/\n", cwd)
 		}
 	}
 	rerunFile, costFile, liveCostFile := "", "", ""
