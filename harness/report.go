@@ -541,7 +541,7 @@ func (c *collector) writeReports(outs []reportOut, stdout, stderr io.Writer) err
 			})
 		case "message":
 			err = writeTo(o.path, stdout, func(w io.Writer) error {
-				return report.WriteMessages(w, c.run, report.MessageOptions{Root: c.runner.opt.Root})
+				return report.WriteMessages(w, c.run, report.MessageOptions{Root: c.runner.opt.Root, ReadFile: c.runner.featureSource})
 			})
 		case "github":
 			err = writeTo(o.path, stdout, func(w io.Writer) error {
@@ -560,6 +560,17 @@ func (c *collector) writeReports(outs []reportOut, stdout, stderr io.Writer) err
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// featureSource reads the feature file of a selected scenario's URI from
+// where the run read it (under Root, or the copy embedded in the binary).
+func (r *Runner) featureSource(uri string) ([]byte, error) {
+	for _, sc := range r.byLine {
+		if sc.URI == uri {
+			return os.ReadFile(sc.Path)
+		}
+	}
+	return os.ReadFile(filepath.Join(r.opt.Root, filepath.FromSlash(uri)))
 }
 
 // githubOptions places the annotations of a run under root: the workspace

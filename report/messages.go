@@ -35,7 +35,9 @@ import (
 // replayed) is an AFTER_TEST_CASE hook step of the test case, the way
 // Cucumber reports a failing After hook; the golden's diff is attached to
 // that step as text/x.diff. The capture a step read last is attached to
-// the step as text/html.
+// the step as text/html. An undefined step's suggestion holds the closest
+// catalogue steps as gherkin snippets (the catalogue is fixed: there is
+// no step definition to write).
 
 // MessagesProtocolVersion is the Cucumber Messages version written: the
 // one of the Go messages module this build links (and of the npm
@@ -60,6 +62,9 @@ var ErrMessagesSource = errors.New("report: messages: feature source")
 type MessageOptions struct {
 	// Root is the directory Scenario.File is relative to.
 	Root string
+	// ReadFile reads the feature file Scenario.File names (nil: from
+	// Root): the run's own, where the run read it.
+	ReadFile func(file string) ([]byte, error)
 	// Version is replaylab's version, for meta.
 	Version string
 }
@@ -67,10 +72,11 @@ type MessageOptions struct {
 // WriteMessages writes r as Cucumber Messages NDJSON.
 func WriteMessages(w io.Writer, r *Run, opt MessageOptions) error {
 	mw := &msgWriter{w: w, run: r, opt: opt}
-	if err := mw.write(); err != nil {
+	err := mw.write()
+	if err != nil && !errors.Is(err, ErrMessagesSource) {
 		return fmt.Errorf("report: messages: %w", err)
 	}
-	return nil
+	return err
 }
 
 type msgWriter struct {
@@ -186,6 +192,7 @@ func (m *msgWriter) write() error {
 	type tcase struct {
 		id    string
 		steps []string // test step ids, one a pickle step
+		pick  []string // the pickle step ids
 		hook  string   // the after-scenario check's test step id
 	}
 	cases := make([]tcase, len(r.Scenarios))
@@ -208,6 +215,7 @@ func (m *msgWriter) write() error {
 			}
 			tc.TestSteps = append(tc.TestSteps, ts)
 			cases[i].steps = append(cases[i].steps, ts.Id)
+			cases[i].pick = append(cases[i].pick, ps.Id)
 		}
 		if hookID != "" && hasAfterError(sc) {
 			ts := &messages.TestStep{Id: m.newID(), HookId: hookID}
@@ -231,6 +239,13 @@ func (m *msgWriter) write() error {
 			clock := at
 			for j, st := range a.Steps {
 				m.emit(&messages.Envelope{TestStepStarted: &messages.TestStepStarted{TestCaseStartedId: sid, TestStepId: tc.steps[j], Timestamp: ts(clock)}})
+				if st.Status == Undefined && len(st.Suggestions) > 0 {
+					sg := &messages.Suggestion{Id: m.newID(), PickleStepId: tc.pick[j]}
+					for _, x := range st.Suggestions {
+						sg.Snippets = append(sg.Snippets, &messages.Snippet{Language: "gherkin", Code: x.Example + " # " + x.Meaning})
+					}
+					m.emit(&messages.Envelope{Suggestion: sg})
+				}
 				if html, name, ok := m.stepCapture(sc, a, n, j, st); ok {
 					m.emit(&messages.Envelope{Attachment: &messages.Attachment{Body: html, ContentEncoding: messages.AttachmentContentEncoding_IDENTITY,
 						MediaType: MediaCapture, FileName: name, TestCaseStartedId: sid, TestStepId: tc.steps[j], Timestamp: ts(clock)}})
@@ -275,7 +290,13 @@ const checkURI = "harness/runner.go"
 
 // parse reads a feature file again with the gherkin parser.
 func (m *msgWriter) parse(file string) (*parsedFeature, *messages.GherkinDocument, string, error) {
-	src, err := os.ReadFile(filepath.Join(m.opt.Root, filepath.FromSlash(file)))
+	read := m.opt.ReadFile
+	if read == nil {
+		read = func(file string) ([]byte, error) {
+			return os.ReadFile(filepath.Join(m.opt.Root, filepath.FromSlash(file)))
+		}
+	}
+	src, err := read(file)
 	if err != nil {
 		return nil, nil, "", fmt.Errorf("%w: %v (write the message report from the project root the run used)", ErrMessagesSource, err)
 	}

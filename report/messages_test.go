@@ -60,7 +60,8 @@ func messagesRun(t *testing.T) (*Run, string) {
 				Error: "golden trace drift", Steps: []*Step{given(Passed), send("one", Passed, "")}},
 		}},
 		{ID: "features/m.feature:13", File: "features/m.feature", Line: 13, Name: "Row two", Attempts: []*Attempt{
-			{Status: Undefined, Started: start, Steps: []*Step{given(Passed), {Keyword: "When ", Text: `I send "two"`, Status: Undefined}}},
+			{Status: Undefined, Started: start, Steps: []*Step{given(Passed), {Keyword: "When ", Text: `I send "two"`, Status: Undefined,
+				Suggestions: []Suggestion{{Example: `When I send "hello"`, Meaning: "sends a message"}}}}},
 		}},
 	}}
 	r.Finish()
@@ -111,7 +112,7 @@ func TestWriteMessages(t *testing.T) {
 		"testCaseStarted testStepStarted testStepFinished testStepStarted testStepFinished testCaseFinished " + // the first attempt
 		"testCaseStarted testStepStarted testStepFinished testStepStarted testStepFinished testCaseFinished " + // its retry
 		"testCaseStarted testStepStarted testStepFinished testStepStarted testStepFinished testStepStarted attachment testStepFinished testCaseFinished " + // the drift: the hook step, the diff
-		"testCaseStarted testStepStarted testStepFinished testStepStarted testStepFinished testCaseFinished testRunFinished"
+		"testCaseStarted testStepStarted testStepFinished testStepStarted suggestion testStepFinished testCaseFinished testRunFinished" // the undefined step's closest steps
 	if got := strings.Join(kinds, " "); got != wantKinds {
 		t.Fatalf("envelope order\n got %s\nwant %s", got, wantKinds)
 	}
@@ -157,6 +158,10 @@ func TestWriteMessages(t *testing.T) {
 			diff = e.Attachment
 		case e.TestRunFinished != nil:
 			runEnd = e.TestRunFinished
+		case e.Suggestion != nil:
+			if !pickleSteps[e.Suggestion.PickleStepId] || len(e.Suggestion.Snippets) != 1 || e.Suggestion.Snippets[0].Code != `When I send "hello" # sends a message` {
+				t.Errorf("suggestion %+v", e.Suggestion)
+			}
 		}
 	}
 	if len(defs) != 2 {
