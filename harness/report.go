@@ -22,7 +22,8 @@ import (
 	"github.com/replaylab/replaylab/report"
 )
 
-// The report files (junit:FILE, cucumber:FILE, html:DIR) are written from
+// The report files (junit:FILE, cucumber:FILE, message:FILE, github,
+// html:DIR) are written from
 // one result model (package report), filled by the scenario and step hooks
 // below and by a godog formatter that only collects the parsed features.
 
