@@ -23,9 +23,9 @@ import (
 )
 
 // The report files (junit:FILE, cucumber:FILE, message:FILE, github,
-// html:DIR) are written from
-// one result model (package report), filled by the scenario and step hooks
-// below and by a godog formatter that only collects the parsed features.
+// html:DIR) are written from one result model (package report), filled by
+// the scenario and step hooks below and by a godog formatter that only
+// collects the parsed features.
 
 // reportOut is one report file of --format.
 type reportOut struct {
