@@ -260,7 +260,9 @@ func TestCucumberMessagesValidateAndRender(t *testing.T) {
 		t.Fatalf("the message stream: %v", err)
 	}
 
-	ctx := headless(t)
+	// a hang guard only: the page is 4 MB of messages React renders, on a
+	// machine other suites load
+	ctx := headlessFor(t, 10*time.Minute)
 	if err := chromedp.Do(ctx, chromedp.Navigate("file://"+html)); err != nil {
 		t.Fatal(err)
 	}
@@ -269,14 +271,15 @@ func TestCucumberMessagesValidateAndRender(t *testing.T) {
 	}
 	want := runCases(t, root, run)
 	var got []htmlCase
-	for range 20 { // expand each feature until every test case shows
-		eval[any](t, ctx, `document.querySelectorAll('button[aria-expanded="false"]').forEach(b => b.click())`)
-		got = eval[[]htmlCase](t, ctx, readHTMLCases)
-		if len(got) >= len(want) {
-			break
+	for len(got) < len(want) { // expand each feature until every test case shows
+		got, err = chromedp.Run(ctx, chromedp.Evaluate[[]htmlCase](`document.querySelectorAll('button[aria-expanded="false"]').forEach(b => b.click()); `+readHTMLCases))
+		if err != nil {
+			t.Fatalf("the page shows %d of the run's %d test cases: %v", len(got), len(want), err)
 		}
-		if err := chromedp.Do(ctx, chromedp.Sleep(200*time.Millisecond)); err != nil {
-			t.Fatal(err)
+		if len(got) < len(want) {
+			if err := chromedp.Do(ctx, chromedp.Sleep(200*time.Millisecond)); err != nil {
+				t.Fatalf("the page shows %d of the run's %d test cases: %v", len(got), len(want), err)
+			}
 		}
 	}
 	sortCases := func(cs []htmlCase) []string {

@@ -42,6 +42,12 @@ func scratchProject(t *testing.T, features ...string) string {
 // returns a tab; without Chromium it skips locally and fails in CI.
 func headless(t *testing.T) context.Context {
 	t.Helper()
+	return headlessFor(t, 90*time.Second)
+}
+
+// headlessFor is headless with a hang guard of its own.
+func headlessFor(t *testing.T, guard time.Duration) context.Context {
+	t.Helper()
 	path, err := browser.FindChromium()
 	if err != nil {
 		if os.Getenv("CI") == "true" {
@@ -56,7 +62,7 @@ func headless(t *testing.T) context.Context {
 	}
 	actx, acancel := chromedp.NewExecAllocator(context.Background(), opts...)
 	ctx, cancel := chromedp.NewContext(actx)
-	ctx, tcancel := context.WithTimeout(ctx, 90*time.Second)
+	ctx, tcancel := context.WithTimeout(ctx, guard)
 	t.Cleanup(func() { tcancel(); cancel(); acancel() })
 	return ctx
 }
