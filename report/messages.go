@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"time"
@@ -65,7 +66,8 @@ type MessageOptions struct {
 	// ReadFile reads the feature file Scenario.File names (nil: from
 	// Root): the run's own, where the run read it.
 	ReadFile func(file string) ([]byte, error)
-	// Version is replaylab's version, for meta.
+	// Version is replaylab's version, for meta ("": the module version
+	// the binary was built at, else "devel").
 	Version string
 }
 
@@ -460,6 +462,9 @@ func ts(t time.Time) *messages.Timestamp {
 func meta(version string) *messages.Meta {
 	if version == "" {
 		version = "devel"
+		if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+			version = bi.Main.Version
+		}
 	}
 	m := &messages.Meta{ProtocolVersion: MessagesProtocolVersion,
 		Implementation: &messages.Product{Name: "replaylab", Version: version},
