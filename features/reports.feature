@@ -85,6 +85,23 @@ Feature: Reports and scale
     And the run's summary counts 1 passed, 0 failed and 1 flaky scenario
     And the scenario "Fails once too" was attempted 2 times
 
+  @ECO-1 @ECO-2
+  Scenario: A retried scenario is two attempts in Cucumber Messages and a flaky warning on GitHub
+    Given a feature file "flaky.feature" with:
+      """
+      Feature: Flaky on purpose
+        Scenario: Fails once
+          Given a marker-style chat with 2 earlier turns
+          And this step fails the first time it runs in the project
+        Scenario: Never written
+          Given a marker-style chat with 2 earlier turns
+          And a step nobody wrote
+      """
+    When I run the harness on "flaky.feature" with "--update --retries 2"
+    Then the run exits 1
+    And the message stream has "Fails once" as attempts 0 and 1, the first failed and retried
+    And the GitHub annotations are a warning for "Fails once" and an error on the undefined step of "Never written"
+
   @REP-4
   Scenario: Live scenarios share a pool of two remote browsers; one killed mid-run is reported once and skipped
     Given the run drives Chromium

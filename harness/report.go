@@ -22,14 +22,15 @@ import (
 	"github.com/replaylab/replaylab/report"
 )
 
-// The report files (junit:FILE, cucumber:FILE, html:DIR) are written from
-// one result model (package report), filled by the scenario and step hooks
-// below and by a godog formatter that only collects the parsed features.
+// The report files (junit:FILE, cucumber:FILE, message:FILE, github,
+// html:DIR) are written from one result model (package report), filled by
+// the scenario and step hooks below and by a godog formatter that only
+// collects the parsed features.
 
 // reportOut is one report file of --format.
 type reportOut struct {
-	kind string // junit, cucumber, html
-	path string // file (junit, cucumber) or directory (html); "" writes to Output
+	kind string // junit, cucumber, message, github, rerun, html
+	path string // file or directory (html); "" writes to Output
 }
 
 // splitFormats separates the report files from the formats godog prints.
@@ -42,7 +43,12 @@ func splitFormats(format string) (godogFormats string, outs []reportOut, err err
 		}
 		name, path, _ := strings.Cut(f, ":")
 		switch name {
-		case "junit", "cucumber":
+		case "junit", "cucumber", "github":
+			outs = append(outs, reportOut{kind: name, path: path})
+		case "message":
+			if path == "" {
+				return "", nil, fmt.Errorf("steps: --format message needs a file: message:FILE")
+			}
 			outs = append(outs, reportOut{kind: name, path: path})
 		case "rerun":
 			if path == "" {
@@ -203,10 +209,10 @@ var moduleRoot = func() string {
 }()
 
 // stepLocation is file:line of the Go function that implements the
-// catalogue step whose pattern matches text, relative to the module root;
-// "" when none does. It reads the catalogue, not godog's formatter events:
+// catalogue step whose pattern matches text, relative to the module root,
+// and that pattern; "" when none does. It reads the catalogue, not godog's formatter events:
 // those arrive only when a feature ends once scenarios run concurrently.
-func (r *Runner) stepLocation(text string) string {
+func (r *Runner) stepLocation(text string) (loc, pattern string) {
 	r.locOnce.Do(func() {
 		r.locs = make([]stepLoc, 0, len(r.defs))
 		for _, d := range r.defs {
@@ -219,10 +225,10 @@ func (r *Runner) stepLocation(text string) string {
 	})
 	for _, l := range r.locs {
 		if l.re.MatchString(text) {
-			return l.loc
+			return l.loc, l.re.String()
 		}
 	}
-	return ""
+	return "", ""
 }
 
 // stepLoc is a catalogue pattern and where its function is.
@@ -355,8 +361,8 @@ func (c *collector) begin(p *godog.Scenario) *open {
 		if len(st.AstNodeIds) > 0 {
 			n = fi.nodes[st.AstNodeIds[0]]
 		}
-		rs := &report.Step{Keyword: n.keyword, Text: st.Text, Line: n.line, Status: report.Skipped,
-			Location: c.runner.stepLocation(st.Text)}
+		rs := &report.Step{Keyword: n.keyword, Text: st.Text, Line: n.line, Status: report.Skipped}
+		rs.Location, rs.Pattern = c.runner.stepLocation(st.Text)
 		if st.Argument != nil && st.Argument.DocString != nil {
 			rs.DocString = st.Argument.DocString.Content
 		}
@@ -534,6 +540,14 @@ func (c *collector) writeReports(outs []reportOut, stdout, stderr io.Writer) err
 				}
 				return report.WriteCucumber(w, c.run)
 			})
+		case "message":
+			err = writeTo(o.path, stdout, func(w io.Writer) error {
+				return report.WriteMessages(w, c.run, report.MessageOptions{Root: c.runner.opt.Root, ReadFile: c.runner.featureSource})
+			})
+		case "github":
+			err = writeTo(o.path, stdout, func(w io.Writer) error {
+				return report.WriteGitHub(w, c.run, githubOptions(c.runner.opt.Root))
+			})
 		case "rerun":
 			err = WriteRerun(o.path, c.run)
 		case "html":
@@ -547,6 +561,33 @@ func (c *collector) writeReports(outs []reportOut, stdout, stderr io.Writer) err
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// featureSource reads the feature file of a selected scenario's URI from
+// where the run read it (under Root, or the copy embedded in the binary).
+func (r *Runner) featureSource(uri string) ([]byte, error) {
+	for _, sc := range r.byLine {
+		if sc.URI == uri {
+			return os.ReadFile(sc.Path)
+		}
+	}
+	return os.ReadFile(filepath.Join(r.opt.Root, filepath.FromSlash(uri)))
+}
+
+// githubOptions places the annotations of a run under root: the workspace
+// is $GITHUB_WORKSPACE, else the current directory.
+func githubOptions(root string) report.GitHubOptions {
+	opt := report.GitHubOptions{SummaryPath: os.Getenv("GITHUB_STEP_SUMMARY")}
+	ws := os.Getenv("GITHUB_WORKSPACE")
+	if ws == "" {
+		ws, _ = os.Getwd()
+	}
+	if abs, err := filepath.Abs(root); err == nil {
+		if rel, err := filepath.Rel(ws, abs); err == nil && !strings.HasPrefix(rel, "..") {
+			opt.Dir = filepath.ToSlash(rel)
+		}
+	}
+	return opt
 }
 
 func writeTo(path string, stdout io.Writer, write func(io.Writer) error) error {

@@ -97,7 +97,7 @@ func (r *Runner) runScaled(sel []Scenario) int {
 	}
 	html := false
 	for _, o := range outs {
-		html = html || o.kind == "html"
+		html = html || o.kind == "html" || o.kind == "message" // both show captures
 	}
 	c := newCollector(r, html)
 	r.collect = c

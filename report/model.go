@@ -140,7 +140,10 @@ type Step struct {
 	Duration Duration `json:"durationNs"`
 	// Location is the Go function that implements the step (file:line,
 	// relative to the module root).
-	Location  string     `json:"location,omitempty"`
+	Location string `json:"location,omitempty"`
+	// Pattern is the regular expression of the step definition that
+	// matched the step ("" when none did).
+	Pattern   string     `json:"pattern,omitempty"`
 	Error     string     `json:"error,omitempty"`
 	Code      string     `json:"code,omitempty"`
 	DocString string     `json:"docString,omitempty"`

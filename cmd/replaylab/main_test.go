@@ -33,6 +33,7 @@ func TestBadInputExitsTwo(t *testing.T) {
 		{"unknown flag", []string{"run", "--bogus"}, "flag provided but not defined"},
 		{"bad driver", []string{"run", "--driver", "firefox"}, "--driver must be replay or browser"},
 		{"bad format", []string{"run", "--format", "xml"}, `unknown formatter "xml"`},
+		{"message format without a file", []string{"run", "--root", "../..", "--format", "message", "features/clock.feature"}, "message:FILE"},
 		{"bad concurrency", []string{"run", "--concurrency", "0"}, "--concurrency"},
 		{"cdp with a run that starts no browser", []string{"run", "--cdp", "ws://127.0.0.1:1/devtools/browser/x"}, "--cdp attaches the browser driver"},
 		{"prune with a selection", []string{"run", "--root", "../..", "--prune", "features/harness.feature"}, "--prune removes what no scenario names"},

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
+	messages "github.com/cucumber/messages/go/v34"
 
 	"github.com/replaylab/replaylab/engine/browser"
 	"github.com/replaylab/replaylab/harness"
@@ -40,6 +42,12 @@ func scratchProject(t *testing.T, features ...string) string {
 // returns a tab; without Chromium it skips locally and fails in CI.
 func headless(t *testing.T) context.Context {
 	t.Helper()
+	return headlessFor(t, 90*time.Second)
+}
+
+// headlessFor is headless with a hang guard of its own.
+func headlessFor(t *testing.T, guard time.Duration) context.Context {
+	t.Helper()
 	path, err := browser.FindChromium()
 	if err != nil {
 		if os.Getenv("CI") == "true" {
@@ -54,7 +62,7 @@ func headless(t *testing.T) context.Context {
 	}
 	actx, acancel := chromedp.NewExecAllocator(context.Background(), opts...)
 	ctx, cancel := chromedp.NewContext(actx)
-	ctx, tcancel := context.WithTimeout(ctx, 90*time.Second)
+	ctx, tcancel := context.WithTimeout(ctx, guard)
 	t.Cleanup(func() { tcancel(); cancel(); acancel() })
 	return ctx
 }
@@ -287,7 +295,8 @@ func TestReportFilesValid(t *testing.T) {
 // shard.
 func TestShardsMergeEqualsUnsharded(t *testing.T) {
 	tmp := t.TempDir()
-	code, out, stderr := runCLI(t, "run", "--root", "../..", "--format", "html:"+filepath.Join(tmp, "whole"))
+	wholeStream := filepath.Join(tmp, "whole.ndjson")
+	code, out, stderr := runCLI(t, "run", "--root", "../..", "--format", "html:"+filepath.Join(tmp, "whole")+",message:"+wholeStream)
 	if code != exitOK {
 		t.Fatalf("unsharded run: exit %d\n%s\n%s", code, out, stderr)
 	}
@@ -315,7 +324,7 @@ func TestShardsMergeEqualsUnsharded(t *testing.T) {
 		dirs = append(dirs, dir)
 	}
 	merged := filepath.Join(tmp, "merged")
-	code, out, stderr = runCLI(t, append([]string{"merge-reports", "--out", merged}, dirs...)...)
+	code, out, stderr = runCLI(t, append([]string{"merge-reports", "--out", merged, "--root", "../.."}, dirs...)...)
 	if code != exitOK {
 		t.Fatalf("merge-reports: exit %d\n%s\n%s", code, out, stderr)
 	}
@@ -351,6 +360,21 @@ func TestShardsMergeEqualsUnsharded(t *testing.T) {
 	for _, f := range []string{report.HTMLFile, report.JUnitFile, report.CucumberFile} {
 		if st, err := os.Stat(filepath.Join(merged, f)); err != nil || st.Size() == 0 {
 			t.Errorf("merged %s: %v", f, err)
+		}
+	}
+	// the shards' message streams merge into one: one run, the same test
+	// cases with the same results as the unsharded run's stream
+	gotCases, gotRuns := streamOutcomes(t, filepath.Join(merged, report.MessagesFile))
+	wantCases, _ := streamOutcomes(t, wholeStream)
+	if gotRuns != 1 {
+		t.Errorf("the merged stream has %d testRunStarted, want 1", gotRuns)
+	}
+	if len(gotCases) != len(wantCases) || len(gotCases) != len(want) {
+		t.Errorf("merged stream %d test cases, unsharded stream %d, run %d", len(gotCases), len(wantCases), len(want))
+	}
+	for k, st := range wantCases {
+		if gotCases[k] != st {
+			t.Errorf("stream %s: merged %q, unsharded %q", k, gotCases[k], st)
 		}
 	}
 	fmt.Fprintf(os.Stderr, "TestShardsMergeEqualsUnsharded: %s; merged HTML %d bytes\n", ms.Line(), report.Size(merged))
@@ -475,4 +499,52 @@ func TestHTMLReportNavigation(t *testing.T) {
 	if cur := eval[string](t, ctx, `(document.querySelector("#steps tr.cur")||{getAttribute:function(){return ""}}).getAttribute("data-step")`); cur != fmt.Sprint(k) {
 		t.Errorf("the highlighted step is %q, want %d", cur, k)
 	}
+}
+
+// streamOutcomes reads a Cucumber Messages stream: each test case's
+// pickle (uri:line) with the statuses of its last attempt's steps, and
+// how many runs the stream holds.
+func streamOutcomes(t *testing.T, path string) (map[string]string, int) {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	pickles := map[string]string{} // pickle id -> uri:line
+	cases := map[string]string{}   // test case id -> pickle key
+	started := map[string]string{} // test case started id -> test case id
+	last := map[string]string{}    // test case id -> its last attempt's id
+	steps := map[string][]string{} // test case started id -> step statuses
+	runs := 0
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 64<<20)
+	for sc.Scan() {
+		var env messages.Envelope
+		if err := json.Unmarshal(sc.Bytes(), &env); err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		switch {
+		case env.TestRunStarted != nil:
+			runs++
+		case env.Pickle != nil:
+			pickles[env.Pickle.Id] = fmt.Sprintf("%s:%d", env.Pickle.Uri, env.Pickle.Location.Line)
+		case env.TestCase != nil:
+			cases[env.TestCase.Id] = pickles[env.TestCase.PickleId]
+		case env.TestCaseStarted != nil:
+			started[env.TestCaseStarted.Id] = env.TestCaseStarted.TestCaseId
+			last[env.TestCaseStarted.TestCaseId] = env.TestCaseStarted.Id
+		case env.TestStepFinished != nil:
+			id := env.TestStepFinished.TestCaseStartedId
+			steps[id] = append(steps[id], string(env.TestStepFinished.TestStepResult.Status))
+		}
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]string{}
+	for tc, key := range cases {
+		out[key] = strings.Join(steps[last[tc]], " ")
+	}
+	return out, runs
 }

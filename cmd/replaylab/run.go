@@ -24,7 +24,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 	driver := fs.String("driver", steps.DriverReplay, "replay (recorded captures, no browser) or browser (headless Chromium against the live sim)")
 	tags := fs.String("tags", "", "tag expression, e.g. '@ANS-3 and not @wip' (godog's old '@ANS-3 && ~@wip' still works)")
 	allowEmpty := fs.Bool("allow-empty", false, "a selection that matches no scenario passes (exit 0) instead of failing")
-	format := fs.String("format", "pretty", "pretty|progress|junit:FILE|cucumber:FILE|html:DIR|rerun:FILE, comma-separated")
+	format := fs.String("format", "pretty", "pretty|progress|junit:FILE|cucumber:FILE|message:FILE|github|html:DIR|rerun:FILE, comma-separated")
 	update := fs.Bool("update", false, "rewrite golden traces (with --driver browser also re-record sessions); over every scenario also --prune")
 	noColor := fs.Bool("no-color", false, "no colour in the output (colour is only ever used when stdout is a terminal and NO_COLOR is unset)")
 	snippets := fs.Bool("snippets", false, "for undefined steps print godog's Go snippets (for Go users) instead of the closest catalogue steps")
@@ -81,9 +81,9 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 	for _, f := range strings.Split(*format, ",") {
 		name, _, _ := strings.Cut(f, ":")
 		switch name {
-		case "pretty", "progress", "junit", "cucumber", "events", "html", "rerun":
+		case "pretty", "progress", "junit", "cucumber", "message", "github", "events", "html", "rerun":
 		default:
-			return exitBadInput, badInput("--format: unknown formatter %q (pretty, progress, junit:FILE, cucumber:FILE, html:DIR, rerun:FILE)", name)
+			return exitBadInput, badInput("--format: unknown formatter %q (pretty, progress, junit:FILE, cucumber:FILE, message:FILE, github, html:DIR, rerun:FILE)", name)
 		}
 	}
 	dir := *root

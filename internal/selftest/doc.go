@@ -34,6 +34,7 @@ func Groups() []steps.Group {
 		{Name: "Reports, shards and retries", SelfTest: true, Steps: func(t *steps.Table) {
 			poolSteps(t)
 			reportSteps(t)
+			ecosystemSteps(t)
 		}},
 	}
 }

@@ -110,6 +110,7 @@ func runHarnessOpts(ctx context.Context, name string, opt harness.Options, out s
 	opt.Output = &buf
 	opt.Scale.Stderr = &buf
 	opt.Format = "progress,junit:" + filepath.Join(out, "junit.xml") + ",cucumber:" + filepath.Join(out, "cucumber.json") + ",html:" + filepath.Join(out, "html")
+	opt.Format += ",message:" + filepath.Join(out, messagesName) + ",github:" + filepath.Join(out, githubName)
 	// the flaky scenarios use the self-test step that fails once
 	s, err := steps.NewRunner(opt, steps.Options{SelfTests: true, Groups: Groups()})
 	if err != nil {
