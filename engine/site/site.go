@@ -25,10 +25,16 @@
 //	  "stop": {"role": "button", "name": "Stop"},            // optional: the control that replaces Send while streaming
 //	  "regenerate": {"role": "button", "name": "Regenerate"}, // optional (default: button "Regenerate")
 //	  "retry": {"role": "button", "name": "Retry"},          // optional (default: button "Retry" or "Try again")
+//	                                         // stop, regenerate and retry may add "in": "newest" (or a group id):
+//	                                         //   only the match inside that answer counts (one per answer)
 //	  "generating": {                        // optional page-level signals: any of them on the page means the
 //	    "selectors": ["#log[aria-busy=true]"],//   newest assistant group (after the last user turn) is still generating
 //	    "controls": [{"role": "button", "name": "Stop"}]    // a visible control with that role and name
 //	  },
+//	  "failed": {"selectors": [".toast.error"]}, // optional page-level failure signals (a toast outside the
+//	                                         //   turns): the newest assistant group has failed while one shows
+//	  "settle_ms": 300,                      // optional: the settle window (default 300, 0 = off, at most 10000):
+//	                                         //   an answer is complete once it has been still this long
 //	  "ready": {                             // optional (APP-1): when the page is ready to be read; all named must hold
 //	    "selector": "#thread[data-ready=true]", // an element present (visible)
 //	    "text": "Today",                     //   a text present
@@ -343,6 +349,9 @@ func (ps *parser) profile(o jsonfile.Object, source, root string) *Profile {
 	ps.adapter(o, p, source, root)
 	if c, ok := ps.Object(o, "composer", true); ok {
 		p.Composer = ps.control(c, true)
+		if ps.Err == nil && p.Composer.In != "" {
+			ps.Fail("composer.in", "the composer is not scoped to an answer")
+		}
 	}
 	if s, ok := ps.Object(o, "send", true); ok {
 		ps.Known(s, "role", "name", "selector", "by")
