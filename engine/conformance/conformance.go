@@ -254,8 +254,14 @@ func Check(file string, s *replay.Session, ad adapter.Adapter, opt Options) Sess
 		if ready {
 			life.speakers(file_, doc, add)
 		}
+		// while the page shows its stop control or a generating signal,
+		// a text that grows is a stream, never a last paint
+		settle := settleOf(opt.Profile)
+		if stopShows(o, doc, opt.Profile) {
+			settle = 0
+		}
 		for _, g := range res.Groups {
-			life.group(doc, g, cr.Index, st.AtMS, settleOf(opt.Profile), add)
+			life.group(doc, g, cr.Index, st.AtMS, settle, add)
 		}
 		if slices.ContainsFunc(res.Groups, func(g adapter.Group) bool { return g.State == adapter.StateGenerating }) {
 			life.stop(o, opt.Profile)

@@ -212,8 +212,9 @@ func (l *lifecycle) speakers(f *adapter.File, doc *observe.Document, add func(ch
 // complete, control text inside the answer.
 //
 // A change within the settle window after the first complete read
-// (settleMS, the profile's) is no violation: the engine waits it out
-// (LIB-3), as for a renderer that paints its last words after "done".
+// (settleMS, the profile's; 0 while the page shows its stop control) is no
+// violation: the engine waits it out (LIB-3), as for a renderer that
+// paints its last words after "done".
 func (l *lifecycle) group(doc *observe.Document, g adapter.Group, capture int, atMS, settleMS int64, add func(check, detail string)) {
 	t := l.groups[g.ID]
 	if t == nil {
@@ -229,7 +230,7 @@ func (l *lifecycle) group(doc *observe.Document, g adapter.Group, capture int, a
 		t.complete = false
 		return
 	}
-	if t.complete && !t.settled && atMS-t.atMS >= settleMS {
+	if t.complete && !t.settled && (atMS-t.atMS >= settleMS || settleMS == 0) {
 		t.settled = true
 	}
 	if !t.complete {
