@@ -34,6 +34,10 @@ type Config struct {
 	// before a send takes its baseline (APP-1); the zero value is the
 	// default (Readiness).
 	Ready Readiness
+	// Settle is the settle window of answer waits (LIB-3, answer.Options
+	// Settle): a site profile's "settle_ms"; zero takes
+	// answer.DefaultSettle, negative turns it off.
+	Settle time.Duration
 	// ChangePollInterval is that gap for drivers that wake on page changes
 	// (ChangeNotifier): a changed page is read at once, an idle one this
 	// often.

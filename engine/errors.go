@@ -23,6 +23,10 @@ const (
 	// NavigationFailed: the page could not be opened; the error says why
 	// (the network error, e.g. net::ERR_CONNECTION_REFUSED).
 	NavigationFailed = errcode.NavigationFailed
+	// ControlDisabled: the control an action targets stayed disabled
+	// (disabled or aria-disabled="true") until the action's timeout, on
+	// the driver's clock; nothing was clicked or pressed (LIB-5).
+	ControlDisabled = errcode.ControlDisabled
 )
 
 // Error is a page API failure with its code.

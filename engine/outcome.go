@@ -100,7 +100,13 @@ func (p *Page) evaluate(doc *observe.Document, groups adapter.Result, x Expect) 
 			met = append(met, fmt.Sprintf("text %q visible", x.TextVisible))
 		}
 		if x.Gone != nil {
-			if _, err := locate.Resolve(o, x.Gone.Locator); errcode.Of(err) != locate.TargetNotFound {
+			// a target given by selector or scoped to an answer goes as
+			// one given by role and name does (LIB-5)
+			group, err := scope(*x.Gone, groups)
+			if err == nil {
+				_, err = resolveIn(o, *x.Gone, group)
+			}
+			if errcode.Of(err) != locate.TargetNotFound {
 				return false, "element still present", nil
 			}
 			met = append(met, "element gone")

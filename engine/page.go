@@ -32,6 +32,9 @@ type Page struct {
 	baseline *answer.Baseline
 	last     lastRead // the last capture read and its parse
 	acted    string   // the node the last action was delivered to (After)
+	// stopped: the engine clicked the site's Stop control (Expect.Stop)
+	// since the last send took its baseline (LIB-3)
+	stopped bool
 
 	prevMon, lastMon *monitor.Observation
 }
@@ -134,11 +137,10 @@ func (p *Page) resolve(ctx context.Context, op string, t Target) (observe.Elemen
 	if err != nil {
 		return observe.Element{}, err
 	}
+	group, err := scope(t, p.groups)
 	var el observe.Element
-	if t.Selector != "" {
-		el, err = resolveSelector(o, t.Selector)
-	} else {
-		el, err = locate.Resolve(o, t.Locator)
+	if err == nil {
+		el, err = resolveIn(o, t, group)
 	}
 	if err != nil {
 		var le *locate.Error
@@ -251,13 +253,16 @@ func (p *Page) act(ctx context.Context, op string, t Target, x Expect, key strin
 		p.emit("baseline", trace.A("size", len(b.IDs)), trace.A("ids", b.IDs))
 	}
 	el, err := p.resolve(ctx, op, t)
+	if err == nil && el.Disabled {
+		el, err = p.awaitEnabled(ctx, op, t, x)
+	}
 	if err != nil {
 		// refused: nothing was sent, so the answer wait stays as it was
 		// (AGT-4)
 		return err
 	}
 	if baseline != nil {
-		p.baseline = baseline
+		p.baseline, p.stopped = baseline, false
 	}
 	p.emit(op, trace.A("target", t), trace.A("expect", x))
 	p.noteAction(op, el, "", key, false)
@@ -272,6 +277,9 @@ func (p *Page) act(ctx context.Context, op string, t Target, x Expect, key strin
 	if err := p.outcome(ctx, op, x); err != nil {
 		return err
 	}
+	if x.Stop && p.baseline != nil {
+		p.stopped = true
+	}
 	if x.URL != "" && x.URL != before {
 		// the action opened another page: the read that met the URL may
 		// be of the new document half parsed, so the page the action left
@@ -280,6 +288,46 @@ func (p *Page) act(ctx context.Context, op string, t Target, x Expect, key strin
 		return p.awaitReady(ctx)
 	}
 	return nil
+}
+
+// awaitEnabled waits, on the driver's clock, for the target of an action
+// to be enabled (a send button a library enables in a deferred update):
+// the element once it is, CONTROL_DISABLED when it still is at the
+// action's timeout (LIB-5).
+func (p *Page) awaitEnabled(ctx context.Context, op string, t Target, x Expect) (observe.Element, error) {
+	timeout := x.Timeout
+	if timeout <= 0 {
+		timeout = p.task.e.cfg.OutcomeTimeout
+	}
+	deadline := p.d.Now().Add(timeout)
+	for {
+		if !p.d.Now().Before(deadline) {
+			p.emit(op, trace.A("target", t), trace.A("code", ControlDisabled))
+			return observe.Element{}, &Error{Code: ControlDisabled, Op: op,
+				Detail: fmt.Sprintf("%s stayed disabled for %s; nothing was sent", t, timeout)}
+		}
+		if err := p.d.Sleep(ctx, min(p.pollInterval(), deadline.Sub(p.d.Now()))); err != nil {
+			return observe.Element{}, err
+		}
+		if !p.d.Now().Before(deadline) {
+			p.refresh()
+		}
+		// a read, not a snapshot: the refs issued stay those of the
+		// resolve that found the control disabled, however long it waits
+		doc, groups, err := p.read(ctx)
+		if err != nil {
+			return observe.Element{}, err
+		}
+		o, _ := p.observeDoc(doc, groups, p.seq)
+		group, err := scope(t, groups)
+		if err != nil {
+			return observe.Element{}, err
+		}
+		el, err := resolveIn(o, t, group)
+		if err != nil || !el.Disabled {
+			return el, err
+		}
+	}
 }
 
 // ScrollToTop scrolls the page up to its top as a user does with the

@@ -18,16 +18,32 @@ type Target struct {
 	// Selector, when set, is a CSS selector that must match exactly one
 	// candidate element (see BySelector).
 	Selector string
+	// In scopes the target to one answer group (LIB-5): InNewest or a
+	// group's id; only the matches inside that group count, so one
+	// Regenerate or Copy per answer is not ambiguous.
+	In string
 }
 
 func (t Target) String() string {
 	if t.Ref != "" {
 		return "ref " + t.Ref
 	}
+	s := t.Locator.String()
 	if t.Selector != "" {
-		return "selector=" + strconv.Quote(t.Selector)
+		s = "selector=" + strconv.Quote(t.Selector)
 	}
-	return t.Locator.String()
+	if t.In != "" {
+		s += " in=" + t.In
+	}
+	return s
+}
+
+// locator is t as a locator, for messages: a selector is named as one.
+func (t Target) locator() locate.Locator {
+	if t.Selector != "" {
+		return locate.Locator{Role: locate.SelectorRole + t.Selector}
+	}
+	return t.Locator
 }
 
 // ByRole is getByRole(role, name).
@@ -43,6 +59,10 @@ type Expect struct {
 	// place (regenerate, retry), so that group reading otherwise (another
 	// element, state or text) is a new answer too, even under its old id.
 	InPlace bool
+	// Stop: the action is the site's Stop control on the answer the last
+	// send started; once its outcome is met, that answer ends
+	// ANSWER_STOPPED whether or not the site shows a stopped note (LIB-3).
+	Stop    bool
 	Gone    *Target
 	Field   *FieldExpect
 	Timeout time.Duration

@@ -50,6 +50,10 @@ func (p *Page) WaitAnswer(ctx context.Context, opt answer.Options) (answer.Resul
 	if opt.Interval <= 0 {
 		opt.Interval = p.pollInterval()
 	}
+	if opt.Settle == 0 {
+		opt.Settle = p.task.e.cfg.Settle
+	}
+	opt.Stopped = opt.Stopped || p.stopped
 	p.emit("waitAnswer", trace.A("baseline", len(p.baseline.IDs)), trace.A("media", opt.Media))
 	p.noteAction("waitFor", observe.Element{}, "", "", true)
 	src := pageSource{p}

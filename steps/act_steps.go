@@ -188,7 +188,7 @@ func overMCP(ctx context.Context) error {
 	w := worldOf(ctx)
 	st := stateOf[actState](w)
 	srv := mcp.NewServer(mcp.Options{
-		Engine: engine.Config{Tracer: mcpTracer{w.log}, Adapter: w.adapter, Ready: w.profile().Readiness()},
+		Engine: engine.Config{Tracer: mcpTracer{w.log}, Adapter: w.adapter, Ready: w.profile().Readiness(), Settle: w.profile().Settle},
 		Driver: func(ctx context.Context, task, page string) (engine.Driver, func() error, error) {
 			if page != mcp.MainPage {
 				return nil, nil, fmt.Errorf("steps: the scenario has one tab; page %q", page)
@@ -236,7 +236,7 @@ func beginTask(ctx context.Context, goal string) error {
 		return err
 	}
 	if st.local == nil {
-		st.local = engine.New(engine.Config{Tracer: w.log, Adapter: w.adapter, Ready: w.profile().Readiness()})
+		st.local = engine.New(engine.Config{Tracer: w.log, Adapter: w.adapter, Ready: w.profile().Readiness(), Settle: w.profile().Settle})
 	}
 	t := st.local.Begin(ctx, goal)
 	st.task, st.taskID, st.page = t, t.ID, t.Page(mainTab, d)

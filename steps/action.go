@@ -44,7 +44,7 @@ type actionResult struct {
 var refusalCodes = []string{
 	string(locate.TargetAmbiguous), string(locate.TargetQueryTruncated), string(locate.TargetNotFound), string(locate.StaleRef),
 	string(engine.MissingExpectation), string(engine.InvalidExpectation), string(engine.TaskBlocked), string(engine.TaskFinished),
-	string(engine.PageNotReady),
+	string(engine.PageNotReady), string(engine.ControlDisabled),
 }
 
 // bindActionModel follows the scenario's steps so an action step can see

@@ -92,8 +92,10 @@ func chatSteps(r *table) {
 
 	const c = "Answer checks"
 	r.step(c, `^the answer status is "([^"]*)"$`,
-		"the wait ended with that status (complete, NEEDS_CONFIRMATION, ANSWER_FAILED, NO_NEW_ANSWER, MEDIA_NOT_READY, STRUCTURE_UNKNOWN, ANSWER_INCOMPLETE)",
+		"the wait ended with that status (complete, NEEDS_CONFIRMATION, ANSWER_FAILED, ANSWER_STOPPED, NO_NEW_ANSWER, MEDIA_NOT_READY, STRUCTURE_UNKNOWN, ANSWER_INCOMPLETE)",
 		`Then the answer status is "complete"`, answerStatus)
+	r.step(c, `^the answer evidence mentions "([^"]*)"$`, "the wait's evidence (what decided its status: a page signal, the engine's Stop click, …) contains this",
+		`And the answer evidence mentions "page failure signal"`, answerEvidence)
 	r.step(c, `^the states seen are "([^"]*)"$`, "the group's states in the order the wait saw them, comma-separated",
 		`And the states seen are "generating, complete"`, statesSeen)
 	r.step(c, `^the answer text is "([^"]*)"$`, "the new group's text equals this exactly (whitespace-normalised)",
@@ -114,6 +116,17 @@ func chatSteps(r *table) {
 		"And the answer result names its group, rule, baseline, states and evidence", resultIsExplained)
 	r.step(c, `^every answer group names the adapter rule that found it$`, "each group of the last snapshot carries its rule (ID-3)",
 		"And every answer group names the adapter rule that found it", groupsHaveRules)
+}
+
+func answerEvidence(ctx context.Context, want string) error {
+	w := worldOf(ctx)
+	if w.answer == nil {
+		return fmt.Errorf("no answer waited for yet")
+	}
+	if !strings.Contains(w.answer.Evidence, want) {
+		return fmt.Errorf("answer evidence is %q, want it to mention %q", w.answer.Evidence, want)
+	}
+	return nil
 }
 
 func givenChatAnswers(ctx context.Context, style string, n int) error {

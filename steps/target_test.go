@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/replaylab/replaylab/engine"
 	"github.com/replaylab/replaylab/engine/locate"
 )
 
@@ -36,12 +37,38 @@ func TestParseTarget(t *testing.T) {
 	}
 }
 
+// Selectors and answer scopes (LIB-5): the engine target they make.
+func TestParseTargetScoped(t *testing.T) {
+	tests := []struct {
+		name, in string
+		want     engine.Target
+	}{
+		{"a selector", `the selector "button.copy"`, engine.Target{Selector: "button.copy"}},
+		{"in the newest answer", `the button "Copy" in the newest answer`, engine.Target{Locator: locate.Locator{Role: "button", Name: "Copy"}, In: engine.InNewest}},
+		{"in a named answer", `the button "Copy" in the answer "m2"`, engine.Target{Locator: locate.Locator{Role: "button", Name: "Copy"}, In: "m2"}},
+		{"a selector in the newest answer", `the selector "button.regen" in the newest answer`, engine.Target{Selector: "button.regen", In: engine.InNewest}},
+		{"a row, then an answer", `the button "Copy" in the row "x" in the answer "m2"`, engine.Target{Locator: locate.Locator{Role: "button", Name: "Copy", Within: "x"}, In: "m2"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := parseTarget(tt.in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got != tt.want {
+				t.Errorf("parseTarget(%q) = %+v, want %+v", tt.in, got, tt.want)
+			}
+		})
+	}
+}
+
 func TestParseTargetRefuses(t *testing.T) {
 	tests := []struct{ name, in, want string }{
 		{"zeroth", `the 0th button "Delete"`, "counts from 1st"},
 		{"wrong suffix", `the 2th button "Delete"`, "write the ordinal 2nd"},
 		{"eleventh spelled 11st", `the 11st link "More"`, "write the ordinal 11th"},
 		{"no quotes", `the button Delete`, "is not a target"},
+		{"a narrowed selector", `the 2nd selector "button"`, "a selector is not narrowed"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -56,7 +83,8 @@ func TestParseTargetRefuses(t *testing.T) {
 // TestTargetPatternMatchesGrammar: every phrase the parser reads is one
 // the step patterns accept, and the other way round.
 func TestTargetPatternMatchesGrammar(t *testing.T) {
-	for _, s := range []string{`the button "Delete"`, `the 2nd button "Delete" near "x"`, `the button "A" in the item "b"`, `the button "A" in the table "b"`, `the second button "A"`} {
+	for _, s := range []string{`the button "Delete"`, `the 2nd button "Delete" near "x"`, `the button "A" in the item "b"`, `the button "A" in the table "b"`, `the second button "A"`,
+		`the button "Copy" in the newest answer`, `the selector "button.copy" in the answer "m2"`, `the button "Copy" in the oldest answer`} {
 		_, err := parseTarget(s)
 		if pat := strings.HasPrefix(s, "the ") && mustMatch(targetPattern, s); pat != (err == nil) {
 			t.Errorf("%q: the step pattern matches=%v, the parser err=%v", s, pat, err)

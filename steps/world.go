@@ -245,7 +245,7 @@ func (w *world) ensureTab(ctx context.Context, name string) (*engine.Page, error
 			}
 			w.adapter = ad
 		}
-		w.eng = engine.New(engine.Config{Tracer: w.log, Adapter: w.adapter, Ready: w.profile().Readiness()})
+		w.eng = engine.New(engine.Config{Tracer: w.log, Adapter: w.adapter, Ready: w.profile().Readiness(), Settle: w.profile().Settle})
 	}
 	if w.task == nil {
 		w.task = w.eng.Begin(ctx, w.slug)

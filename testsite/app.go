@@ -19,6 +19,11 @@ import (
 //go:embed app.js
 var appJS []byte
 
+// ProfileNames are the names of the site profiles in this directory whose
+// pages this package's server serves: a live run maps each to the
+// server's address.
+var ProfileNames = []string{"testsite", "chatapp", "chatapp-lib", "chatapp-lib-wall", "chatapp-lib-nosettle", "chatapp-lib-unscoped"}
+
 // App defaults.
 const (
 	// AppLoadMS is how long the thread's JSON takes to arrive after the
@@ -31,6 +36,12 @@ const (
 	AppThinkMS = 300
 	// AppHistory is how many turns the thread holds (?history=N).
 	AppHistory = 4
+	// AppPaintMS is how late the library style's renderer paints each
+	// token (?paint=MS), so its last words appear after "done".
+	AppPaintMS = 120
+	// AppSendLateMS is how long after input the library style enables
+	// Send (?sendlate=MS; ?sendlate=never: never).
+	AppSendLateMS = 50
 )
 
 // Models are the app's two assistant personas: the value of a turn's
@@ -69,7 +80,9 @@ type AppEvent struct {
 // words and then fail with an alert (a Retry succeeds: attempt 2); with
 // "limit" they fail at once with a usage-limit note; with "picture" or
 // "chart" they end with a picture that loads late ("broken picture": one
-// that never loads); with "long" they are long (for Stop).
+// that never loads); with "long" they are long (for Stop); with "stall"
+// they stream a few words and then hold still, the stream open until the
+// page stops it (for a Stop whose text is the same on any clock).
 func AppAnswer(prompt, speaker string, regen, attempt int) []AppEvent {
 	m := modelOf(speaker)
 	p := strings.ToLower(prompt)
@@ -91,6 +104,10 @@ func AppAnswer(prompt, speaker string, regen, attempt int) []AppEvent {
 		if strings.Contains(p, "broken") {
 			image = "/app/img/missing.png"
 		}
+	case strings.Contains(p, "stall"):
+		// the stream holds still after these words, open until the page
+		// stops it (appStream)
+		text = "I am thinking about this very carefully."
 	case strings.Contains(p, "long"):
 		text = strings.Repeat("This is a long answer that goes on and on. ", 12) + "The end."
 	default:
@@ -104,6 +121,9 @@ func AppAnswer(prompt, speaker string, regen, attempt int) []AppEvent {
 	}
 	for _, w := range words(text) {
 		ev = append(ev, AppEvent{Type: "token", Text: w})
+	}
+	if strings.Contains(p, "stall") {
+		return ev
 	}
 	return append(ev, AppEvent{Type: "done", Image: image})
 }
@@ -174,6 +194,11 @@ type appConfig struct {
 	Autosend  string `json:"autosend,omitempty"`
 	SameID    bool   `json:"sameID,omitempty"` // a regenerated answer keeps its id
 	Signin    bool   `json:"signin,omitempty"` // the page needs AppTokenKey in local storage
+	// Lib is the library style (?lib=1); PaintMS and SendLate (-1: never)
+	// are its renderer's and its Send button's delays.
+	Lib      bool `json:"lib,omitempty"`
+	PaintMS  int  `json:"paintMS"`
+	SendLate int  `json:"sendLate"`
 }
 
 // query reads an integer parameter within [lo, hi], def when absent.
@@ -224,6 +249,17 @@ func (s *Server) appPage(w http.ResponseWriter, r *http.Request, imageMS int) {
 		cfg.Model = m
 	}
 	cfg.SameID = r.URL.Query().Get("sameid") == "1"
+	cfg.Lib = r.URL.Query().Get("lib") == "1"
+	if cfg.PaintMS, err = query(r, "paint", AppPaintMS, 0, 10_000); err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	if r.URL.Query().Get("sendlate") == "never" {
+		cfg.SendLate = -1
+	} else if cfg.SendLate, err = query(r, "sendlate", AppSendLateMS, 0, 60_000); err != nil {
+		http.Error(w, "testsite: sendlate must be 0..60000 ms or never", http.StatusBadRequest)
+		return
+	}
 	account := ""
 	if r.URL.Query().Get("signin") == "1" {
 		c, err := r.Cookie(AppSessionCookie)
@@ -349,6 +385,9 @@ func (s *Server) appStream(w http.ResponseWriter, r *http.Request, transport str
 			return
 		}
 	}
+	if strings.Contains(strings.ToLower(q.Get("q")), "stall") {
+		<-ctx.Done() // open until the page stops it
+	}
 }
 
 var appPage = template.Must(template.New("app").Parse(`<!doctype html>
@@ -373,6 +412,8 @@ article.turn[data-speaker=human]{margin-left:auto;background:#eef3ff;border-radi
 .error{color:#a00;border:1px solid #e0a0a0;border-radius:6px;padding:6px}
 .limit{color:#8a5a00}
 figure img{width:120px;height:60px}
+.toast{position:fixed;right:16px;bottom:70px;background:#a00;color:#fff;border-radius:6px;padding:8px}
+.stop-icon{width:32px}
 .composer-bar{display:flex;gap:8px;padding:10px 24px;border-top:1px solid #ddd}
 #composer{flex:1;min-height:1.4em;border:1px solid #999;border-radius:8px;padding:6px}
 </style></head>

@@ -2,6 +2,13 @@
 // renders its thread from JSON fetched after the page loads and streams
 // each answer token by token from the server, over fetch + ReadableStream
 // (NDJSON), EventSource or WebSocket (?transport=fetch|sse|ws).
+//
+// ?lib=1 renders it as chat UI libraries do (the package doc, "Library
+// style"): no data-status, an empty bubble until the first token, a
+// renderer that paints each token cfg.paintMS late (after "done"), a Send
+// button enabled cfg.sendLate ms after input (-1: never), an icon Stop
+// button without a name, no stopped note, a Regenerate and a Copy on every
+// answer, and failures as a toast outside the thread.
 (() => {
   "use strict";
   const cfg = JSON.parse(document.getElementById("config").textContent);
@@ -12,6 +19,21 @@
   picker.value = cfg.model;
   let seq = 0;        // ids of new turns: m1, m2, …
   let current = null; // the answer streaming now: {stop()}
+  const lib = cfg.lib;
+  let stopIcon = null; // lib: the icon Stop button while an answer streams
+  let toast = null;    // lib: the failure toast
+  const status = (t, s) => { if (!lib) t.dataset.status = s; };
+  // lib: Send is enabled in a deferred update after the composer changes
+  let enableTimer = 0;
+  function sendState() {
+    if (!lib) return;
+    clearTimeout(enableTimer);
+    const empty = composer.textContent.trim() === "" || current !== null;
+    if (empty) { send.disabled = true; return; }
+    if (cfg.sendLate < 0) return; // never
+    enableTimer = setTimeout(() => { send.disabled = composer.textContent.trim() === "" || current !== null; }, cfg.sendLate);
+  }
+  if (lib) { send.disabled = true; composer.addEventListener("input", sendState); }
 
   const el = (tag, attrs, text) => {
     const e = document.createElement(tag);
@@ -22,8 +44,9 @@
   const badgeOf = (speaker) => speaker === "orion" ? "orion-mini" : "nova-pro";
 
   // A turn: <article class="turn" data-speaker data-msg data-status>.
-  function turn(id, speaker, status) {
-    const t = el("article", {"class": "turn", "data-speaker": speaker, "data-msg": id, "data-status": status});
+  function turn(id, speaker, st) {
+    const t = el("article", {"class": "turn", "data-speaker": speaker, "data-msg": id});
+    status(t, st);
     t.appendChild(el("div", {"class": "body"}));
     return t;
   }
@@ -38,7 +61,10 @@
     const bar = el("div", {"class": "msg-actions"});
     bar.appendChild(el("span", {"class": "model-tag"}, badge));
     const copy = el("button", {"type": "button", "aria-label": "Copy"}, "\u29C9");
-    copy.addEventListener("click", () => { copy.setAttribute("aria-label", "Copied"); });
+    copy.addEventListener("click", () => {
+      copy.setAttribute("aria-label", "Copied");
+      if (lib) bar.appendChild(el("span", {"class": "copied"}, "Copied " + t.dataset.msg));
+    });
     bar.appendChild(copy);
     for (const [label, glyph] of [["Good response", "\uD83D\uDC4D"], ["Bad response", "\uD83D\uDC4E"]]) {
       const b = el("button", {"type": "button", "aria-label": label, "aria-pressed": "false"}, glyph);
@@ -55,8 +81,10 @@
     t.appendChild(bar);
     lastOnlyRegen();
   }
-  // Only the last answer offers Regenerate (as real chat apps do).
+  // Only the last answer offers Regenerate (as real chat apps do); a
+  // library's every answer does.
   function lastOnlyRegen() {
+    if (lib) return;
     const turns = thread.querySelectorAll("article.turn");
     const last = turns[turns.length - 1];
     for (const b of thread.querySelectorAll("button.regen")) {
@@ -71,6 +99,20 @@
   }
 
   function busy(on) {
+    if (lib) {
+      if (on && !stopIcon) {
+        // an icon button: no text, no label
+        stopIcon = el("button", {"type": "button", "class": "stop-icon"});
+        stopIcon.innerHTML = '<svg width="14" height="14" aria-hidden="true"><rect width="14" height="14"/></svg>';
+        stopIcon.addEventListener("click", () => { if (current) current.stop(); });
+        send.after(stopIcon);
+      } else if (!on && stopIcon) {
+        stopIcon.remove();
+        stopIcon = null;
+      }
+      sendState();
+      return;
+    }
     send.textContent = on ? "Stop generating" : "Send";
     send.setAttribute("aria-label", on ? "Stop generating" : "Send");
   }
@@ -130,23 +172,25 @@
     const t = turn(opts.replace && cfg.sameID ? opts.replace.dataset.msg : "m" + seq, speaker, "pending");
     if (opts.regen) t.dataset.regen = String(opts.regen);
     const body = t.querySelector(".body");
-    t.appendChild(el("div", {"class": "thinking"}, "Thinking\u2026"));
+    if (!lib) t.appendChild(el("div", {"class": "thinking"}, "Thinking\u2026"));
     if (opts.replace) thread.replaceChild(t, opts.replace); else thread.appendChild(t);
     lastOnlyRegen();
     scroll();
     const p = el("p");
     let text = "", badge = badgeOf(speaker), ended = false;
+    current = {stop: () => {}};
     busy(true);
     const url = "/app/api/" + ({fetch: "stream", sse: "sse", ws: "ws"})[cfg.transport] +
       "?q=" + encodeURIComponent(prompt) + "&model=" + speaker + "&stream=" + cfg.streamMS +
       "&regen=" + (opts.regen || 0) + "&attempt=" + (opts.attempt || 1);
-    const finish = (status) => {
+    const finish = (st) => {
       if (ended) return;
       ended = true;
       current = null;
       const th = t.querySelector(".thinking");
       if (th) th.remove();
-      t.dataset.status = status;
+      status(t, st);
+      body.classList.remove("streaming");
       busy(false);
     };
     const stop = open(url, (e) => {
@@ -158,8 +202,15 @@
       case "token": {
         const th = t.querySelector(".thinking");
         if (th) { th.remove(); body.appendChild(p); t.dataset.status = "streaming"; }
+        if (lib && !p.parentNode) { body.appendChild(p); body.classList.add("streaming"); }
         text += e.text;
-        p.textContent = text;
+        if (lib) {
+          // the renderer paints a token late, in its own update
+          const now = text;
+          setTimeout(() => { if (p.textContent.length < now.length) p.textContent = now; }, cfg.paintMS);
+        } else {
+          p.textContent = text;
+        }
         scroll();
         break;
       }
@@ -180,7 +231,19 @@
           b.addEventListener("click", () => { if (!current) answer(prompt, speaker, {replace: t, attempt: (opts.attempt || 1) + 1}); });
           return b;
         };
-        if (e.kind === "limit") {
+        if (lib) {
+          // a toast outside the thread; the answer keeps what it showed
+          finish("error");
+          toast = el("div", {"class": "toast error", "role": "status"}, e.message + " ");
+          const b = el("button", {"type": "button", "class": "retry", "title": "Retry"}, "\u21BB");
+          b.addEventListener("click", () => {
+            if (current) return;
+            if (toast) { toast.remove(); toast = null; }
+            answer(prompt, speaker, {replace: t, attempt: (opts.attempt || 1) + 1});
+          });
+          toast.appendChild(b);
+          document.body.appendChild(toast);
+        } else if (e.kind === "limit") {
           finish("limit");
           body.appendChild(el("p", {"class": "limit"}, e.message));
           t.appendChild(retry("Try again"));
@@ -194,18 +257,20 @@
       }
       }
     }, () => {
-      if (!ended) { finish("stopped"); t.appendChild(el("div", {"class": "stop-note"}, "You stopped this response.")); toolbar(t, badge, prompt, speaker); }
+      if (!ended) { finish("stopped"); if (!lib) t.appendChild(el("div", {"class": "stop-note"}, "You stopped this response.")); toolbar(t, badge, prompt, speaker); }
     });
     current = {stop: () => {
       stop();
-      if (!ended) { finish("stopped"); t.appendChild(el("div", {"class": "stop-note"}, "You stopped this response.")); toolbar(t, badge, prompt, speaker); }
+      if (!ended) { finish("stopped"); if (!lib) t.appendChild(el("div", {"class": "stop-note"}, "You stopped this response.")); toolbar(t, badge, prompt, speaker); }
     }};
   }
 
   function submit() {
-    if (current) { current.stop(); return; }
+    if (current) { if (!lib) current.stop(); return; }
     const text = composer.textContent.trim();
     if (!text) return;
+    if (lib && send.disabled) return;
+    if (toast) { toast.remove(); toast = null; }
     composer.textContent = "";
     seq++;
     thread.appendChild(userTurn("m" + seq, text));

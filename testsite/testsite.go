@@ -52,6 +52,23 @@
 // SID, token TOKEN"), so a test can tell that they were scrubbed.
 // chatapp.json is its site profile, chatapp.adapter.json its adapter, and
 // chatapp-broken/ holds planted mistakes for validate.
+//
+// # Library style
+//
+// /app/?lib=1 renders the same app as chat UI libraries do (LIB-3, LIB-5):
+// turns carry no data-status; a new answer is an empty bubble until its
+// first token, then its body has the class "streaming" until "done"; the
+// renderer paints each token AppPaintMS late (?paint=MS), so the last words
+// appear after "done"; Send is disabled while the composer is empty or an
+// answer streams, and enabled AppSendLateMS after input (?sendlate=MS,
+// ?sendlate=never); Stop is an icon button without a name
+// (button.stop-icon) beside Send, and a stopped answer shows no note;
+// every answer keeps its Regenerate and Copy (a Copy click shows "Copied
+// ID"); a failed answer keeps its words and the failure shows as a toast
+// outside the thread (div.toast.error, with an icon Retry button,
+// button.retry), removed at the next send. chatapp-lib.json (page clock)
+// and chatapp-lib-wall.json (wall clock) are its profiles,
+// chatapp-lib.adapter.json their adapter.
 package testsite
 
 import (

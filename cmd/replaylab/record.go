@@ -216,7 +216,7 @@ func startBrowser(ctx context.Context, opt browser.Options) (*browser.Browser, e
 // every capture the engine read on the way (it polls while an answer
 // streams, so the generating state is in the recording).
 func recordSends(ctx context.Context, rec *replay.Recorder, scrub *replay.Scrubber, prof *site.Profile, ad adapter.Adapter, url string, sends []string, wait time.Duration, path string, stdout, stderr io.Writer) (int, error) {
-	eng := engine.New(engine.Config{Adapter: ad, Ready: prof.Readiness()})
+	eng := engine.New(engine.Config{Adapter: ad, Ready: prof.Readiness(), Settle: prof.Settle})
 	task := eng.Begin(ctx, "record")
 	pg := task.Page("main", rec)
 	status := exitOK

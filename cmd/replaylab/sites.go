@@ -52,16 +52,19 @@ func serveBuiltinSites(mode replay.Mode, byName map[string]string) (func(), erro
 	if !mode.MayGoLive() {
 		return func() {}, nil
 	}
-	_, site := byName["testsite"]
-	_, app := byName["chatapp"]
-	if site && app {
+	missing := false
+	for _, name := range testsite.ProfileNames {
+		_, ok := byName[name]
+		missing = missing || !ok
+	}
+	if !missing {
 		return func() {}, nil
 	}
 	srv, err := testsite.Start(testsite.Options{})
 	if err != nil {
 		return nil, fmt.Errorf("run: start the test site: %w", err)
 	}
-	for _, name := range []string{"testsite", "chatapp"} {
+	for _, name := range testsite.ProfileNames {
 		if _, ok := byName[name]; !ok {
 			byName[name] = srv.URL
 		}

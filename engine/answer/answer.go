@@ -8,6 +8,7 @@ package answer
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -111,10 +112,27 @@ type Options struct {
 	// Media, when "image" or "video", requires ready media of that kind
 	// inside the new group before the answer is complete.
 	Media string
+	// Settle is the settle window (LIB-3): a group that reads complete is
+	// the answer only once its text, its media and its state have stayed
+	// the same for Settle of the source's time (lab time on the lab and
+	// page clocks). Zero takes DefaultSettle; a negative value turns the
+	// window off. An answer that read complete before the deadline is
+	// given its whole window, even past the deadline.
+	Settle time.Duration
+	// Stopped says the engine clicked the site's Stop control on this
+	// answer (LIB-3): a group that then reads complete was stopped, and the
+	// wait ends ANSWER_STOPPED whether or not the site shows a note.
+	Stopped bool
 }
 
+// DefaultSettle is the settle window when neither the profile nor the
+// caller names one: long enough for a renderer that paints its last words
+// one frame or a deferred update after flipping "done", short enough to
+// cost little on the wall clock.
+const DefaultSettle = 300 * time.Millisecond
+
 // DefaultOptions are the defaults of Wait.
-var DefaultOptions = Options{Timeout: 30 * time.Second, Interval: 50 * time.Millisecond}
+var DefaultOptions = Options{Timeout: 30 * time.Second, Interval: 50 * time.Millisecond, Settle: DefaultSettle}
 
 // Source reads the current groups and keeps time: the browser on wall
 // time, a replay on the recording's time.
@@ -161,36 +179,70 @@ func Wait(ctx context.Context, src Source, b Baseline, opt Options, onState Obse
 	if opt.Interval <= 0 {
 		opt.Interval = DefaultOptions.Interval
 	}
+	if opt.Settle == 0 {
+		opt.Settle = DefaultSettle
+	}
 	res := Result{BaselineSize: len(b.IDs)}
 	deadline := src.Now().Add(opt.Timeout)
-	structureSeen := false
+	structureSeen, empty := false, false
+	// settle: the read that started the current settle window (LIB-3)
+	var settleSince time.Time
+	settleRead := ""
 	for {
 		r, err := src.Groups(ctx)
 		if err != nil {
 			return res, fmt.Errorf("answer: read groups: %w", err)
 		}
 		structureSeen = structureSeen || r.Structure
+		var settleEnd time.Time // the end of the current settle window, zero outside one
 		if g, ok := b.Newest(r); ok {
 			if res.GroupID != "" && res.GroupID != g.ID {
 				// a later new group replaced the one we followed
 				res.States, res.PartialText = nil, ""
 			}
+			if opt.Stopped && g.State == adapter.StateComplete {
+				// the engine stopped this answer: whatever the site shows,
+				// what remains is the stopped answer (LIB-3)
+				g.State, g.Evidence = adapter.StateStopped, joinEvidence(g.Evidence, "the engine clicked the site's Stop control")
+			}
 			res.GroupID, res.Rule, res.Text, res.Media = g.ID, g.Rule, g.Text, g.Media
+			// an empty new group (a bubble the page shows before any
+			// word) is never the answer, whatever its markup says (LIB-3)
+			empty = g.State == adapter.StateComplete && strings.TrimSpace(g.Text) == "" && len(g.Media) == 0
 			if g.State == adapter.StateGenerating {
 				res.PartialText = g.Text
 			}
-			if len(res.States) == 0 || res.States[len(res.States)-1] != g.State {
+			if !empty && (len(res.States) == 0 || res.States[len(res.States)-1] != g.State) {
 				res.States = append(res.States, g.State)
 				if onState != nil {
 					onState(g.ID, g.State, g.Evidence)
 				}
 			}
+			if g.State != adapter.StateComplete || empty {
+				settleRead = ""
+			}
 			switch g.State {
 			case adapter.StateComplete:
+				if empty {
+					break
+				}
 				if ok, ev := mediaReady(g, opt.Media); ok {
+					if opt.Settle > 0 {
+						now := src.Now()
+						if read := settled(g); read != settleRead {
+							settleRead, settleSince = read, now
+						}
+						if end := settleSince.Add(opt.Settle); now.Before(end) {
+							// still inside the window: read again at its
+							// end, or sooner if the page changes
+							settleEnd = end
+							break
+						}
+					}
 					res.Status, res.Evidence, res.Partial = StatusComplete, joinEvidence(g.Evidence, ev), false
 					return res, nil
 				}
+				settleRead = ""
 			case adapter.StateNeedsConfirmation:
 				res.Status, res.Evidence = StatusNeedsConfirmation, g.Evidence
 				return res, nil
@@ -202,25 +254,53 @@ func Wait(ctx context.Context, src Source, b Baseline, opt Options, onState Obse
 				return res, nil
 			}
 		}
-		if !src.Now().Before(deadline) {
-			return timeoutResult(res, structureSeen, opt), nil
+		// an answer that read complete before the deadline gets its whole
+		// settle window, and no more than one window past the deadline
+		limit, wake := deadline, deadline
+		if !settleEnd.IsZero() {
+			wake = settleEnd
+			if settleEnd.After(deadline) {
+				limit = settleEnd
+				if last := deadline.Add(opt.Settle); last.Before(limit) {
+					limit = last
+				}
+				wake = limit
+			}
 		}
-		wait := min(opt.Interval, deadline.Sub(src.Now()))
+		if !src.Now().Before(limit) {
+			return timeoutResult(res, structureSeen, empty, !settleEnd.IsZero(), opt), nil
+		}
+		wait := min(opt.Interval, wake.Sub(src.Now()))
 		if err := src.Sleep(ctx, wait); err != nil {
 			return res, err
 		}
-		if r, ok := src.(Refresher); ok && !src.Now().Before(deadline) {
-			r.Refresh() // the deadline fell due: read the page whatever the source saw
+		if r, ok := src.(Refresher); ok && !src.Now().Before(wake) {
+			r.Refresh() // the deadline or the settle window's end fell due: read the page whatever the source saw
 		}
 	}
 }
 
-func timeoutResult(res Result, structureSeen bool, opt Options) Result {
+// settled is what must stay the same over the settle window: the group's
+// element, state and text, and its media's readiness.
+func settled(g adapter.Group) string {
+	s := fingerprint(g)
+	for _, m := range g.Media {
+		s += "\x00" + m.Kind + "=" + strconv.FormatBool(m.Ready)
+	}
+	return s
+}
+
+func timeoutResult(res Result, structureSeen, empty, settling bool, opt Options) Result {
 	switch {
 	case !structureSeen:
 		res.Status, res.Evidence = StatusStructureUnknown, "the adapter found no turns on the page"
 	case res.GroupID == "":
 		res.Status, res.Evidence = StatusNoNewAnswer, "no group outside the baseline"
+	case empty:
+		res.Status, res.Partial, res.Evidence = StatusIncomplete, true, "the new group is still empty (no text, no media)"
+	case settling:
+		res.Status, res.Partial, res.Evidence = StatusIncomplete, true,
+			fmt.Sprintf("read complete but still changing at the deadline (settle window %s)", opt.Settle)
 	case len(res.States) > 0 && res.States[len(res.States)-1] == adapter.StateGenerating:
 		res.Status, res.Partial, res.Evidence = StatusIncomplete, true, "still generating at the deadline"
 	default:

@@ -1,7 +1,10 @@
 package answer
 
 import (
+	"context"
+	"strings"
 	"testing"
+	"time"
 
 	"golang.org/x/net/html"
 
@@ -74,6 +77,112 @@ func TestNewestInPlaceUnderTheOldID(t *testing.T) {
 			got, ok := b.Newest(page)
 			if id := map[bool]string{true: got.ID}[ok]; id != tt.want {
 				t.Fatalf("got %q, want %q", id, tt.want)
+			}
+		})
+	}
+}
+
+// script is a Source on a fake clock: each read shows the last frame whose
+// time has come; Sleep moves the clock by d, or to the next frame when the
+// page changes sooner (as a driver that notifies changes does).
+type script struct {
+	now    time.Time
+	t0     time.Time
+	frames []frame
+}
+
+type frame struct {
+	at    time.Duration
+	state string
+	text  string
+	media []adapter.Media
+}
+
+func (s *script) Groups(context.Context) (adapter.Result, error) {
+	r := adapter.Result{Structure: true, Groups: []adapter.Group{{ID: "old", State: adapter.StateComplete, Text: "earlier"}}}
+	var cur *frame
+	for i := range s.frames {
+		if s.t0.Add(s.frames[i].at).After(s.now) {
+			break
+		}
+		cur = &s.frames[i]
+	}
+	if cur != nil {
+		r.Groups = append(r.Groups, adapter.Group{ID: "new", State: cur.state, Text: cur.text, Media: cur.media})
+	}
+	return r, nil
+}
+
+func (s *script) Now() time.Time { return s.now }
+
+func (s *script) Sleep(_ context.Context, d time.Duration) error {
+	target := s.now.Add(d)
+	for _, f := range s.frames {
+		if at := s.t0.Add(f.at); at.After(s.now) && at.Before(target) {
+			target = at
+			break
+		}
+	}
+	s.now = target
+	return nil
+}
+
+// LIB-3: complete means settled, an empty group is never complete, an
+// answer the engine stopped is ANSWER_STOPPED.
+func TestWaitSettles(t *testing.T) {
+	const ms = time.Millisecond
+	gen, done := adapter.StateGenerating, adapter.StateComplete
+	tests := []struct {
+		name     string
+		frames   []frame
+		opt      Options
+		status   string
+		text     string
+		states   string
+		endsAtMS int
+	}{
+		{"a last paint after done is waited for",
+			[]frame{{0, gen, "That is", nil}, {100 * ms, done, "That is", nil}, {200 * ms, done, "That is all.", nil}},
+			Options{Timeout: 5 * time.Second}, StatusComplete, "That is all.", "generating>complete", 500},
+		{"no window: the first complete read is taken",
+			[]frame{{0, gen, "That is", nil}, {100 * ms, done, "That is", nil}, {200 * ms, done, "That is all.", nil}},
+			Options{Timeout: 5 * time.Second, Settle: -1}, StatusComplete, "That is", "generating>complete", 100},
+		{"an empty new group is not complete",
+			[]frame{{0, done, "", nil}, {400 * ms, gen, "Hel", nil}, {500 * ms, done, "Hello.", nil}},
+			Options{Timeout: 5 * time.Second}, StatusComplete, "Hello.", "generating>complete", 800},
+		{"an empty new group at the deadline is incomplete",
+			[]frame{{0, done, "", nil}},
+			Options{Timeout: time.Second}, StatusIncomplete, "", "", 1000},
+		{"a group with media only is not empty",
+			[]frame{{0, done, "", []adapter.Media{{Kind: "image", Ready: true}}}},
+			Options{Timeout: time.Second}, StatusComplete, "", "complete", 300},
+		{"media that gets ready restarts the window",
+			[]frame{{0, done, "Chart:", []adapter.Media{{Kind: "image"}}}, {200 * ms, done, "Chart:", []adapter.Media{{Kind: "image", Ready: true}}}},
+			Options{Timeout: 5 * time.Second}, StatusComplete, "Chart:", "complete", 500},
+		{"complete just before the deadline gets its whole window",
+			[]frame{{0, gen, "a", nil}, {900 * ms, done, "a b", nil}},
+			Options{Timeout: time.Second}, StatusComplete, "a b", "generating>complete", 1200},
+		{"text still changing past the deadline is incomplete",
+			[]frame{{0, gen, "a", nil}, {900 * ms, done, "a b", nil}, {1100 * ms, done, "a b c", nil}, {1250 * ms, done, "a b c d", nil}},
+			Options{Timeout: time.Second}, StatusIncomplete, "a b c d", "generating>complete", 1300},
+		{"stopped by the engine, no note on the site",
+			[]frame{{0, gen, "Once upon", nil}, {100 * ms, done, "Once upon", nil}},
+			Options{Timeout: 5 * time.Second, Stopped: true}, StatusStopped, "Once upon", "generating>stopped", 100},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t0 := time.Unix(0, 0)
+			src := &script{now: t0, t0: t0, frames: tt.frames}
+			b := NewBaseline(adapter.Result{Groups: []adapter.Group{{ID: "old"}}})
+			res, err := Wait(context.Background(), src, b, tt.opt, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Status != tt.status || res.Text != tt.text || strings.Join(res.States, ">") != tt.states {
+				t.Errorf("got %s %q states %q (%s), want %s %q states %q", res.Status, res.Text, strings.Join(res.States, ">"), res.Evidence, tt.status, tt.text, tt.states)
+			}
+			if got := src.now.Sub(t0); got != time.Duration(tt.endsAtMS)*ms {
+				t.Errorf("ended at %s, want %d ms", got, tt.endsAtMS)
 			}
 		})
 	}

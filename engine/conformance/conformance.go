@@ -67,6 +67,7 @@ const (
 	CheckSendTurns   = "send-turns"         // a send did not add one user turn and one group
 	CheckMedia       = "media-uncovered"    // media in a turn that no media rule covers
 	CheckGenerating  = "never-generating"   // a send's new group never showed generating
+	CheckNoSends     = "no-sends"           // clicks and presses were recorded, none of them a send (LIB-6)
 )
 
 // Severities.
@@ -178,6 +179,14 @@ func Check(file string, s *replay.Session, ad adapter.Adapter, opt Options) Sess
 	typed := ""
 	positionWarned := false
 	life := newLifecycle()
+	// no-sends (LIB-6): the last click that was no send, and the clicks
+	// after which a user turn appeared (the likely send controls)
+	var other *struct {
+		name  string
+		users int
+	}
+	likely := map[string]int{}
+	sendSeen := false // the send control resolved in some capture
 	// readiness (APP-1): a page is ready while the profile's "ready"
 	// holds, or, in a session recorded with the default readiness, after
 	// its quiet wait; before it, the composer and send checks are skipped
@@ -192,12 +201,24 @@ func Check(file string, s *replay.Session, ad adapter.Adapter, opt Options) Sess
 				quiet = st.Error == ""
 			case replay.KindNavigate:
 				quiet = !quietSession
+				if pending != nil {
+					// a send's decision ends with its page: what the next
+					// page shows is none of its doing
+					rep.close(pending)
+					pending, prev, lastIdx = nil, nil, -1
+				}
 			}
 			if st.Kind != replay.KindType {
 				life.acted()
 			}
 			if st.Kind == replay.KindClick || st.Kind == replay.KindPress {
 				kind := actionKind(st, prevObs, opt)
+				if kind == actOther {
+					other = &struct {
+						name  string
+						users int
+					}{actionName(st, prevObs), users}
+				}
 				if kind != actSend && kind != actReplace {
 					continue // a stop, a click into the composer, a link: no send
 				}
@@ -233,8 +254,14 @@ func Check(file string, s *replay.Session, ad adapter.Adapter, opt Options) Sess
 		if ready {
 			life.speakers(file_, doc, add)
 		}
+		// while the page shows its stop control or a generating signal,
+		// a text that grows is a stream, never a last paint
+		settle := settleOf(opt.Profile)
+		if stopShows(o, doc, opt.Profile) {
+			settle = 0
+		}
 		for _, g := range res.Groups {
-			life.group(doc, g, cr.Index, add)
+			life.group(doc, g, cr.Index, st.AtMS, settle, add)
 		}
 		if slices.ContainsFunc(res.Groups, func(g adapter.Group) bool { return g.State == adapter.StateGenerating }) {
 			life.stop(o, opt.Profile)
@@ -294,6 +321,7 @@ func Check(file string, s *replay.Session, ad adapter.Adapter, opt Options) Sess
 			add(CheckComposer, fmt.Sprintf("%s: %s", controlName(opt, "composer"), describe(cr.Composer)))
 		}
 		cr.Send = resolveControl(o, opt.Send, opt.Profile, "send")
+		sendSeen = sendSeen || cr.Send.Status == "ok"
 		generating := slices.ContainsFunc(res.Groups, func(g adapter.Group) bool { return g.State == adapter.StateGenerating })
 		if ready && cr.Send.Status != "ok" && !generating && !stopShows(o, doc, opt.Profile) {
 			if opt.Profile == nil || opt.Profile.SendBy != site.SendEnter {
@@ -310,6 +338,10 @@ func Check(file string, s *replay.Session, ad adapter.Adapter, opt Options) Sess
 			}
 		}
 		users, groups = res.Turns-len(res.Groups), len(res.Groups)
+		if other != nil && users > other.users {
+			likely[other.name]++
+			other = nil
+		}
 		if pending != nil {
 			pending.capture = cr.Index
 			pending.structure = res.Structure
@@ -340,10 +372,38 @@ func Check(file string, s *replay.Session, ad adapter.Adapter, opt Options) Sess
 	if pending != nil {
 		rep.close(pending)
 	}
+	if len(rep.Decisions) == 0 && hasSends(s) && (len(likely) > 0 || !sendSeen) {
+		rep.Violations = append(rep.Violations, Violation{Capture: max(0, len(rep.Captures)-1), Check: CheckNoSends, Severity: SeverityError, Detail: noSends(opt, likely)})
+	}
 	life.end(opt.Profile, func(check, detail string) {
 		rep.Violations = append(rep.Violations, Violation{Capture: max(0, len(rep.Captures)-1), Check: check, Detail: detail, Severity: SeverityError})
 	})
 	return rep
+}
+
+// settleOf is the settle window of p's answer waits (LIB-3).
+func settleOf(p *site.Profile) int64 {
+	s := answer.DefaultSettle
+	if p != nil && p.Settle != 0 {
+		s = p.Settle
+	}
+	return max(0, s.Milliseconds())
+}
+
+// noSends says that no recorded action was a send, so every check of a
+// send (new-group, send-turns, never-generating, …) was skipped, and names
+// the actions after which a user turn appeared.
+func noSends(opt Options, likely map[string]int) string {
+	detail := fmt.Sprintf("the session records clicks or key presses, but none is on the send control (%s), so no check of a send ran", controlName(opt, "send"))
+	if len(likely) == 0 {
+		return detail + "; no action was followed by a new user turn either: check turn.speaker's user values and the send control"
+	}
+	var names []string
+	for n, c := range likely {
+		names = append(names, fmt.Sprintf("%s (%d×)", n, c))
+	}
+	slices.Sort(names)
+	return detail + "; a user turn appeared after " + strings.Join(names, ", ") + ": set the profile's \"send\" to that control"
 }
 
 // hasSends reports whether the session holds a click or key press.

@@ -15,11 +15,20 @@ import (
 
 const root = "../.."
 
+// chatappSessions are the directories of the chat app's scenario sessions.
+var chatappSessions = []string{"recordings/sessions/chatapp", "recordings/sessions/streams"}
+
 // sessions loads every recorded session of the chat app's scenarios.
 func sessions(t *testing.T) map[string]*replay.Session {
 	t.Helper()
+	return sessionsIn(t, chatappSessions...)
+}
+
+// sessionsIn loads every recorded session of dirs.
+func sessionsIn(t *testing.T, dirs ...string) map[string]*replay.Session {
+	t.Helper()
 	out := map[string]*replay.Session{}
-	for _, dir := range []string{"recordings/sessions/chatapp", "recordings/sessions/streams"} {
+	for _, dir := range dirs {
 		files, err := filepath.Glob(filepath.Join(root, dir, "*.json"))
 		if err != nil || len(files) == 0 {
 			t.Fatalf("no sessions in %s: %v", dir, err)
@@ -39,6 +48,12 @@ func sessions(t *testing.T) map[string]*replay.Session {
 // when given) and returns the checks that failed, with their details.
 func run(t *testing.T, profile, adapterFile string) (checks []string, details []string, total int) {
 	t.Helper()
+	return runOver(t, profile, adapterFile, chatappSessions...)
+}
+
+// runOver is run over the sessions of dirs.
+func runOver(t *testing.T, profile, adapterFile string, dirs ...string) (checks []string, details []string, total int) {
+	t.Helper()
 	p, err := site.LoadIn(profile, root)
 	if err != nil {
 		t.Fatal(err)
@@ -52,7 +67,7 @@ func run(t *testing.T, profile, adapterFile string) (checks []string, details []
 		q.Adapter = ad
 		p = &q
 	}
-	for name, s := range sessions(t) {
+	for name, s := range sessionsIn(t, dirs...) {
 		rep := conformance.Check(name, s, p.Adapter, conformance.OptionsFor(p))
 		total += rep.Errors()
 		for _, v := range rep.Violations {
@@ -77,6 +92,25 @@ func TestTheCorrectAdapterRaisesNoAlarm(t *testing.T) {
 	}
 }
 
+// LIB-6: correct profiles raise no alarm over the sessions they are for: a
+// send control by selector on the element that turns into Stop (the stop
+// is no send), and the library style's profiles on both clocks (a last
+// paint inside the settle window, a send refused CONTROL_DISABLED before
+// the next page).
+func TestCorrectProfilesOfLibraryPagesRaiseNoAlarm(t *testing.T) {
+	for _, tc := range []struct{ name, profile, dir string }{
+		{"send by selector, Stop on the same element", "testsite/chatapp-selectors.json", "recordings/sessions/chatapp"},
+		{"library style, page clock", "testsite/chatapp-lib.json", "recordings/sessions/library-lifecycle"},
+		{"library style, wall clock", "testsite/chatapp-lib-wall.json", "recordings/sessions/library-lifecycle"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if _, details, n := runOver(t, tc.profile, "", tc.dir); n != 0 {
+				t.Errorf("%s: %d violations, want 0:\n%s", tc.profile, n, strings.Join(details, "\n"))
+			}
+		})
+	}
+}
+
 // Each planted mistake of testsite/chatapp-broken is named by its check,
 // with the values seen in the message.
 func TestEveryPlantedMistakeIsNamed(t *testing.T) {
@@ -95,6 +129,7 @@ func TestEveryPlantedMistakeIsNamed(t *testing.T) {
 		{"no generating signal", "generating-nothing.json", "", conformance.CheckGenerating, "never showed a generating state"},
 		{"stop control misnamed", "stop-misnamed.json", "", conformance.CheckStopControl, `the page showed button "Stop generating"`},
 		{"composer misnamed", "composer-misnamed.json", "", conformance.CheckComposer, `textbox "Message"`},
+		{"send misnamed: no send, the likely one named", "send-misnamed.json", "", conformance.CheckNoSends, `a user turn appeared after click button "Send"`},
 		{"ready before the thread", "ready-too-early.json", "", conformance.CheckReadyEarly, "arrived with no action in between"},
 		{"ready that never holds", "ready-never.json", "", conformance.CheckReadyNever, `selector "#thread[data-loaded=true]"`},
 	}

@@ -104,11 +104,13 @@ func actionKind(st replay.Step, o *observe.Observation, opt Options) string {
 		if matches(p.Composer, "", "") {
 			return actComposer
 		}
+		// a Stop on the Send button's element (one button that turns
+		// into Stop while streaming) is a stop
+		if matches(p.StopControl(), "", "") || el.Role == "button" && nameIs(el.Name, stopNames) {
+			return actStop
+		}
 		if p.SendBy == site.SendClick && matches(p.Send, "", "") {
 			return actSend
-		}
-		if matches(p.StopControl(), "", "") {
-			return actStop
 		}
 		if matches(p.RegenerateControl(), "", "") {
 			return actReplace
@@ -146,6 +148,8 @@ type groupTrack struct {
 	complete   bool   // read complete (and not generating again since)
 	text       string // its text when first read complete
 	at         int    // that capture
+	atMS       int64  // the time of the first complete read
+	settled    bool   // a whole settle window has passed since
 }
 
 // lifecycle holds a session's state for the lifecycle checks, each of
@@ -206,7 +210,12 @@ func (l *lifecycle) speakers(f *adapter.File, doc *observe.Document, add func(ch
 // group follows g through the session: text changing after complete,
 // generating ending before the text stops growing, an error read as
 // complete, control text inside the answer.
-func (l *lifecycle) group(doc *observe.Document, g adapter.Group, capture int, add func(check, detail string)) {
+//
+// A change within the settle window after the first complete read
+// (settleMS, the profile's; 0 while the page shows its stop control) is no
+// violation: the engine waits it out (LIB-3), as for a renderer that
+// paints its last words after "done".
+func (l *lifecycle) group(doc *observe.Document, g adapter.Group, capture int, atMS, settleMS int64, add func(check, detail string)) {
 	t := l.groups[g.ID]
 	if t == nil {
 		t = &groupTrack{}
@@ -221,8 +230,16 @@ func (l *lifecycle) group(doc *observe.Document, g adapter.Group, capture int, a
 		t.complete = false
 		return
 	}
+	if t.complete && !t.settled && (atMS-t.atMS >= settleMS || settleMS == 0) {
+		t.settled = true
+	}
 	if !t.complete {
-		t.complete, t.text, t.at = true, g.Text, capture
+		t.complete, t.text, t.at, t.atMS, t.settled = true, g.Text, capture, atMS, settleMS == 0
+	} else if g.Text != t.text && !t.settled {
+		// inside the settle window of the first complete read: the
+		// engine reads on (a last paint after "done"); a text that
+		// still changes after it is a violation
+		t.text, t.at = g.Text, capture
 	} else if g.Text != t.text {
 		check, why := CheckTextChanged, "its text changed after it was read complete: a signal the adapter does not know still says it is streaming, or text outside the answer (a timestamp, a counter) is read with it; add that signal to states.generating, or the element to text.exclude"
 		if t.generating {

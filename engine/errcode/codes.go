@@ -15,6 +15,7 @@ const (
 	PageNotReady       Code = "PAGE_NOT_READY"
 	NavigationFailed   Code = "NAVIGATION_FAILED" // the page could not be opened: the network error
 	GroupNotFound      Code = "GROUP_NOT_FOUND"   // no answer group with that id on the page
+	ControlDisabled    Code = "CONTROL_DISABLED"  // the control stayed disabled until the action's timeout: nothing was sent
 )
 
 // Resolving a target (package locate).
@@ -91,7 +92,7 @@ const (
 func All() []Code {
 	return []Code{
 		InvalidExpectation, MissingExpectation, OutcomeUnknown, TaskBlocked, TaskFinished,
-		FieldMismatch, NoBaseline, InvalidArgument, WaitTimeout, OutcomeNotMet, PageNotReady, NavigationFailed, GroupNotFound,
+		FieldMismatch, NoBaseline, InvalidArgument, WaitTimeout, OutcomeNotMet, PageNotReady, NavigationFailed, GroupNotFound, ControlDisabled,
 		TargetAmbiguous, TargetQueryTruncated, TargetNotFound, StaleRef, InvalidLocator, InvalidRef,
 		ReplayDiverged,
 		IdempotencyKeyMissing, IdempotencyKeyReused, ReviewRequired, FallbackDisabled, NotFound,

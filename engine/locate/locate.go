@@ -81,7 +81,15 @@ type Locator struct {
 // Narrowed reports whether the locator narrows its matches.
 func (l Locator) Narrowed() bool { return l.Within != "" || l.Near != "" || l.Nth != 0 }
 
+// SelectorRole prefixes the Role of a Locator that stands for a CSS
+// selector in errors (an engine target given by selector); String names it
+// as the selector it is.
+const SelectorRole = "selector:"
+
 func (l Locator) String() string {
+	if sel, ok := strings.CutPrefix(l.Role, SelectorRole); ok {
+		return "selector " + strconv.Quote(sel)
+	}
 	s := "role=" + l.Role
 	if l.Name != "" {
 		s += fmt.Sprintf(" name=%q", observe.Normalize(l.Name))

@@ -294,7 +294,14 @@ func (d *Driver) Sleep(ctx context.Context, dur time.Duration) error {
 	defer d.mu.Unlock()
 	target := d.now.Add(max(dur, 0))
 	if d.s.Clock == ClockLab && d.pos < len(d.s.Steps) && d.s.Steps[d.pos].Kind == KindCapture {
-		if at := d.t0.Add(time.Duration(d.s.Steps[d.pos].AtMS) * time.Millisecond); at.After(d.now) && at.Before(target) {
+		at := d.t0.Add(time.Duration(d.s.Steps[d.pos].AtMS) * time.Millisecond)
+		switch {
+		case !at.After(d.now):
+			// the replay's clock is past the next capture (an earlier
+			// wait read longer than the live run, e.g. a settle window
+			// added since): the live wait woke for it, so does this one
+			target = d.now
+		case at.Before(target):
 			target = at
 		}
 	}

@@ -19,10 +19,12 @@ type Page interface {
 
 // Target turns a control into an engine target.
 func Target(c Control) engine.Target {
+	t := engine.ByRole(c.Role, c.Name)
 	if c.Selector != "" {
-		return engine.BySelector(c.Selector)
+		t = engine.BySelector(c.Selector)
 	}
-	return engine.ByRole(c.Role, c.Name)
+	t.In = c.In
+	return t
 }
 
 // SendMessage fills p's composer with text and sends it by the send control (a
@@ -97,11 +99,12 @@ func (p *Profile) NonSend() []Control {
 }
 
 // StopAnswer clicks the stop control while an answer streams, expecting
-// the control to go (the answer then ends ANSWER_STOPPED). A stop is no
-// send: the baseline of the last send stays.
+// the control to go; the answer then ends ANSWER_STOPPED, with or without
+// a stopped note on the site (Expect.Stop). A stop is no send: the
+// baseline of the last send stays.
 func (p *Profile) StopAnswer(ctx context.Context, pg Page, wait time.Duration) error {
 	t := Target(p.StopControl())
-	return pg.Click(ctx, t, engine.Expect{Gone: &t, Timeout: wait})
+	return pg.Click(ctx, t, engine.Expect{Gone: &t, Stop: true, Timeout: wait})
 }
 
 // RegenerateAnswer clicks the regenerate control, expecting a new answer group:

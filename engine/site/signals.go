@@ -3,6 +3,7 @@ package site
 import (
 	"strings"
 
+	"github.com/andybalholm/cascadia"
 	"golang.org/x/net/html"
 
 	"github.com/replaylab/replaylab/engine/adapter"
@@ -10,12 +11,13 @@ import (
 )
 
 // Reader returns the adapter the engine reads p's pages with: p's adapter,
-// plus p's page-level generating signals. While any signal is on the page
+// plus p's page-level signals. While a failure signal is on the page
 // (outside the hidden parts), the newest assistant group — when it comes
-// after the last user turn — is generating, with the signal as evidence.
+// after the last user turn — has failed (LIB-5); else, while a generating
+// signal is, that group is generating; the signal is the evidence.
 // Without signals it is p.Adapter itself.
 func (p *Profile) Reader() adapter.Adapter {
-	if p.Generating.Empty() {
+	if p.Generating.Empty() && p.Failed.Empty() {
 		return p.Adapter
 	}
 	return &reader{p: p}
@@ -32,13 +34,25 @@ func (r *reader) Groups(doc *observe.Document) adapter.Result {
 		return res
 	}
 	last := &res.Groups[n-1]
-	if last.State != adapter.StateComplete || last.Node == nil {
+	if last.Node == nil {
 		return res
+	}
+	last.Load()
+	if last.State != adapter.StateComplete && last.State != adapter.StateGenerating {
+		return res // the adapter read a final state of its own
 	}
 	for _, u := range res.Users {
 		if precedes(last.Node, u) {
 			return res // the newest turn is the user's: no group answers it yet
 		}
+	}
+	if ev := signal(doc, r.p.Failed, r.p.failSels); ev != "" {
+		last.State = adapter.StateFailed
+		last.Evidence = "page failure signal " + ev
+		return res
+	}
+	if last.State != adapter.StateComplete {
+		return res
 	}
 	if ev := r.p.PageSignal(doc); ev != "" {
 		last.State = adapter.StateGenerating
@@ -50,7 +64,19 @@ func (r *reader) Groups(doc *observe.Document) adapter.Result {
 // PageSignal returns the evidence of the first page-level generating
 // signal present on doc, "" for none.
 func (p *Profile) PageSignal(doc *observe.Document) string {
-	if p.Generating.Empty() {
+	return signal(doc, p.Generating, p.sels)
+}
+
+// PageFailure returns the evidence of the first page-level failure signal
+// present on doc, "" for none.
+func (p *Profile) PageFailure(doc *observe.Document) string {
+	return signal(doc, p.Failed, p.failSels)
+}
+
+// signal returns the evidence of the first of s present on doc (sels are
+// s.Selectors compiled), "" for none.
+func signal(doc *observe.Document, s Signals, sels []cascadia.Matcher) string {
+	if s.Empty() {
 		return ""
 	}
 	for _, f := range doc.Frames {
@@ -59,15 +85,15 @@ func (p *Profile) PageSignal(doc *observe.Document) string {
 			if found != "" || doc.Hidden(n) {
 				return false
 			}
-			for i, sel := range p.sels {
+			for i, sel := range sels {
 				if sel != nil && sel.Match(n) {
-					found = "selector " + `"` + p.Generating.Selectors[i] + `"`
+					found = "selector " + `"` + s.Selectors[i] + `"`
 					return false
 				}
 			}
-			if len(p.Generating.Controls) > 0 {
+			if len(s.Controls) > 0 {
 				role := observe.Role(n)
-				for _, c := range p.Generating.Controls {
+				for _, c := range s.Controls {
 					if role == c.Role && (c.Name == "" || strings.EqualFold(observe.Normalize(doc.Name(n)), observe.Normalize(c.Name))) {
 						found = "control " + c.String()
 						return false

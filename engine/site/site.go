@@ -25,10 +25,16 @@
 //	  "stop": {"role": "button", "name": "Stop"},            // optional: the control that replaces Send while streaming
 //	  "regenerate": {"role": "button", "name": "Regenerate"}, // optional (default: button "Regenerate")
 //	  "retry": {"role": "button", "name": "Retry"},          // optional (default: button "Retry" or "Try again")
+//	                                         // stop, regenerate and retry may add "in": "newest" (or a group id):
+//	                                         //   only the match inside that answer counts (one per answer)
 //	  "generating": {                        // optional page-level signals: any of them on the page means the
 //	    "selectors": ["#log[aria-busy=true]"],//   newest assistant group (after the last user turn) is still generating
 //	    "controls": [{"role": "button", "name": "Stop"}]    // a visible control with that role and name
 //	  },
+//	  "failed": {"selectors": [".toast.error"]}, // optional page-level failure signals (a toast outside the
+//	                                         //   turns): the newest assistant group has failed while one shows
+//	  "settle_ms": 300,                      // optional: the settle window (default 300, 0 = off, at most 10000):
+//	                                         //   an answer is complete once it has been still this long
 //	  "ready": {                             // optional (APP-1): when the page is ready to be read; all named must hold
 //	    "selector": "#thread[data-ready=true]", // an element present (visible)
 //	    "text": "Today",                     //   a text present
@@ -57,9 +63,11 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/andybalholm/cascadia"
 
+	"github.com/replaylab/replaylab/engine"
 	"github.com/replaylab/replaylab/engine/adapter"
 	"github.com/replaylab/replaylab/internal/jsonfile"
 )
@@ -108,24 +116,37 @@ func (e *FileError) Error() string {
 func (e *FileError) Unwrap() error { return ErrBadProfile }
 
 // Control names an element: a role and an accessible name, or a CSS
-// selector.
+// selector (which also reaches an icon button without a name). In scopes
+// it to one answer (LIB-5): InNewest ("newest", the newest answer group)
+// or a group's id; a page with one Regenerate or Copy per answer then
+// resolves to the one inside that answer.
 type Control struct {
 	Role     string `json:"role,omitempty"`
 	Name     string `json:"name,omitempty"`
 	Selector string `json:"selector,omitempty"`
+	In       string `json:"in,omitempty"`
 }
+
+// InNewest scopes a control to the newest answer group.
+const InNewest = engine.InNewest
 
 // IsZero reports whether c names nothing.
 func (c Control) IsZero() bool { return c.Role == "" && c.Selector == "" }
 
 func (c Control) String() string {
-	if c.Selector != "" {
-		return "selector " + strconv.Quote(c.Selector)
+	s := ""
+	switch {
+	case c.Selector != "":
+		s = "selector " + strconv.Quote(c.Selector)
+	case c.Name == "":
+		s = c.Role
+	default:
+		s = fmt.Sprintf("%s %q", c.Role, c.Name)
 	}
-	if c.Name == "" {
-		return c.Role
+	if c.In != "" {
+		s += " in answer " + c.In
 	}
-	return fmt.Sprintf("%s %q", c.Role, c.Name)
+	return s
 }
 
 // Signals are page-level generating signals.
@@ -157,12 +178,20 @@ type Profile struct {
 	Regenerate Control
 	Retry      Control
 	Generating Signals
+	// Failed are page-level failure signals (LIB-5): a toast or banner
+	// outside the turns; while one is on the page, the newest assistant
+	// group (after the last user turn) has failed, with the signal as
+	// evidence.
+	Failed Signals
+	// Settle is the settle window of answer waits (LIB-3, "settle_ms"):
+	// zero takes answer.DefaultSettle, negative turns it off.
+	Settle time.Duration
 	// Ready says when the site's page is ready to be read (APP-1).
 	Ready Ready
 	// Source is the profile's file, "" for a built-in profile.
 	Source string
 
-	sels []cascadia.Matcher
+	sels, failSels []cascadia.Matcher
 }
 
 // IsSim reports whether p is the sim's built-in profile.
@@ -266,7 +295,7 @@ func (ps *parser) selector(field, s string) cascadia.Matcher {
 }
 
 func (ps *parser) profile(o jsonfile.Object, source, root string) *Profile {
-	ps.Known(o, "version", "name", "base_url", "chat_path", "clock", "adapter", "composer", "send", "stop", "regenerate", "retry", "generating", "ready")
+	ps.Known(o, "version", "name", "base_url", "chat_path", "clock", "adapter", "composer", "send", "stop", "regenerate", "retry", "generating", "failed", "ready", "settle_ms")
 	if ps.Err != nil {
 		return nil
 	}
@@ -320,6 +349,9 @@ func (ps *parser) profile(o jsonfile.Object, source, root string) *Profile {
 	ps.adapter(o, p, source, root)
 	if c, ok := ps.Object(o, "composer", true); ok {
 		p.Composer = ps.control(c, true)
+		if ps.Err == nil && p.Composer.In != "" {
+			ps.Fail("composer.in", "the composer is not scoped to an answer")
+		}
 	}
 	if s, ok := ps.Object(o, "send", true); ok {
 		ps.Known(s, "role", "name", "selector", "by")
@@ -342,32 +374,16 @@ func (ps *parser) profile(o jsonfile.Object, source, root string) *Profile {
 		p.Retry = ps.control(s, true)
 	}
 	if g, ok := ps.Object(o, "generating", false); ok {
-		ps.Known(g, "selectors", "controls")
-		sels, _ := ps.List(g, "selectors")
-		for i, v := range sels {
-			field := jsonfile.Index(jsonfile.Join(g.Path, "selectors"), i)
-			s, ok := v.(string)
-			if !ok {
-				ps.Fail(field, "wrong type: want a string, got "+jsonfile.TypeOf(v))
-				break
-			}
-			sel := ps.selector(field, s)
-			p.Generating.Selectors = append(p.Generating.Selectors, s)
-			p.sels = append(p.sels, sel)
-		}
-		controls, _ := ps.List(g, "controls")
-		for i, v := range controls {
-			field := jsonfile.Index(jsonfile.Join(g.Path, "controls"), i)
-			co, err := jsonfile.AsObject(field, v)
-			if err != nil {
-				ps.Fail(err.Field, err.Reason)
-				break
-			}
-			c := ps.control(co, true)
-			if ps.Err == nil && c.Selector != "" {
-				ps.Fail(field, `a page-level control is a role and name; put selectors in "selectors"`)
-			}
-			p.Generating.Controls = append(p.Generating.Controls, c)
+		p.Generating, p.sels = ps.signals(g)
+	}
+	if g, ok := ps.Object(o, "failed", false); ok {
+		p.Failed, p.failSels = ps.signals(g)
+	}
+	if _, ok := o.M["settle_ms"]; ok {
+		// 0 turns the window off; absent takes the default
+		p.Settle = time.Duration(ps.Int(o, "settle_ms", false, 0, SettleMSMax, 0)) * time.Millisecond
+		if p.Settle == 0 {
+			p.Settle = -1
 		}
 	}
 	ps.ready(o, p)
@@ -377,10 +393,56 @@ func (ps *parser) profile(o jsonfile.Object, source, root string) *Profile {
 	return p
 }
 
-// control reads {"role","name"} or {"selector"}.
+// SettleMSMax bounds "settle_ms".
+const SettleMSMax = 10_000
+
+// signals reads {"selectors": [...], "controls": [...]}.
+func (ps *parser) signals(g jsonfile.Object) (Signals, []cascadia.Matcher) {
+	var out Signals
+	var matchers []cascadia.Matcher
+	ps.Known(g, "selectors", "controls")
+	sels, _ := ps.List(g, "selectors")
+	for i, v := range sels {
+		field := jsonfile.Index(jsonfile.Join(g.Path, "selectors"), i)
+		s, ok := v.(string)
+		if !ok {
+			ps.Fail(field, "wrong type: want a string, got "+jsonfile.TypeOf(v))
+			break
+		}
+		sel := ps.selector(field, s)
+		out.Selectors = append(out.Selectors, s)
+		matchers = append(matchers, sel)
+	}
+	controls, _ := ps.List(g, "controls")
+	for i, v := range controls {
+		field := jsonfile.Index(jsonfile.Join(g.Path, "controls"), i)
+		co, err := jsonfile.AsObject(field, v)
+		if err != nil {
+			ps.Fail(err.Field, err.Reason)
+			break
+		}
+		c := ps.control(co, true)
+		if ps.Err == nil && c.Selector != "" {
+			ps.Fail(field, `a page-level control is a role and name; put selectors in "selectors"`)
+		}
+		if ps.Err == nil && c.In != "" {
+			ps.Fail(jsonfile.Join(field, "in"), `a page-level control is not scoped to an answer`)
+		}
+		out.Controls = append(out.Controls, c)
+	}
+	return out, matchers
+}
+
+// control reads {"role","name"} or {"selector"}, and "in".
 func (ps *parser) control(o jsonfile.Object, required bool) Control {
-	ps.Known(o, "role", "name", "selector")
+	ps.Known(o, "role", "name", "selector", "in")
 	var c Control
+	if _, ok := o.M["in"]; ok {
+		c.In = ps.Str(o, "in", true)
+		if ps.Err == nil && strings.TrimSpace(c.In) == "" {
+			ps.Fail(jsonfile.Join(o.Path, "in"), `empty: "newest" or a group id`)
+		}
+	}
 	_, hasRole := o.M["role"]
 	_, hasSel := o.M["selector"]
 	_, hasName := o.M["name"]

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/replaylab/replaylab/engine/adapter"
 	"github.com/replaylab/replaylab/engine/capture"
@@ -113,6 +114,13 @@ func TestParseBad(t *testing.T) {
 		{"ready bad selector", `{"version":1,"name":"a","base_url":"http://x","adapter":"marker","composer":{"role":"textbox"},"send":{"by":"enter"},"ready":{"selector":"div[["}}`, "ready.selector", "invalid CSS selector"},
 		{"ready unknown field", `{"version":1,"name":"a","base_url":"http://x","adapter":"marker","composer":{"role":"textbox"},"send":{"by":"enter"},"ready":{"present":"x"}}`, "ready.present", "unknown field"},
 		{"ready timeout", `{"version":1,"name":"a","base_url":"http://x","adapter":"marker","composer":{"role":"textbox"},"send":{"by":"enter"},"ready":{"absent":".spinner","timeout_ms":0}}`, "ready.timeout_ms", ""},
+		{"settle too long", `{"version":1,"name":"a","base_url":"http://x","adapter":"marker","composer":{"role":"textbox"},"send":{"by":"enter"},"settle_ms":60000}`, "settle_ms", "out of range 0…10000"},
+		{"settle negative", `{"version":1,"name":"a","base_url":"http://x","adapter":"marker","composer":{"role":"textbox"},"send":{"by":"enter"},"settle_ms":-1}`, "settle_ms", "out of range"},
+		{"scoped send", `{"version":1,"name":"a","base_url":"http://x","adapter":"marker","composer":{"role":"textbox"},"send":{"selector":"b","in":"newest"}}`, "send.in", "unknown field"},
+		{"scoped composer", `{"version":1,"name":"a","base_url":"http://x","adapter":"marker","composer":{"selector":"b","in":"newest"}}`, "composer.in", "not scoped"},
+		{"empty scope", `{"version":1,"name":"a","base_url":"http://x","adapter":"marker","composer":{"role":"textbox"},"send":{"by":"enter"},"regenerate":{"selector":"b","in":" "}}`, "regenerate.in", "empty"},
+		{"failed control selector", `{"version":1,"name":"a","base_url":"http://x","adapter":"marker","composer":{"role":"textbox"},"send":{"by":"enter"},"failed":{"controls":[{"selector":"b"}]}}`, "failed.controls[0]", "role and name"},
+		{"failed bad selector", `{"version":1,"name":"a","base_url":"http://x","adapter":"marker","composer":{"role":"textbox"},"send":{"by":"enter"},"failed":{"selectors":["div[["]}}`, "failed.selectors[0]", "invalid CSS selector"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := Parse([]byte(tc.file), "p.json")
@@ -150,6 +158,58 @@ func TestPageSignals(t *testing.T) {
 		{"stop control marks it", `<div id="log"><div class="msg" data-from="me" data-id="1">hi</div><div class="msg" data-from="bot" data-id="2">Par</div></div><button>Stop</button>`, "generating", `page signal control button "Stop"`},
 		{"hidden stop is no signal", `<div id="log"><div class="msg" data-from="me" data-id="1">hi</div><div class="msg" data-from="bot" data-id="2">Paris.</div></div><button hidden>Stop</button>`, "complete", "no generating signal"},
 		{"an answer before the newest user turn stays complete", `<div id="log" aria-busy="true"><div class="msg" data-from="bot" data-id="2">Old.</div><div class="msg" data-from="me" data-id="3">next?</div></div>`, "complete", "no generating signal"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res := r.Groups(doc(t, tc.html))
+			g := res.Groups[len(res.Groups)-1]
+			if g.State != tc.state || g.Evidence != tc.evidence {
+				t.Fatalf("state %s (%s), want %s (%s)", g.State, g.Evidence, tc.state, tc.evidence)
+			}
+		})
+	}
+}
+
+// LIB-3: settle_ms left out is the default (0 here), 0 turns the window
+// off (negative), a value is that many milliseconds.
+func TestSettle(t *testing.T) {
+	for _, tc := range []struct {
+		name, field string
+		want        time.Duration
+	}{
+		{"left out takes the default", ``, 0},
+		{"zero turns it off", `"settle_ms": 0,`, -1},
+		{"a window", `"settle_ms": 250,`, 250 * time.Millisecond},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p, err := Parse([]byte(strings.Replace(good, `"version": 1,`, `"version": 1, `+tc.field, 1)), "acme.json")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if p.Settle != tc.want {
+				t.Fatalf("settle %s, want %s", p.Settle, tc.want)
+			}
+		})
+	}
+}
+
+// LIB-5: a control given by selector and scoped to an answer becomes a
+// scoped selector target; a page-level failure signal fails the newest
+// answer, before a generating signal.
+func TestScopedControlsAndFailureSignals(t *testing.T) {
+	file := strings.Replace(good, `"stop": {"role": "button", "name": "Stop"},`,
+		`"stop": {"role": "button", "name": "Stop"}, "regenerate": {"selector": "button.regen", "in": "newest"}, "failed": {"selectors": [".toast.error"]},`, 1)
+	p, err := Parse([]byte(file), "acme.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tg := Target(p.RegenerateControl()); tg.Selector != "button.regen" || tg.In != InNewest || p.RegenerateControl().String() != `selector "button.regen" in answer newest` {
+		t.Fatalf("regenerate %+v (%s)", tg, p.RegenerateControl())
+	}
+	r := p.Reader()
+	for _, tc := range []struct{ name, html, state, evidence string }{
+		{"a toast fails the newest answer", `<div id="log" aria-busy="true"><div class="msg" data-from="me" data-id="1">hi</div><div class="msg" data-from="bot" data-id="2">Par</div></div><div class="toast error">Something went wrong</div>`, "failed", `page failure signal selector ".toast.error"`},
+		{"no toast", `<div id="log"><div class="msg" data-from="me" data-id="1">hi</div><div class="msg" data-from="bot" data-id="2">Paris.</div></div><div class="toast">Saved</div>`, "complete", "no generating signal"},
+		{"an answer before the newest user turn is not failed", `<div id="log"><div class="msg" data-from="bot" data-id="2">Old.</div><div class="msg" data-from="me" data-id="3">next?</div></div><div class="toast error">x</div>`, "complete", "no generating signal"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			res := r.Groups(doc(t, tc.html))

@@ -89,7 +89,10 @@ func siteOptions(t *testing.T, driver string) steps.Options {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = srv.Close() })
-	opt.BaseURLs = map[string]string{"testsite": srv.URL, "chatapp": srv.URL}
+	opt.BaseURLs = map[string]string{}
+	for _, name := range testsite.ProfileNames {
+		opt.BaseURLs[name] = srv.URL
+	}
 	return opt
 }
 
