@@ -29,7 +29,9 @@
 // zoo/<lib>/; its profile (zoo/<lib>/<lib>.json, clock page) and adapter
 // (zoo/<lib>/<lib>.adapter.json) are beside them, with <lib>-wall.json for
 // the wall clock. The bundles are committed and embedded: serving needs no
-// npm and no network.
+// npm and no network. zoo/<lib>/recordings/send holds a record --send
+// session of each page, and zoo/features (recordings in zoo/recordings) is
+// the zoo's scenario project, run by go test ./zoo live and replayed.
 //
 // It serves on 127.0.0.1 only, on a free port unless told otherwise:
 //

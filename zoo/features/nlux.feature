@@ -24,8 +24,9 @@ Feature: The NLUX chat (@nlux/core), a renderer that animates its text
       | clock | profile             |
       | wall  | nlux/nlux-wall.json |
 
-    # LIB-5: on the page clock NLUX enables its send in a deferred update
-    # and the Enter lands before it; today: engine: press: OUTCOME_UNKNOWN:
+    # LIB-5: NLUX takes the typed text and enables its send button in a
+    # deferred update (a timer, which the page clock holds); the click
+    # lands on the disabled button; today: engine: click: OUTCOME_UNKNOWN:
     # expected new_answer did not happen in time
     @lib-pending @LIB-5
     Examples:
@@ -62,7 +63,7 @@ Feature: The NLUX chat (@nlux/core), a renderer that animates its text
     Then the answer status is "ANSWER_STOPPED"
 
   # LIB-5: NLUX shows the failure as a toast outside the turns and adds no
-  # answer; today: engine: press: OUTCOME_UNKNOWN: expected new_answer did
+  # answer; today: engine: click: OUTCOME_UNKNOWN: expected new_answer did
   # not happen in time
   @lib-pending @LIB-5
   Scenario: An error from the runnable is ANSWER_FAILED
