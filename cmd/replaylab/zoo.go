@@ -22,7 +22,7 @@ func cmdZoo(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 	}
 	s, err := zoo.Start(zoo.Options{Addr: *addr})
 	if err != nil {
-		return exitBadInput, badInput("zoo: %v", err)
+		return exitBadInput, badInput("%v", err)
 	}
 	fmt.Fprintf(stdout, "replaylab zoo: serving %s/ —", s.URL)
 	for _, lib := range zoo.Libs {
