@@ -25,9 +25,9 @@ Feature: The NLUX chat (@nlux/core), a renderer that animates its text
       | wall  | nlux/nlux-wall.json |
 
     # LIB-5: NLUX takes the typed text and enables its send button in a
-    # deferred update (a timer, which the page clock holds); the click
-    # lands on the disabled button; today: engine: click: OUTCOME_UNKNOWN:
-    # expected new_answer did not happen in time
+    # deferred update, which on the page clock has not run when the click
+    # lands on the still disabled button; today: engine: click:
+    # OUTCOME_UNKNOWN: expected new_answer did not happen in time
     @lib-pending @LIB-5
     Examples:
       | clock | profile        |
