@@ -58,6 +58,7 @@ func init() {
 	commands = []command{
 		{"run", "run feature files (default features/) and compare golden traces", cmdRun},
 		{"sim", "serve the synthetic chat site on the loopback", cmdSim},
+		{"zoo", "serve the zoo of real chat UI libraries from npm on the loopback", cmdZoo},
 		{"observe", "print what the engine sees of an .html file, a capture or a URL", cmdObserve},
 		{"find", "run a fresh find and print the resolve verdict", cmdFind},
 		{"record", "record a live session of a page (captures after every burst of changes)", cmdRecord},

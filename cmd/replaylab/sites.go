@@ -7,6 +7,7 @@ import (
 
 	"github.com/replaylab/replaylab/engine/replay"
 	"github.com/replaylab/replaylab/testsite"
+	"github.com/replaylab/replaylab/zoo"
 )
 
 // stringList is a repeatable string flag.
@@ -58,7 +59,7 @@ func serveBuiltinSites(mode replay.Mode, byName map[string]string) (func(), erro
 		missing = missing || !ok
 	}
 	if !missing {
-		return func() {}, nil
+		return serveZoo(byName)
 	}
 	srv, err := testsite.Start(testsite.Options{})
 	if err != nil {
@@ -68,6 +69,34 @@ func serveBuiltinSites(mode replay.Mode, byName map[string]string) (func(), erro
 		if _, ok := byName[name]; !ok {
 			byName[name] = srv.URL
 		}
+	}
+	stopZoo, err := serveZoo(byName)
+	if err != nil {
+		_ = srv.Close()
+		return nil, err
+	}
+	return func() { stopZoo(); _ = srv.Close() }, nil
+}
+
+// serveZoo starts the zoo (package zoo) for live runs whose features choose
+// one of its sites (zoo/<lib>/<lib>.json, named zoo-<lib>), unless
+// --base-url names where each already runs.
+func serveZoo(byName map[string]string) (func(), error) {
+	var missing []string
+	for _, lib := range zoo.Libs {
+		if _, ok := byName["zoo-"+lib]; !ok {
+			missing = append(missing, "zoo-"+lib)
+		}
+	}
+	if len(missing) == 0 {
+		return func() {}, nil
+	}
+	srv, err := zoo.Start(zoo.Options{})
+	if err != nil {
+		return nil, fmt.Errorf("run: start the zoo: %w", err)
+	}
+	for _, name := range missing {
+		byName[name] = srv.URL
 	}
 	return func() { _ = srv.Close() }, nil
 }
