@@ -184,6 +184,9 @@ func Check(file string, s *replay.Session, ad adapter.Adapter, opt Options) Sess
 	quietSession := slices.ContainsFunc(s.Steps, func(st replay.Step) bool { return st.Kind == replay.KindQuiet })
 	quiet := !quietSession
 	for si, st := range s.Steps {
+		if st.Kind == replay.KindRead {
+			continue // the page as the capture before showed it
+		}
 		if st.Kind != replay.KindCapture {
 			switch st.Kind {
 			case replay.KindType:
