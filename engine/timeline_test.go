@@ -185,3 +185,66 @@ func TestReplayIsTheLiveRun(t *testing.T) {
 		})
 	}
 }
+
+// TestAnswerIDSwappedWhileGenerating (SPEC LIB-1): a placeholder the page
+// replaces by the real message under a new id while generating is
+// followed as one answer, and the golden names it once.
+func TestAnswerIDSwappedWhileGenerating(t *testing.T) {
+	u1 := turn{id: "m1", role: "user", text: "q1"}
+	a1 := turn{id: "m2", role: "assistant", text: "An earlier answer"}
+	u2 := turn{id: "m3", role: "user", text: "q2"}
+	busy := `aria-busy="true"`
+	tests := []struct {
+		name           string
+		after          []*capture.Capture
+		group, states  string
+		was            string
+		goldenContains []string
+	}{
+		{
+			name: "the placeholder's id swapped once is one answer",
+			after: []*capture.Capture{
+				page(u1, a1, u2, turn{id: "tmp-1", role: "assistant", text: "", attrs: busy}),
+				page(u1, a1, u2, turn{id: "m4", role: "assistant", text: "Paris."}),
+			},
+			group: "m4", states: "generating>complete", was: "tmp-1",
+			goldenContains: []string{
+				"answer.state page=main group=a1 state=generating",
+				"answer.state page=main group=a1 state=complete",
+				"answer.result page=main status=complete group=a1 ",
+				" was=a1 ",
+			},
+		},
+		{
+			name: "a second new group beside the first is another answer",
+			after: []*capture.Capture{
+				page(u1, a1, u2, turn{id: "tmp-1", role: "assistant", text: "", attrs: busy}),
+				page(u1, a1, u2, turn{id: "tmp-1", role: "assistant", text: "Thinking"}, turn{id: "m4", role: "assistant", text: "Paris."}),
+			},
+			group: "m4", states: "complete",
+			goldenContains: []string{"answer.state page=main group=a2 state=complete"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx := context.Background()
+			p, log, _ := run(t, recording([]*capture.Capture{page(u1, a1)}, tt.after...))
+			if err := p.Click(ctx, engine.ByRole("button", "Send"), sendExpectingAnswer); err != nil {
+				t.Fatal(err)
+			}
+			r, err := p.WaitAnswer(ctx, answer.Options{Timeout: 3 * time.Second})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.GroupID != tt.group || strings.Join(r.States, ">") != tt.states || r.Was != tt.was {
+				t.Fatalf("followed %s through %v (was %q), want %s through %s (was %q)", r.GroupID, r.States, r.Was, tt.group, tt.states, tt.was)
+			}
+			golden := string(trace.Golden(log.Events()))
+			for _, want := range tt.goldenContains {
+				if !strings.Contains(golden, want) {
+					t.Errorf("the golden lacks %q:\n%s", want, golden)
+				}
+			}
+		})
+	}
+}
