@@ -21,3 +21,17 @@ Feature: Ids the page makes up
     And the states seen are "generating, complete"
     And the answer text is "Answer 2: you said Second question."
     And validating this session with the adapter "testsite/lib/browser-ids.adapter.json" passes
+
+  @LIB-1
+  Scenario: A site with no message ids declares position ids, and that is no violation
+    Given a list-style chat with 4 earlier turns
+    And the engine reads the chat with the adapter file "testsite/lib/list-positions.adapter.json"
+    And the next answer streams "Lists are" for 600 ms and completes as "Lists are turns too."
+    When I open the chat
+    And I send "Can you read lists?"
+    And I wait for the answer
+    Then the answer status is "complete"
+    And the states seen are "generating, complete"
+    And the answer text is "Lists are turns too."
+    And validating this session with the adapter "testsite/lib/list-positions.adapter.json" passes
+    And validating this session with the adapter "testsite/lib/list-no-id.adapter.json" reports "position-id"
