@@ -293,7 +293,7 @@ func Check(file string, s *replay.Session, ad adapter.Adapter, opt Options) Sess
 			switch {
 			case pos > 0 && pos == len(res.Groups):
 				positionWarned = true
-				add(CheckPositionID, fmt.Sprintf("every group has a position id (%s): the id attribute is on no turn, so ids shift when turns are added at the top; set turn.id to the attribute that holds the message id", first.Rule))
+				add(CheckPositionID, fmt.Sprintf("every group has a position id (%s): the id attribute is on no turn, so ids shift when turns are added at the top; set turn.id to the attribute that holds the message id, or, if the turns carry none, declare \"kind\": \"position\" in turn.id (adapter file version 2)", first.Rule))
 			case pos > 0:
 				positionWarned = true
 				rep.Violations = append(rep.Violations, Violation{Capture: cr.Index, Check: CheckPositionID, Severity: SeverityWarning,
@@ -320,6 +320,7 @@ func Check(file string, s *replay.Session, ad adapter.Adapter, opt Options) Sess
 			}
 		}
 		newLoad := navigated && idKind != adapter.IDStable // declared ids are made anew by each load
+		acrossLoad := navigated
 		if navigated {
 			clear(idText)
 		}
@@ -336,6 +337,9 @@ func Check(file string, s *replay.Session, ad adapter.Adapter, opt Options) Sess
 				detail := fmt.Sprintf("group %d was %s in the capture before, now %s", i+1, prev[i].ID, cr.Groups[i].ID)
 				if swapped[prev[i].ID] {
 					detail += " (its id had already changed once while it was generating)"
+				}
+				if acrossLoad {
+					detail += `: the ids changed across a page load; if the page makes its ids up on every load, declare "kind": "volatile" in turn.id (adapter file version 2)`
 				}
 				add(CheckStability, detail)
 				break

@@ -125,6 +125,7 @@ func TestDeclaredIDs(t *testing.T) {
 			id:   stable,
 			s:    session(sstep{action: "nav"}, sstep{page: chat(u1, a1)}, sstep{action: "nav"}, sstep{page: chat(tn{"user", "u7", "q1", false}, tn{"bot", "x7", "First answer.", false})}),
 			want: []string{conformance.CheckStability},
+			says: `declare "kind": "volatile" in turn.id`,
 		},
 		{
 			name: "a volatile id reused for another turn in one load",
