@@ -10,5 +10,5 @@ import "embed"
 // Files holds features/, recordings/, docs/examples/ (the adapter
 // files scenarios name) and the test site's profile and adapter file.
 //
-//go:embed features recordings docs/examples testsite/*.json testsite/broken testsite/chatapp-broken testsite/recordings
+//go:embed features recordings docs/examples testsite/*.json testsite/broken testsite/chatapp-broken testsite/recordings testsite/lib
 var Files embed.FS

@@ -73,6 +73,9 @@ func (p *Page) WaitAnswer(ctx context.Context, opt answer.Options) (answer.Resul
 	if res.Partial {
 		attrs = append(attrs, trace.A("partial", true))
 	}
+	if res.Was != "" {
+		attrs = append(attrs, trace.A(trace.KeyWas, res.Was))
+	}
 	attrs = append(attrs, trace.A("text", res.Text))
 	p.emit("answer.result", attrs...)
 	return res, nil

@@ -35,6 +35,7 @@ type Server struct {
 	next     int      // index of the next scripted answer
 	turns    []Turn   // turns added by sends, after the history
 	received []string // messages that reached the server
+	libSends int      // sends /lib/browser-ids received
 	gen      int      // bumped by SetChat: transitions scheduled before it do nothing
 	redos    int      // turns regenerated since SetChat (their ids' versions)
 

@@ -332,7 +332,7 @@ func (w *world) finish(stepErr error) error {
 			}
 		}
 	}
-	out.Trace = trace.Format(w.log.Events())
+	out.Trace = trace.Golden(w.log.Events())
 	ad := w.adapter
 	for _, name := range w.tabOrder {
 		t := w.tabs[name]

@@ -41,6 +41,8 @@ func TestAdapterGuideCommands(t *testing.T) {
 		{"validate the second site's recording", "validate --site testsite/testsite.json testsite/recordings/send", false, exitOK, ""},
 		{"validate names swapped speakers", "validate --quiet --site testsite/testsite.json --adapter testsite/broken/swapped-speakers.adapter.json testsite/recordings/send", false, exitFailed, ""},
 		{"replay the site's scenarios", "run features/site.feature", false, exitOK, "passed"},
+		{"validate declared volatile ids", "validate --quiet --adapter testsite/lib/browser-ids.adapter.json recordings/sessions/library-ids/ids-made-in-the-browser-on-every-load-never-reach-the-golden.json", false, exitOK, "0 violations"},
+		{"validate declared position ids", "validate --quiet --adapter testsite/lib/list-positions.adapter.json recordings/sessions/library-ids/a-site-with-no-message-ids-declares-position-ids-and-that-is-no-violation.json", false, exitOK, "0 violations"},
 	}
 	for _, s := range steps {
 		if !strings.Contains(string(guide), prefix+s.command) {

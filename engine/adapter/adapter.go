@@ -99,10 +99,11 @@
 //
 // # Adapter files
 //
-// A team describes its site in JSON (LoadFile, ParseFile). Version 1:
+// A team describes its site in JSON (LoadFile, ParseFile). Version 2
+// (version 1 is the same without turn.id.kind, and is still read):
 //
 //	{
-//	  "version": 1,                       // required, must be 1
+//	  "version": 2,                       // required, 1 or 2
 //	  "name": "acme",                     // optional; default: file name without extension
 //	  "turn": {                           // required
 //	    "selector": "div.msg",            // required CSS selector: each outermost visible match is a turn
@@ -116,8 +117,11 @@
 //	      "user": ["human"]               // optional; turns matching neither are not turns
 //	    },
 //	    "id": {                           // required
-//	      "attribute": "data-msg-id",     // required: the id attribute
-//	      "selector": "footer.meta"       // optional: read it from the first matching descendant
+//	      "attribute": "data-msg-id",     // required (but with kind "position"): the id attribute
+//	      "selector": "footer.meta",      // optional: read it from the first matching descendant
+//	      "kind": "stable"                // version 2, optional: "stable" (default), "volatile" (the page
+//	                                      // makes ids up per load or run) or "position" (no ids: turns
+//	                                      // are "pos-<n>", no attribute); a declared kind is no violation
 //	    }                                 // a turn without the id gets "pos-<n>" and the rule says so
 //	  },
 //	  "states": {                         // optional: signals added to the built-in ones

@@ -15,8 +15,24 @@ import (
 	"github.com/replaylab/replaylab/internal/jsonfile"
 )
 
-// FileVersion is the adapter-file format this build reads.
-const FileVersion = 1
+// FileVersion is the newest adapter-file format this build reads.
+// Version 2 added turn.id.kind (ids the page makes up, or none: SPEC
+// LIB-1); version 1 files are still read.
+const FileVersion = 2
+
+// Kinds of message ids an adapter file declares (turn.id.kind).
+const (
+	// IDStable: the attribute holds the message's id for the life of the
+	// turn (the default; a turn without it gets a position id, which
+	// validate reports).
+	IDStable = "stable"
+	// IDVolatile: the attribute holds an id the page makes up per load
+	// or per run; it names one turn while the page is loaded.
+	IDVolatile = "volatile"
+	// IDPosition: the page has no message ids; turns are named by their
+	// position among the assistant's turns.
+	IDPosition = "position"
+)
 
 // Bounds of an adapter file.
 const (
@@ -63,6 +79,7 @@ type File struct {
 	assistant  []string // folded
 	user       []string // folded
 	idAttr     string
+	idKind     string // IDStable, IDVolatile or IDPosition
 	idSel      cascadia.Matcher
 	idSrc      string
 	states     States
@@ -198,16 +215,17 @@ func (p *parser) file(o jsonfile.Object, source string) *File {
 		p.Fail("version", "missing required field")
 		return nil
 	}
-	if v := p.Int(o, "version", true, -1<<62, 1<<62, 0); p.Err == nil && v != FileVersion {
-		p.Fail("version", fmt.Sprintf("unknown version %d (this build reads version %d)", v, FileVersion))
+	v := p.Int(o, "version", true, -1<<62, 1<<62, 0)
+	if p.Err == nil && (v < 1 || v > FileVersion) {
+		p.Fail("version", fmt.Sprintf("unknown version %d (this build reads versions 1 to %d)", v, FileVersion))
 	}
-	a := &File{source: source, videoMin: 3}
+	a := &File{source: source, videoMin: 3, idKind: IDStable}
 	a.name = p.Str(o, "name", false)
 	if a.name == "" && p.Err == nil {
 		a.name = strings.TrimSuffix(filepath.Base(source), filepath.Ext(source))
 	}
 	if t, ok := p.Object(o, "turn", true); ok {
-		p.turn(t, a)
+		p.turn(t, a, v)
 	}
 	if s, ok := p.Object(o, "states", false); ok {
 		p.Known(s, "builtin", "generating", "confirmation", "failure", "stopped")
@@ -252,7 +270,7 @@ func (p *parser) file(o jsonfile.Object, source string) *File {
 	return a
 }
 
-func (p *parser) turn(t jsonfile.Object, a *File) {
+func (p *parser) turn(t jsonfile.Object, a *File, version int) {
 	p.Known(t, "selector", "speaker", "id")
 	a.turnSrc = p.Str(t, "selector", true)
 	if p.Err == nil {
@@ -278,7 +296,27 @@ func (p *parser) turn(t jsonfile.Object, a *File) {
 		a.user = fold(p.Strs(s, "user", false))
 	}
 	if id, ok := p.Object(t, "id", true); ok {
-		p.Known(id, "attribute", "selector")
+		p.Known(id, "attribute", "selector", "kind")
+		if _, ok := id.M["kind"]; ok {
+			kind := p.Str(id, "kind", true)
+			switch {
+			case p.Err != nil:
+			case version < 2:
+				p.Fail(jsonfile.Join(id.Path, "kind"), `needs "version": 2 (version 1 files have no id kinds)`)
+			case kind != IDStable && kind != IDVolatile && kind != IDPosition:
+				p.Fail(jsonfile.Join(id.Path, "kind"), "unknown kind "+strconv.Quote(kind)+" (want stable, volatile or position)")
+			default:
+				a.idKind = kind
+			}
+		}
+		if a.idKind == IDPosition {
+			for _, k := range []string{"attribute", "selector"} {
+				if _, ok := id.M[k]; ok && p.Err == nil {
+					p.Fail(jsonfile.Join(id.Path, k), "a position id reads no attribute: leave it out, or declare the kind the attribute's ids are (stable or volatile)")
+				}
+			}
+			return
+		}
 		a.idAttr = p.Str(id, "attribute", true)
 		if _, ok := id.M["selector"]; ok {
 			a.idSrc = p.Str(id, "selector", false)
@@ -360,9 +398,13 @@ func (a *File) find(doc *observe.Document) Result {
 			pos++
 			g := Group{Frame: f.ID}
 			id, idRule := a.messageID(n)
-			if id == "" {
+			if a.idKind == IDPosition {
+				id, idRule = "pos-"+strconv.Itoa(pos), "id by position "+strconv.Itoa(pos)+" (declared: turn.id.kind position)"
+			} else if id == "" {
 				id = "pos-" + strconv.Itoa(pos)
 				idRule = "id from position " + strconv.Itoa(pos) + " (no " + a.idAttr + ")"
+			} else if a.idKind == IDVolatile {
+				idRule += " (declared: turn.id.kind volatile)"
 			}
 			g.ID = id
 			if f.ID != "main" {
@@ -446,7 +488,14 @@ func speakerOf(v string, assistant, user []string) string {
 	return ""
 }
 
+// IDKind is the kind of message ids the file declares: IDStable (the
+// default), IDVolatile or IDPosition.
+func (a *File) IDKind() string { return a.idKind }
+
 func (a *File) messageID(n *html.Node) (id, rule string) {
+	if a.idKind == IDPosition {
+		return "", ""
+	}
 	holder := n
 	if a.idSel != nil {
 		holder = first(n, a.idSel)

@@ -48,6 +48,43 @@ func TestFileSpeakerBySelector(t *testing.T) {
 	}
 }
 
+// TestFileIDKinds: a version 2 file declares ids the page makes up
+// (volatile) or none (position), and the rule says so (SPEC LIB-1).
+func TestFileIDKinds(t *testing.T) {
+	const body = `<ul><li class="turn" data-k="u1" data-who="user">hello</li><li class="turn" data-k="x9" data-who="bot">hi</li><li class="turn" data-k="y3" data-who="bot">again</li></ul>`
+	tests := []struct {
+		name, id, kind string
+		want           []string // ids
+		rule           string
+	}{
+		{name: "version 1, stable", id: `{"attribute":"data-k"}`, kind: IDStable, want: []string{"x9", "y3"}, rule: "id from data-k"},
+		{name: "volatile", id: `{"attribute":"data-k","kind":"volatile"}`, kind: IDVolatile, want: []string{"x9", "y3"}, rule: "id from data-k (declared: turn.id.kind volatile)"},
+		{name: "position", id: `{"kind":"position"}`, kind: IDPosition, want: []string{"pos-1", "pos-2"}, rule: "id by position 2 (declared: turn.id.kind position)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			version := "2"
+			if tt.kind == IDStable {
+				version = "1"
+			}
+			a, err := ParseFile([]byte(`{"version":`+version+`,"turn":{"selector":"li.turn","speaker":{"attribute":"data-who","assistant":["bot"],"user":["user"]},"id":`+tt.id+`}}`), "inline")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := a.(*File).IDKind(); got != tt.kind {
+				t.Errorf("IDKind %q, want %q", got, tt.kind)
+			}
+			r := a.Groups(parse(t, page(body)))
+			if got := r.IDs(); strings.Join(got, ",") != strings.Join(tt.want, ",") {
+				t.Fatalf("ids %v, want %v", got, tt.want)
+			}
+			if last := r.Groups[len(r.Groups)-1].Rule; !strings.HasSuffix(last, "; "+tt.rule) {
+				t.Errorf("rule %q, want it to end with %q", last, tt.rule)
+			}
+		})
+	}
+}
+
 func TestFileRefused(t *testing.T) {
 	const good = `"turn":{"selector":"div.msg","id":{"attribute":"data-id"}}`
 	tests := []struct {
@@ -59,7 +96,11 @@ func TestFileRefused(t *testing.T) {
 		{name: "missing version", src: `{` + good + `}`, field: "version", reason: "missing required field"},
 		{name: "version wrong type", src: `{"version":"1",` + good + `}`, field: "version", reason: "want an integer, got a string"},
 		{name: "version fraction", src: `{"version":1.5,` + good + `}`, field: "version", reason: "want an integer"},
-		{name: "unknown version", src: `{"version":2,` + good + `}`, field: "version", reason: "unknown version 2"},
+		{name: "unknown version", src: `{"version":3,` + good + `}`, field: "version", reason: "unknown version 3"},
+		{name: "id kind in version 1", src: `{"version":1,"turn":{"selector":"div","id":{"attribute":"x","kind":"volatile"}}}`, field: "turn.id.kind", reason: `needs "version": 2`},
+		{name: "unknown id kind", src: `{"version":2,"turn":{"selector":"div","id":{"attribute":"x","kind":"random"}}}`, field: "turn.id.kind", reason: `unknown kind "random"`},
+		{name: "position id with an attribute", src: `{"version":2,"turn":{"selector":"div","id":{"attribute":"x","kind":"position"}}}`, field: "turn.id.attribute", reason: "a position id reads no attribute"},
+		{name: "volatile id without an attribute", src: `{"version":2,"turn":{"selector":"div","id":{"kind":"volatile"}}}`, field: "turn.id.attribute", reason: "missing required field"},
 		{name: "unknown top field", src: `{"version":1,"turns":{},` + good + `}`, field: "turns", reason: "unknown field"},
 		{name: "missing turn", src: `{"version":1}`, field: "turn", reason: "missing required field"},
 		{name: "turn wrong type", src: `{"version":1,"turn":"div"}`, field: "turn", reason: "want an object, got a string"},

@@ -165,6 +165,25 @@ type Result struct {
 	// generating ("" when the wait never saw it generating).
 	PartialText string
 	Media       []adapter.Media
+	// Was is the id the answer had before the page swapped it once while
+	// it was generating (a placeholder replaced by the real message), ""
+	// when it kept its id.
+	Was string
+}
+
+// swapped reports whether the group res followed was swapped for a new
+// id: it was generating, is gone from r, and has not been swapped before.
+func swapped(res Result, r adapter.Result) bool {
+	n := len(res.States)
+	if res.Was != "" || n == 0 || res.States[n-1] != adapter.StateGenerating {
+		return false
+	}
+	for _, g := range r.Groups {
+		if g.ID == res.GroupID {
+			return false
+		}
+	}
+	return true
 }
 
 // Observer is told of every state change, for the trace.
@@ -197,8 +216,14 @@ func Wait(ctx context.Context, src Source, b Baseline, opt Options, onState Obse
 		var settleEnd time.Time // the end of the current settle window, zero outside one
 		if g, ok := b.Newest(r); ok {
 			if res.GroupID != "" && res.GroupID != g.ID {
-				// a later new group replaced the one we followed
-				res.States, res.PartialText = nil, ""
+				if swapped(res, r) {
+					// the page replaced the placeholder it was generating
+					// under its real message's id: the same answer (LIB-1)
+					res.Was = res.GroupID
+				} else {
+					// a later new group replaced the one we followed
+					res.States, res.PartialText, res.Was = nil, "", ""
+				}
 			}
 			if opt.Stopped && g.State == adapter.StateComplete {
 				// the engine stopped this answer: whatever the site shows,

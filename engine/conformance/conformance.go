@@ -68,6 +68,11 @@ const (
 	CheckMedia       = "media-uncovered"    // media in a turn that no media rule covers
 	CheckGenerating  = "never-generating"   // a send's new group never showed generating
 	CheckNoSends     = "no-sends"           // clicks and presses were recorded, none of them a send (LIB-6)
+
+	// For adapters that declare their ids (turn.id.kind, SPEC LIB-1): a
+	// declared kind is no violation; what can break is checked instead.
+	CheckPositionShift = "position-shift" // declared position ids: a turn inserted above shifted them
+	CheckIDReused      = "id-reused"      // declared volatile ids: one id named two turns in one load
 )
 
 // Severities.
@@ -146,6 +151,9 @@ type Decision struct {
 	// the page's stop control or generating signal showed beside it
 	streamed bool
 	replace  bool // a regenerate or retry: a new group in place of one
+	// swapped: the new group's id changed once while it was generating
+	// (a placeholder replaced by the real message); Was is the first id
+	was string
 }
 
 // Session is the report of one recorded session.
@@ -187,12 +195,22 @@ func Check(file string, s *replay.Session, ad adapter.Adapter, opt Options) Sess
 	}
 	likely := map[string]int{}
 	sendSeen := false // the send control resolved in some capture
+	idKind := adapter.IDStable
+	if file_ != nil {
+		idKind = file_.IDKind()
+	}
+	navigated := false            // a navigation since the last capture: a new load
+	swapped := map[string]bool{}  // ids that replaced a generating placeholder's
+	idText := map[string]string{} // declared volatile ids: the text each named in this load
 	// readiness (APP-1): a page is ready while the profile's "ready"
 	// holds, or, in a session recorded with the default readiness, after
 	// its quiet wait; before it, the composer and send checks are skipped
 	quietSession := slices.ContainsFunc(s.Steps, func(st replay.Step) bool { return st.Kind == replay.KindQuiet })
 	quiet := !quietSession
 	for si, st := range s.Steps {
+		if st.Kind == replay.KindRead {
+			continue // the page as the capture before showed it
+		}
 		if st.Kind != replay.KindCapture {
 			switch st.Kind {
 			case replay.KindType:
@@ -207,6 +225,7 @@ func Check(file string, s *replay.Session, ad adapter.Adapter, opt Options) Sess
 					rep.close(pending)
 					pending, prev, lastIdx = nil, nil, -1
 				}
+				navigated = true
 			}
 			if st.Kind != replay.KindType {
 				life.acted()
@@ -301,7 +320,7 @@ func Check(file string, s *replay.Session, ad adapter.Adapter, opt Options) Sess
 			switch {
 			case pos > 0 && pos == len(res.Groups):
 				positionWarned = true
-				add(CheckPositionID, fmt.Sprintf("every group has a position id (%s): the id attribute is on no turn, so ids shift when turns are added at the top; set turn.id to the attribute that holds the message id", first.Rule))
+				add(CheckPositionID, fmt.Sprintf("every group has a position id (%s): the id attribute is on no turn, so ids shift when turns are added at the top; set turn.id to the attribute that holds the message id, or, if the turns carry none, declare \"kind\": \"position\" in turn.id (adapter file version 2)", first.Rule))
 			case pos > 0:
 				positionWarned = true
 				rep.Violations = append(rep.Violations, Violation{Capture: cr.Index, Check: CheckPositionID, Severity: SeverityWarning,
@@ -328,13 +347,55 @@ func Check(file string, s *replay.Session, ad adapter.Adapter, opt Options) Sess
 				add(CheckSend, fmt.Sprintf("%s: %s", controlName(opt, "send"), describe(cr.Send)))
 			}
 		}
-		for i := 0; i < len(prev) && i < len(cr.Groups); i++ {
+		newLoad := navigated && idKind != adapter.IDStable // declared ids are made anew by each load
+		acrossLoad := navigated
+		if navigated {
+			clear(idText)
+		}
+		navigated = false
+		for i := 0; i < len(prev) && i < len(cr.Groups) && !newLoad; i++ {
 			if pending != nil && pending.replace && i == len(prev)-1 {
 				break // a regenerated or retried answer replaces the last group under a new id
 			}
 			if prev[i].ID != cr.Groups[i].ID && !slices.ContainsFunc(cr.Groups, func(g Group) bool { return g.ID == prev[i].ID }) {
-				add(CheckStability, fmt.Sprintf("group %d was %s in the capture before, now %s", i+1, prev[i].ID, cr.Groups[i].ID))
+				if prev[i].State == adapter.StateGenerating && !swapped[prev[i].ID] && !slices.ContainsFunc(prev, func(g Group) bool { return g.ID == cr.Groups[i].ID }) {
+					swapped[cr.Groups[i].ID] = true // a placeholder replaced by the real message: one answer
+					continue
+				}
+				detail := fmt.Sprintf("group %d was %s in the capture before, now %s", i+1, prev[i].ID, cr.Groups[i].ID)
+				if swapped[prev[i].ID] {
+					detail += " (its id had already changed once while it was generating)"
+				}
+				if acrossLoad {
+					detail += `: the ids changed across a page load; if the page makes its ids up on every load, declare "kind": "volatile" in turn.id (adapter file version 2)`
+				}
+				add(CheckStability, detail)
 				break
+			}
+		}
+		switch {
+		case idKind == adapter.IDPosition && !newLoad:
+			for i := 0; i < len(prevRes.Groups) && i < len(res.Groups); i++ {
+				if pending != nil && pending.replace && i == len(prevRes.Groups)-1 {
+					break
+				}
+				was, now := prevRes.Groups[i], res.Groups[i]
+				if was.State == adapter.StateGenerating || now.Text == was.Text || strings.HasPrefix(now.Text, was.Text) {
+					continue
+				}
+				add(CheckPositionShift, fmt.Sprintf("%s read %q in the capture before and now reads %q: a turn was inserted above it, so the declared position ids now name other turns; they hold only while turns are added at the end (let the page load its history before sending, or point turn.id at an attribute the turns carry)", now.ID, cut(was.Text), cut(now.Text)))
+				break
+			}
+		case idKind == adapter.IDVolatile:
+			for i, g := range res.Groups {
+				if g.State == adapter.StateGenerating || (pending != nil && pending.replace && i == len(res.Groups)-1) {
+					continue
+				}
+				if t, ok := idText[g.ID]; ok && t != g.Text && !strings.HasPrefix(g.Text, t) {
+					add(CheckIDReused, fmt.Sprintf("the id %s named a turn reading %q and now names one reading %q in the same page load: the page reuses its ids for other turns, so the engine cannot follow one by its id; point turn.id at an attribute that names one message, or declare \"kind\": \"position\"", g.ID, cut(t), cut(g.Text)))
+					break
+				}
+				idText[g.ID] = g.Text
 			}
 		}
 		users, groups = res.Turns-len(res.Groups), len(res.Groups)
@@ -351,7 +412,11 @@ func Check(file string, s *replay.Session, ad adapter.Adapter, opt Options) Sess
 			}
 			if g, ok := baseline.Newest(res); ok {
 				if pending.Group != g.ID {
-					pending.Group, pending.States, pending.streamed = g.ID, nil, false
+					if n := len(pending.States); pending.was == "" && n > 0 && pending.States[n-1] == adapter.StateGenerating && !slices.Contains(res.IDs(), pending.Group) {
+						pending.was, pending.Group = pending.Group, g.ID // the placeholder's id swapped: one answer
+					} else {
+						pending.Group, pending.States, pending.streamed, pending.was = g.ID, nil, false, ""
+					}
 				} else if g.Text != pending.Text {
 					pending.streamed = true // its text grew: it streamed
 				}

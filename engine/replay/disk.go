@@ -22,6 +22,7 @@ type diskSession struct {
 	Base     string        `json:"base,omitempty"`
 	Scenario string        `json:"scenario,omitempty"`
 	Clock    string        `json:"clock,omitempty"`
+	Timeline bool          `json:"timeline,omitempty"`
 	Captures []diskCapture `json:"captures"`
 	Steps    []Step        `json:"steps"`
 }
@@ -55,7 +56,7 @@ type diskDelta struct {
 const minDeltaSaving = 256
 
 func toDisk(s *Session) diskSession {
-	d := diskSession{Version: FormatVersion, Base: s.Base, Scenario: s.Scenario, Clock: s.Clock, Steps: s.Steps, Captures: make([]diskCapture, len(s.Captures))}
+	d := diskSession{Version: FormatVersion, Base: s.Base, Scenario: s.Scenario, Clock: s.Clock, Timeline: s.Timeline, Steps: s.Steps, Captures: make([]diskCapture, len(s.Captures))}
 	for i, c := range s.Captures {
 		dc := diskCapture{Version: c.Version, URL: c.URL, Title: c.Title}
 		for fi, f := range c.Frames {
@@ -101,7 +102,7 @@ func makeDelta(prev, next string) (diskDelta, bool) {
 var errDelta = errors.New("bad delta")
 
 func fromDisk(d diskSession) (*Session, error) {
-	s := &Session{Version: d.Version, Base: d.Base, Scenario: d.Scenario, Clock: d.Clock, Steps: d.Steps, Captures: make([]*capture.Capture, len(d.Captures))}
+	s := &Session{Version: d.Version, Base: d.Base, Scenario: d.Scenario, Clock: d.Clock, Timeline: d.Timeline, Steps: d.Steps, Captures: make([]*capture.Capture, len(d.Captures))}
 	for i, dc := range d.Captures {
 		c := &capture.Capture{Version: dc.Version, URL: dc.URL, Title: dc.Title}
 		for fi, df := range dc.Frames {

@@ -42,7 +42,11 @@ func (e *DivergedError) Is(target error) bool { return target == Code }
 
 // Driver replays a session. It implements engine.Driver on the
 // recording's clock: Now starts at the recording's start and advances with
-// the steps consumed and the engine's sleeps.
+// the steps consumed and the engine's sleeps. A timeline session (SPEC
+// LIB-4) is replayed read for read: each read the engine makes is answered
+// by the next read the live run made, at its offset, and a sleep never
+// passes the next recorded read, so a wait reads the same states at the
+// same times as the live run and times out where it did.
 type Driver struct {
 	s *Session
 
@@ -69,6 +73,22 @@ func (d *Driver) advance(st Step) {
 	if at := d.t0.Add(time.Duration(st.AtMS) * time.Millisecond); at.After(d.now) {
 		d.now = at
 	}
+	if at := d.t0.Add(time.Duration(st.DoneMS) * time.Millisecond); at.After(d.now) {
+		d.now = at // the action returned then (a timeline session)
+	}
+}
+
+// isRead reports whether st is a read of the page: a capture, or a read
+// of the unchanged page.
+func isRead(st Step) bool { return st.Kind == KindCapture || st.Kind == KindRead }
+
+// nextRead is the offset of the next recorded read when the next step is
+// one.
+func (d *Driver) nextRead() (time.Time, bool) {
+	if d.pos < len(d.s.Steps) && isRead(d.s.Steps[d.pos]) {
+		return d.t0.Add(time.Duration(d.s.Steps[d.pos].AtMS) * time.Millisecond), true
+	}
+	return time.Time{}, false
 }
 
 // Capture returns the page as the recording saw it at the replay's
@@ -80,7 +100,18 @@ func (d *Driver) advance(st Step) {
 func (d *Driver) Capture(ctx context.Context) (*capture.Capture, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if d.pos < len(d.s.Steps) && d.s.Steps[d.pos].Kind == KindCapture &&
+	if d.s.Timeline {
+		// the next read of the live run answers this one, whatever the
+		// replay's clock says: the clock then is the live run's
+		if d.pos < len(d.s.Steps) && isRead(d.s.Steps[d.pos]) {
+			st := d.s.Steps[d.pos]
+			d.pos++
+			d.advance(st)
+			if st.Kind == KindCapture {
+				d.last = d.s.Captures[*st.Capture]
+			}
+		}
+	} else if d.pos < len(d.s.Steps) && d.s.Steps[d.pos].Kind == KindCapture &&
 		(d.fresh || !d.t0.Add(time.Duration(d.s.Steps[d.pos].AtMS)*time.Millisecond).After(d.now)) {
 		d.fresh = false
 		st := d.s.Steps[d.pos]
@@ -128,9 +159,11 @@ func (d *Driver) describeNext() string {
 func (d *Driver) act(want Step) error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	for d.pos < len(d.s.Steps) && d.s.Steps[d.pos].Kind == KindCapture {
+	for d.pos < len(d.s.Steps) && isRead(d.s.Steps[d.pos]) {
 		st := d.s.Steps[d.pos]
-		d.last = d.s.Captures[*st.Capture]
+		if st.Kind == KindCapture {
+			d.last = d.s.Captures[*st.Capture]
+		}
 		d.advance(st)
 		d.pos++
 	}
@@ -169,7 +202,7 @@ func (d *Driver) act(want Step) error {
 func (d *Driver) closest(want Step) string {
 	best, score := "", -1
 	for _, st := range d.s.Steps {
-		if st.Kind == KindCapture {
+		if isRead(st) {
 			continue
 		}
 		sc := 0
@@ -209,7 +242,7 @@ func (d *Driver) WaitQuiet(ctx context.Context, quiet, max time.Duration) (strin
 	}
 	d.mu.Lock()
 	i := d.pos
-	for i < len(d.s.Steps) && d.s.Steps[i].Kind == KindCapture {
+	for i < len(d.s.Steps) && isRead(d.s.Steps[i]) {
 		i++
 	}
 	recorded := i < len(d.s.Steps) && d.s.Steps[i].Kind == KindQuiet
@@ -285,7 +318,9 @@ func (d *Driver) Now() time.Time {
 // Sleep advances the recording's clock by dur without waiting. On a lab
 // session it stops earlier at the next recorded capture's offset, as the
 // live wait woke at the transition that capture shows: the replay follows
-// the recorded schedule.
+// the recorded schedule. On a timeline session it stops at the next
+// recorded read, whatever its kind: the live wait read then, so the
+// replay's wait reads then too.
 func (d *Driver) Sleep(ctx context.Context, dur time.Duration) error {
 	if err := ctx.Err(); err != nil {
 		return err
@@ -293,7 +328,14 @@ func (d *Driver) Sleep(ctx context.Context, dur time.Duration) error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	target := d.now.Add(max(dur, 0))
-	if d.s.Clock == ClockLab && d.pos < len(d.s.Steps) && d.s.Steps[d.pos].Kind == KindCapture {
+	if d.s.Timeline {
+		if at, ok := d.nextRead(); ok && at.Before(target) {
+			target = at
+			if target.Before(d.now) {
+				target = d.now
+			}
+		}
+	} else if d.s.Clock == ClockLab && d.pos < len(d.s.Steps) && d.s.Steps[d.pos].Kind == KindCapture {
 		at := d.t0.Add(time.Duration(d.s.Steps[d.pos].AtMS) * time.Millisecond)
 		switch {
 		case !at.After(d.now):
@@ -319,7 +361,7 @@ func (d *Driver) Unused() []string {
 	defer d.mu.Unlock()
 	var out []string
 	for i := d.pos; i < len(d.s.Steps); i++ {
-		if d.s.Steps[i].Kind != KindCapture {
+		if !isRead(d.s.Steps[i]) {
 			out = append(out, fmt.Sprintf("step %d: %s", i, d.s.Steps[i]))
 		}
 	}

@@ -41,7 +41,7 @@ func NewRecorder(live engine.Driver, base string, hooks Hooks) *Recorder {
 	if hooks.Rewrite == nil {
 		hooks.Rewrite = func(s string) string { return s }
 	}
-	return &Recorder{live: live, hooks: hooks, start: live.Now(), s: Session{Version: FormatVersion, Base: base, Captures: []*capture.Capture{}, Steps: []Step{}},
+	return &Recorder{live: live, hooks: hooks, start: live.Now(), s: Session{Version: FormatVersion, Base: base, Timeline: true, Captures: []*capture.Capture{}, Steps: []Step{}},
 		index: map[[32]byte]int{}, lastCap: -1}
 }
 
@@ -72,7 +72,7 @@ func (r *Recorder) Session() *Session {
 
 func (r *Recorder) at() int64 { return r.live.Now().Sub(r.start).Milliseconds() }
 
-func (r *Recorder) add(st Step) {
+func (r *Recorder) add(st Step) int {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	st.AtMS = r.at()
@@ -80,8 +80,19 @@ func (r *Recorder) add(st Step) {
 		st.AtMS = r.s.Steps[n-1].AtMS
 	}
 	r.s.Steps = append(r.s.Steps, st)
-	if st.Kind != KindCapture {
+	if st.Kind != KindCapture && st.Kind != KindRead {
 		r.lastCap = -1
+	}
+	return len(r.s.Steps) - 1
+}
+
+// done notes when the action recorded as step i returned (the session's
+// timeline, SPEC LIB-4).
+func (r *Recorder) done(i int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if at := r.at(); at > r.s.Steps[i].AtMS {
+		r.s.Steps[i].DoneMS = at
 	}
 }
 
@@ -89,10 +100,11 @@ func (r *Recorder) add(st Step) {
 // status the document answered with, or the error of a navigation that
 // got no answer, so a replay reports the same.
 func (r *Recorder) Navigate(ctx context.Context, url string) error {
-	r.add(Step{Kind: KindNavigate, URL: r.store(url)})
+	i := r.add(Step{Kind: KindNavigate, URL: r.store(url)})
 	err := r.live.Navigate(ctx, url)
+	r.done(i)
 	r.mu.Lock()
-	st := &r.s.Steps[len(r.s.Steps)-1]
+	st := &r.s.Steps[i]
 	if err != nil {
 		st.Error = r.store(err.Error())
 	} else if sr, ok := r.live.(StatusReporter); ok {
@@ -139,7 +151,8 @@ func (r *Recorder) NavigationStatus() int {
 
 // Click implements engine.Driver.
 func (r *Recorder) Click(ctx context.Context, node string) error {
-	r.add(Step{Kind: KindClick, Node: node})
+	i := r.add(Step{Kind: KindClick, Node: node})
+	defer r.done(i)
 	return r.live.Click(ctx, node)
 }
 
@@ -150,7 +163,8 @@ func (r *Recorder) DoubleClick(ctx context.Context, node string) error {
 	if !ok {
 		return fmt.Errorf("replay: the live driver %T cannot double-click", r.live)
 	}
-	r.add(Step{Kind: KindDoubleClick, Node: node})
+	i := r.add(Step{Kind: KindDoubleClick, Node: node})
+	defer r.done(i)
 	return dc.DoubleClick(ctx, node)
 }
 
@@ -161,28 +175,29 @@ func (r *Recorder) ScrollToTop(ctx context.Context) error {
 	if !ok {
 		return fmt.Errorf("replay: the live driver %T cannot scroll", r.live)
 	}
-	r.add(Step{Kind: KindScroll})
+	i := r.add(Step{Kind: KindScroll})
+	defer r.done(i)
 	return sc.ScrollToTop(ctx)
 }
 
 // Type implements engine.Driver. Text typed into a sensitive field is
 // stored as a placeholder.
 func (r *Recorder) Type(ctx context.Context, node, text string) error {
-	r.addTyped(node, text)
+	i := r.addTyped(node, text)
+	defer r.done(i)
 	return r.live.Type(ctx, node, text)
 }
 
 // addTyped records text typed into node; into a sensitive field (by the
 // last live capture) it is stored as the scrubber's placeholder.
-func (r *Recorder) addTyped(node, text string) {
+func (r *Recorder) addTyped(node, text string) int {
 	r.mu.Lock()
 	last := r.lastLive
 	r.mu.Unlock()
 	if r.hooks.Scrub != nil && SensitiveNode(last, node) {
-		r.add(Step{Kind: KindType, Node: node, Text: r.hooks.Scrub.AddSecret(text), Redacted: true})
-	} else {
-		r.add(Step{Kind: KindType, Node: node, Text: r.store(text)})
+		return r.add(Step{Kind: KindType, Node: node, Text: r.hooks.Scrub.AddSecret(text), Redacted: true})
 	}
+	return r.add(Step{Kind: KindType, Node: node, Text: r.store(text)})
 }
 
 // store is what every recorded string goes through.
@@ -196,12 +211,15 @@ func (r *Recorder) store(v string) string {
 
 // Press implements engine.Driver.
 func (r *Recorder) Press(ctx context.Context, node, key string) error {
-	r.add(Step{Kind: KindPress, Node: node, Key: key})
+	i := r.add(Step{Kind: KindPress, Node: node, Key: key})
+	defer r.done(i)
 	return r.live.Press(ctx, node, key)
 }
 
-// Capture implements engine.Driver: it records the capture unless it
-// equals the one recorded just before with no action between.
+// Capture implements engine.Driver: it records the capture, or, when it
+// equals the one recorded just before with no action between, a read of
+// the unchanged page (KindRead), at the offset the read returned: the
+// session holds every read its waits made (SPEC LIB-4).
 func (r *Recorder) Capture(ctx context.Context) (*capture.Capture, error) {
 	c, err := r.live.Capture(ctx)
 	if err != nil {
@@ -221,7 +239,9 @@ func (r *Recorder) Capture(ctx context.Context) (*capture.Capture, error) {
 	}
 	dup := r.lastCap == idx
 	r.mu.Unlock()
-	if !dup {
+	if dup {
+		r.add(Step{Kind: KindRead})
+	} else {
 		i := idx
 		r.add(Step{Kind: KindCapture, Capture: &i})
 		r.mu.Lock()

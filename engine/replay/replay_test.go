@@ -180,7 +180,7 @@ func TestLoadErrors(t *testing.T) {
 		want error
 	}{
 		{"missing", filepath.Join(dir, "none.json"), replay.ErrNoRecording},
-		{"other version", write("v3.json", `{"version":3,"captures":[],"steps":[]}`), replay.ErrVersion},
+		{"other version", write("v9.json", `{"version":9,"captures":[],"steps":[]}`), replay.ErrVersion},
 		{"not json", write("bad.json", `nope`), replay.ErrMalformed},
 		{"dangling capture", write("dangling.json", `{"version":1,"captures":[],"steps":[{"atMs":0,"kind":"capture","capture":3}]}`), replay.ErrMalformed},
 		{"unknown kind", write("kind.json", `{"version":1,"captures":[],"steps":[{"atMs":0,"kind":"hover"}]}`), replay.ErrMalformed},
@@ -262,7 +262,7 @@ func TestRecordReplayRoundTrip(t *testing.T) {
 	if err := rec.Navigate(ctx, "http://sim.test/chat"); err != nil {
 		t.Fatal(err)
 	}
-	for range 3 { // identical captures are stored once
+	for range 3 { // identical captures are stored once, each read is a step
 		if _, err := rec.Capture(ctx); err != nil {
 			t.Fatal(err)
 		}
@@ -288,7 +288,7 @@ func TestRecordReplayRoundTrip(t *testing.T) {
 	for _, st := range s.Steps {
 		kinds = append(kinds, st.Kind)
 	}
-	if got := strings.Join(kinds, ","); got != "navigate,capture,type,click,capture" {
+	if got := strings.Join(kinds, ","); got != "navigate,capture,read,read,type,click,capture" {
 		t.Fatalf("steps: %s", got)
 	}
 	if s.Steps[0].URL != "http://canonical.test/chat" || s.Captures[0].URL != "http://canonical.test/chat" {

@@ -23,9 +23,11 @@ import (
 // FormatVersion is the session format this package writes. Version 2
 // added Clock: the offsets of a lab session are virtual time, the exact
 // schedule of the sim's transitions. Version 1 files (no clock field, wall
-// offsets) are still read, as wall sessions; any other version is refused
-// with ErrVersion naming both.
-const FormatVersion = 2
+// offsets) are still read, as wall sessions. Version 3 added the session's
+// timeline (SPEC LIB-4): Timeline, read steps (KindRead) and each action's
+// DoneMS; version 2 files are read as they were written. Any other version
+// is refused with ErrVersion naming them.
+const FormatVersion = 3
 
 // Session clocks (the values of Session.Clock).
 const (
@@ -51,6 +53,10 @@ const (
 	// session holding one by name (unknown kind "quiet"); a session
 	// without one replays as ready at once, as it was recorded.
 	KindQuiet = "quiet"
+	// KindRead is a read of the page that found it as the capture before
+	// showed (a timeline session records every read, SPEC LIB-4): a replay
+	// answers the same read at the same offset.
+	KindRead = "read"
 )
 
 // Session is one recorded page session.
@@ -66,6 +72,13 @@ type Session struct {
 	// wakes at each recorded capture as the live wait woke at each
 	// transition) or ClockWall ("" in version 1 files).
 	Clock string `json:"clock,omitempty"`
+	// Timeline marks a session that holds its live run's timeline (SPEC
+	// LIB-4): every read the engine made is a step (a capture, or a read
+	// of an unchanged page), each at the offset it was read, and every
+	// action says when it returned (DoneMS). A replay answers each read with
+	// the recorded one and keeps the recorded clock, so its waits judge
+	// timeouts, text and answer states on the live run's timeline.
+	Timeline bool `json:"timeline,omitempty"`
 	// Captures holds each distinct capture once.
 	Captures []*capture.Capture `json:"captures"`
 	Steps    []Step             `json:"steps"`
@@ -100,6 +113,10 @@ type Step struct {
 	// Control names the element a user's recorded click or key press
 	// went to ("button \"Send\""), when the recorder could tell.
 	Control string `json:"control,omitempty"`
+	// DoneMS is the offset at which an action returned (a timeline
+	// session): a navigation that took two seconds starts its page's ready
+	// wait two seconds after AtMS, in the replay as it did live.
+	DoneMS int64 `json:"doneMs,omitempty"`
 }
 
 func (s Step) String() string {
@@ -115,6 +132,8 @@ func (s Step) String() string {
 		return "click node=" + s.Node
 	case KindType:
 		return fmt.Sprintf("type node=%s text=%q", s.Node, s.Text)
+	case KindRead:
+		return "read (unchanged)"
 	case KindQuiet:
 		if s.Error != "" {
 			return "quiet wait (busy: " + s.Error + ")"
@@ -174,8 +193,8 @@ func Decode(data []byte) (*Session, error) {
 	if probe.Version == nil {
 		return nil, fmt.Errorf("%w: no version field", ErrMalformed)
 	}
-	if *probe.Version != FormatVersion && *probe.Version != 1 {
-		return nil, fmt.Errorf("%w: file has version %d, this build reads 1 and %d", ErrVersion, *probe.Version, FormatVersion)
+	if *probe.Version < 1 || *probe.Version > FormatVersion {
+		return nil, fmt.Errorf("%w: file has version %d, this build reads 1 to %d", ErrVersion, *probe.Version, FormatVersion)
 	}
 	var d diskSession
 	dec := json.NewDecoder(bytes.NewReader(data))
@@ -226,6 +245,13 @@ func (s *Session) Validate() error {
 				return fmt.Errorf("%w: steps[%d] names capture %d of %d", ErrMalformed, i, deref(st.Capture), len(s.Captures))
 			}
 		case KindNavigate, KindClick, KindDoubleClick, KindScroll, KindType, KindPress, KindQuiet:
+			if st.DoneMS != 0 && st.DoneMS < st.AtMS {
+				return fmt.Errorf("%w: steps[%d] returned at %d ms, before it began at %d ms", ErrMalformed, i, st.DoneMS, st.AtMS)
+			}
+		case KindRead:
+			if !s.Timeline {
+				return fmt.Errorf("%w: steps[%d] is a read step in a session without a timeline", ErrMalformed, i)
+			}
 		default:
 			return fmt.Errorf("%w: steps[%d] has unknown kind %q", ErrMalformed, i, st.Kind)
 		}
