@@ -57,10 +57,10 @@ func cmdCodegen(ctx context.Context, args []string, stdout, stderr io.Writer) (i
 			dir = "."
 		}
 	}
-	s, err := replay.Load(*from)
-	if errors.Is(err, os.ErrNotExist) {
+	if _, err := os.Stat(*from); errors.Is(err, os.ErrNotExist) {
 		return exitBadInput, badInput("--from %s: no such file", *from)
 	}
+	s, err := replay.Load(*from)
 	if err != nil {
 		return exitBadInput, badInput("--from %s: not a recorded session: %v", *from, err)
 	}

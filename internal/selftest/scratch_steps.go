@@ -21,6 +21,10 @@ import (
 func scratchFileSteps(r *steps.Table) {
 	r.Step(`^a file "([^"]*)" in the scratch project with:$`, "write any file (a site profile, an adapter file, a session) into the scratch project, the path from its root",
 		"Given a file \"sites/shop.adapter.json\" in the scratch project with:", scratchFile)
+	r.Step(`^the scratch project holds a copy of the repository's "([^"]*)"$`, "copy a file or directory of this repository (the path from its root) into the scratch project, at the same path",
+		`Given the scratch project holds a copy of the repository's "testsite"`, scratchCopy)
+	r.Step(`^the scratch file "([^"]*)" holds:$`, "a file of the scratch project holds exactly this text",
+		"Then the scratch file \"features/send.feature\" holds:", scratchHolds)
 	r.Step(`^I run replaylab with "([^"]*)" and it writes no file$`, "the same run of the replaylab binary in the scratch project; no file of the project is added, removed or changed by it (size and time)",
 		`When I run replaylab with "run --dry-run" and it writes no file`, scratchExecNoWrite)
 }
@@ -30,15 +34,69 @@ func scratchFile(ctx context.Context, name string, doc *godog.DocString) error {
 	if err != nil {
 		return err
 	}
-	if filepath.IsAbs(name) || strings.HasPrefix(filepath.Clean(name), "..") {
-		return fmt.Errorf("%s: name a file inside the scratch project", name)
+	path, err := scratchPath(h, name)
+	if err != nil {
+		return err
 	}
-	path := filepath.Join(h.root, filepath.FromSlash(name))
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
 	steps.WorldOf(ctx).Emit(trace.E("harness.file", trace.A("path", name)))
 	return os.WriteFile(path, []byte(doc.Content), 0o644)
+}
+
+func scratchPath(h *harnessState, name string) (string, error) {
+	if filepath.IsAbs(name) || strings.HasPrefix(filepath.Clean(name), "..") {
+		return "", fmt.Errorf("%s: name a file inside the scratch project", name)
+	}
+	return filepath.Join(h.root, filepath.FromSlash(name)), nil
+}
+
+func scratchCopy(ctx context.Context, name string) error {
+	h, err := scratchProject(ctx)
+	if err != nil {
+		return err
+	}
+	dst, err := scratchPath(h, name)
+	if err != nil {
+		return err
+	}
+	src := filepath.Join(steps.WorldOf(ctx).Root(), filepath.FromSlash(name))
+	info, err := os.Stat(src)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		return err
+	}
+	steps.WorldOf(ctx).Emit(trace.E("harness.copy", trace.A("path", name)))
+	if info.IsDir() {
+		return os.CopyFS(dst, os.DirFS(src))
+	}
+	data, err := os.ReadFile(src)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(dst, data, 0o644)
+}
+
+func scratchHolds(ctx context.Context, name string, doc *godog.DocString) error {
+	h, err := scratchProject(ctx)
+	if err != nil {
+		return err
+	}
+	p, err := scratchPath(h, name)
+	if err != nil {
+		return err
+	}
+	data, err := os.ReadFile(p)
+	if err != nil {
+		return err
+	}
+	if got, want := strings.TrimRight(string(data), "\n"), strings.TrimRight(doc.Content, "\n"); got != want {
+		return fmt.Errorf("%s holds:\n%s\nwant:\n%s", name, got, want)
+	}
+	return nil
 }
 
 // scratchFiles lists every file under the scratch project with its size
