@@ -123,3 +123,32 @@ func TestCodegenPassesLiveAndReplayed(t *testing.T) {
 		}
 	}
 }
+
+// codegenHandSession turns a session recorded by hand (TestRecordByHand)
+// into a feature with codegen (args: --site or --adapter) in a scratch
+// project, records it once live and replays it: it passes both ways
+// unchanged (AUTH-2).
+func codegenHandSession(t *testing.T, session string, args ...string) {
+	t.Helper()
+	dir := codegenProject(t)
+	feature := filepath.Join(dir, "features", "hand.feature")
+	code, stdout, stderr := runCLI(t, append([]string{"codegen", "--root", dir, "--from", session, "--out", feature}, args...)...)
+	if code != exitOK {
+		t.Fatalf("codegen of the hand session: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	text, err := os.ReadFile(feature)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(text), "I send ") || !strings.Contains(string(text), "the answer status is") {
+		t.Fatalf("the generated feature sends nothing or checks nothing:\n%s", text)
+	}
+	for _, run := range [][]string{
+		{"run", "--root", dir, "--mode", "record-once", "features/hand.feature"},
+		{"run", "--root", dir, "features/hand.feature"},
+	} {
+		if code, stdout, stderr := runCLI(t, run...); code != exitOK {
+			t.Fatalf("%s: exit %d\nfeature:\n%s\n%s\n%s", strings.Join(run, " "), code, text, stdout, stderr)
+		}
+	}
+}
