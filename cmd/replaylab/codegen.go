@@ -5,7 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/url"
+	neturl "net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -22,7 +22,8 @@ import (
 // a video waits (the answer steps' own bound).
 const codegenMediaWaitMS = 10000
 
-// cmdCodegen turns a recorded session into a feature file written with
+// cmdCodegen turns a recorded session (--from, or one a person records on
+// URL in a visible browser, as record --visible) into a feature file written with
 // catalogue steps only (AUTH-2, offline): the page it opened, each send
 // (what was typed, sent through the composer and the send control or
 // Enter) followed by a wait for the answer, and checks of what the
@@ -34,7 +35,7 @@ func cmdCodegen(ctx context.Context, args []string, stdout, stderr io.Writer) (i
 	from := fs.String("from", "", "a recorded session (session.json from `replaylab record`, or a scenario's recordings/sessions/…json) to turn into a feature file (required)")
 	siteFile := fs.String("site", "", "the site profile the session was recorded on, as the feature names it (a path from the project root): the feature begins with `Given the site \"FILE\"` and the session is read with its adapter; without it, the page is read with --adapter")
 	adapterName := fs.String("adapter", "auto", "without --site: the adapter that reads the session (marker, heading, auto or an adapter file)")
-	out := fs.String("out", "", "the feature file to write (default: print it on stdout); an existing file is kept unless --force")
+	out := fs.String("out", "", "the feature file to write (default with --from: print it on stdout; required with a URL); an existing file is kept unless --force")
 	force := fs.Bool("force", false, "overwrite --out when it exists")
 	feature := fs.String("feature", "", "the feature's name (default: from the session file's name)")
 	scenario := fs.String("scenario", "", "the scenario's name (default: from what it sends)")
@@ -43,12 +44,6 @@ func cmdCodegen(ctx context.Context, args []string, stdout, stderr io.Writer) (i
 	if err != nil {
 		return exitBadInput, err
 	}
-	if len(pos) > 0 {
-		return exitBadInput, badInput("codegen takes no URL yet: record the session first (replaylab record --visible --site FILE --out DIR), then replaylab codegen --from DIR/%s --site FILE", SessionFile)
-	}
-	if *from == "" {
-		return exitBadInput, badInput("--from SESSION.json is required (a session recorded by replaylab record --out DIR is DIR/%s)", SessionFile)
-	}
 	dir := *root
 	if dir == "" {
 		if found, ok := findRoot("."); ok {
@@ -56,6 +51,34 @@ func cmdCodegen(ctx context.Context, args []string, stdout, stderr io.Writer) (i
 		} else {
 			dir = "."
 		}
+	}
+	live := "" // codegen URL: record the person first
+	switch {
+	case len(pos) > 1:
+		return exitBadInput, badInput("codegen takes one URL, got %d arguments", len(pos))
+	case len(pos) == 1 && *from != "":
+		return exitBadInput, badInput("give a URL (a person records in a visible browser) or --from SESSION.json, not both")
+	case len(pos) == 1 && (*siteFile == "" || *out == ""):
+		return exitBadInput, badInput("codegen URL needs --site FILE (the profile the page is read with) and --out FEATURE (the feature to write)")
+	case len(pos) == 1:
+		live = pos[0]
+	case *from == "":
+		return exitBadInput, badInput("--from SESSION.json is required (a session recorded by replaylab record --out DIR is DIR/%s), or give a URL to record in a visible browser", SessionFile)
+	}
+	if live != "" {
+		if _, err := os.Stat(*out); err == nil && !*force {
+			return exitBadInput, badInput("--out %s exists; choose another file or add --force to overwrite it", *out)
+		}
+		tmp, code, err := codegenRecord(ctx, live, dir, *siteFile, stdout, stderr)
+		if tmp != "" {
+			defer os.RemoveAll(tmp)
+		}
+		if err != nil {
+			return code, err
+		}
+		*from = filepath.Join(tmp, SessionFile)
+		// the recording ended with Ctrl-C: what follows must not
+		ctx = context.WithoutCancel(ctx)
 	}
 	if _, err := os.Stat(*from); errors.Is(err, os.ErrNotExist) {
 		return exitBadInput, badInput("--from %s: no such file", *from)
@@ -113,9 +136,53 @@ func cmdCodegen(ctx context.Context, args []string, stdout, stderr io.Writer) (i
 	if err := os.WriteFile(*out, []byte(text), 0o644); err != nil {
 		return exitFailed, err
 	}
-	fmt.Fprintf(stderr, "replaylab codegen: wrote %s\nrecord it once, live, to replay it from then on: %s\n", *out,
-		harness.ShellJoin(append(invokedAs(), "--mode", "record-once", *out)))
+	if live == "" {
+		fmt.Fprintf(stderr, "replaylab codegen: wrote %s\nrecord it once, live, to replay it from then on: %s\n", *out,
+			harness.ShellJoin(append(invokedAs(), "--mode", "record-once", *out)))
+		return exitOK, nil
+	}
+	// codegen URL: record the feature's session and golden live, then
+	// replay it once to prove it passes
+	fmt.Fprintf(stderr, "replaylab codegen: wrote %s; recording it live, then replaying it\n", *out)
+	for _, args := range [][]string{
+		{"--root", dir, "--mode", "record-once", *out},
+		{"--root", dir, *out},
+	} {
+		code, err := cmdRun(ctx, args, stdout, stderr)
+		if err != nil || code != exitOK {
+			if err == nil {
+				err = fmt.Errorf("exit %d", code)
+			}
+			return exitFailed, fmt.Errorf("codegen: %s does not pass (run %s): %w", *out, strings.Join(args, " "), err)
+		}
+	}
+	fmt.Fprintf(stderr, "replaylab codegen: %s passes live and replayed\n", *out)
 	return exitOK, nil
+}
+
+// codegenRecord records what a person does on url in a visible browser
+// (record --visible with the profile, until Ctrl-C or the window
+// closes) into a temporary directory (the caller removes it) and
+// returns it.
+func codegenRecord(ctx context.Context, url, root, siteFile string, stdout, stderr io.Writer) (string, int, error) {
+	tmp, err := os.MkdirTemp("", "replaylab-codegen-")
+	if err != nil {
+		return "", exitFailed, err
+	}
+	profile := siteFile
+	if !filepath.IsAbs(profile) {
+		profile = filepath.Join(root, profile)
+	}
+	args := []string{"--visible", "--site", profile, "--url", url, "--out", tmp}
+	if u, err := neturl.Parse(url); err == nil && u.Scheme != "" && u.Host != "" {
+		args = append(args, "--base-url", u.Scheme+"://"+u.Host)
+	}
+	fmt.Fprintf(stderr, "replaylab codegen: use the page in the browser window; Ctrl-C (or closing the window) ends the recording\n")
+	code, err := cmdRecord(ctx, args, stdout, stderr)
+	if err != nil {
+		return tmp, code, fmt.Errorf("codegen: %w", err)
+	}
+	return tmp, exitOK, nil
 }
 
 // codegenNames are the names a generated feature uses.
@@ -214,7 +281,7 @@ func pagePath(u, base string) string {
 	if base != "" && strings.HasPrefix(u, strings.TrimRight(base, "/")+"/") {
 		return strings.TrimPrefix(u, strings.TrimRight(base, "/"))
 	}
-	if p, err := url.Parse(u); err == nil && p.Host != "" && (p.Hostname() == "127.0.0.1" || p.Hostname() == "localhost") {
+	if p, err := neturl.Parse(u); err == nil && p.Host != "" && (p.Hostname() == "127.0.0.1" || p.Hostname() == "localhost") {
 		out := p.EscapedPath()
 		if out == "" {
 			out = "/"

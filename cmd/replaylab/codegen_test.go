@@ -5,8 +5,13 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/replaylab/replaylab/engine/browser"
+	"github.com/replaylab/replaylab/testsite"
 )
 
 // wantSendFeature is what codegen makes of the test site's recorded
@@ -58,6 +63,9 @@ func TestCodegenFromSession(t *testing.T) {
 }
 
 func TestCodegenBadInput(t *testing.T) {
+	// no display: codegen URL refuses before it opens a window
+	t.Setenv("DISPLAY", "")
+	t.Setenv("WAYLAND_DISPLAY", "")
 	dir := codegenProject(t)
 	t.Chdir(dir)
 	if err := os.WriteFile("features/taken.feature", []byte("Feature: Taken\n"), 0o644); err != nil {
@@ -74,7 +82,9 @@ func TestCodegenBadInput(t *testing.T) {
 		{"a profile that is not there", []string{"codegen", "--from", "testsite/recordings/send/session.json", "--site", "testsite/nope.json"}, "--site: site:"},
 		{"an unknown adapter", []string{"codegen", "--from", "testsite/recordings/send/session.json", "--adapter", "nope"}, "nope"},
 		{"a feature file that exists", []string{"codegen", "--from", "testsite/recordings/send/session.json", "--site", "testsite/testsite.json", "--out", "features/taken.feature"}, "add --force to overwrite it"},
-		{"a URL", []string{"codegen", "http://127.0.0.1:1/"}, "replaylab record --visible --site FILE --out DIR"},
+		{"a URL without a profile", []string{"codegen", "http://127.0.0.1:1/", "--out", "features/x.feature"}, "codegen URL needs --site FILE"},
+		{"a URL and a session", []string{"codegen", "http://127.0.0.1:1/", "--from", "testsite/recordings/send/session.json"}, "not both"},
+		{"a URL, no display", []string{"codegen", "http://127.0.0.1:1/", "--site", "testsite/testsite.json", "--out", "features/x.feature"}, "--visible needs a display"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var stdout, stderr bytes.Buffer
@@ -150,5 +160,74 @@ func codegenHandSession(t *testing.T, session string, args ...string) {
 		if code, stdout, stderr := runCLI(t, run...); code != exitOK {
 			t.Fatalf("%s: exit %d\nfeature:\n%s\n%s\n%s", strings.Join(run, " "), code, text, stdout, stderr)
 		}
+	}
+}
+
+// TestCodegenByHand runs `replaylab codegen URL --site FILE --out FEATURE`
+// on the display of Xvfb: xdotool plays the person (a click into the
+// composer, the message typed, a click on Send), Ctrl-C ends the
+// recording, and codegen writes the feature, records it live and replays
+// it, exiting 0 only when both pass.
+func TestCodegenByHand(t *testing.T) {
+	display := startXvfb(t)
+	chromium, err := browser.FindChromium()
+	if err != nil {
+		handUnavailable(t, err.Error())
+	}
+	ts, err := testsite.Start(testsite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = ts.Close() })
+	ctx, cancel := context.WithTimeout(context.Background(), 4*handWait)
+	defer cancel()
+	dir := codegenProject(t)
+	feature := filepath.Join(dir, "features", "by-hand.feature")
+	url := ts.URL + "/app/?stream=2500"
+	const text = "Tell me about tides"
+	rec := startHandRecord(ctx, t, display, chromium, t.TempDir(), []string{"codegen", url, "--root", dir, "--site", "testsite/chatapp.json", "--out", feature, "--scenario", "A question about tides"})
+	page := rec.page(ctx, t, url)
+	defer page.Close()
+	page.await(ctx, t, `!!document.querySelector("#thread[data-ready=true]") && !!document.querySelector("#composer") && !!document.querySelector("#send")`)
+	before := rec.waitLine(ctx, t, "a capture with groups", func(l progress) bool { return l.groups > 0 })
+	win := windowOf(ctx, t, display, page)
+	win.click(ctx, t, page.center(ctx, t, "#composer"))
+	page.await(ctx, t, `document.activeElement === document.querySelector("#composer")`)
+	xdotool(ctx, t, display, "type", "--delay", "40", text)
+	page.await(ctx, t, `(() => { const c = document.querySelector("#composer"); return (c.value ?? c.textContent).trim() === `+strconv.Quote(text)+` })()`)
+	win.click(ctx, t, page.center(ctx, t, "#send"))
+	rec.waitLine(ctx, t, "the new answer complete", func(l progress) bool {
+		return l.groups == before.groups+1 && l.last != before.last && l.state == "complete"
+	})
+	_ = page.Close()
+	if err := rec.cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-rec.exit:
+		rec.done = true
+		if err != nil {
+			t.Fatalf("codegen: %v\n%s", err, rec.stderr.String())
+		}
+	case <-time.After(2 * handWait):
+		t.Fatalf("codegen did not end within %s of Ctrl-C:\n%s", 2*handWait, rec.stderr.String())
+	}
+	out := rec.stderr.String()
+	if !strings.Contains(out, "passes live and replayed") {
+		t.Fatalf("codegen did not prove the feature:\n%s", out)
+	}
+	data, err := os.ReadFile(feature)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`Given the site "testsite/chatapp.json"`, `When I open "/app/?stream=2500"`, `And I send "Tell me about tides"`, "And I wait for the answer", `Then the answer status is "complete"`} {
+		if !strings.Contains(string(data), want) {
+			t.Errorf("the feature lacks %q:\n%s", want, data)
+		}
+	}
+	sessions, _ := filepath.Glob(filepath.Join(dir, "recordings", "sessions", "by-hand", "*.json"))
+	goldens, _ := filepath.Glob(filepath.Join(dir, "recordings", "golden", "by-hand", "*.golden"))
+	if len(sessions) != 1 || len(goldens) != 1 {
+		t.Errorf("sessions %v, goldens %v: want the feature's one of each", sessions, goldens)
 	}
 }
