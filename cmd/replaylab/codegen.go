@@ -203,7 +203,12 @@ func codegenFeature(s *replay.Session, file string, ad adapter.Adapter, opt conf
 	if open == "" {
 		return "", fmt.Errorf("codegen: %s opens no page", file)
 	}
-	rep := conformance.Check(file, s, ad, opt)
+	return codegenText(conformance.Check(file, s, ad, opt), open, file, n)
+}
+
+// codegenText is the feature of the sends rep found in the session read
+// from file, which opened the page open.
+func codegenText(rep conformance.Session, open, file string, n codegenNames) (string, error) {
 	var body []string
 	var sent []string
 	for _, d := range rep.Decisions {

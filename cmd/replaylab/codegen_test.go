@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/replaylab/replaylab/engine/browser"
+	"github.com/replaylab/replaylab/engine/conformance"
 	"github.com/replaylab/replaylab/testsite"
 )
 
@@ -229,5 +230,43 @@ func TestCodegenByHand(t *testing.T) {
 	goldens, _ := filepath.Glob(filepath.Join(dir, "recordings", "golden", "by-hand", "*.golden"))
 	if len(sessions) != 1 || len(goldens) != 1 {
 		t.Errorf("sessions %v, goldens %v: want the feature's one of each", sessions, goldens)
+	}
+}
+
+func TestCodegenChecks(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		d         conformance.Decision
+		want, not []string
+	}{
+		{"a transition caught is checked",
+			conformance.Decision{Typed: "Hi", Group: "m1", States: []string{"generating", "complete"}, Text: "Hello."},
+			[]string{`Then the answer status is "complete"`, `And the states seen are "generating, complete"`, `And the answer text is "Hello."`}, nil},
+		{"an answer captured complete only checks no states",
+			conformance.Decision{Typed: "Hi", Group: "m1", States: []string{"complete"}, Text: "Noted."},
+			[]string{`Then the answer status is "complete"`, `And the answer text is "Noted."`}, []string{"states seen"}},
+		{"a text with a quote is checked by its longest quotable part",
+			conformance.Decision{Typed: "Hi", Group: "m1", States: []string{"complete"}, Text: `He said "go" and then left the room.`},
+			[]string{`And the answer contains "and then left the room."`}, []string{"the answer text is"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := codegenText(conformance.Session{Decisions: []conformance.Decision{tc.d}}, "/chat", "s.json", codegenNames{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(got, w) {
+					t.Errorf("no %q in:\n%s", w, got)
+				}
+			}
+			for _, w := range tc.not {
+				if strings.Contains(got, w) {
+					t.Errorf("%q in:\n%s", w, got)
+				}
+			}
+		})
+	}
+	if _, err := codegenText(conformance.Session{Decisions: []conformance.Decision{{Step: 4, Action: `click button "Regenerate"`, Group: "m2"}}}, "/", "s.json", codegenNames{}); err == nil || !strings.Contains(err.Error(), "sends nothing typed") {
+		t.Errorf("a click that types nothing: %v, want it refused", err)
 	}
 }
