@@ -43,6 +43,9 @@ type StepDef struct {
 	SelfTest bool `json:"selfTest,omitempty"`
 	// Fn implements the step (what godog calls).
 	Fn any `json:"-"`
+	// Files are the arguments that name a file the step loads (a site
+	// profile, an adapter): a dry run loads each (see DryRun).
+	Files []FileArg `json:"-"`
 }
 
 // Step kinds.

@@ -412,6 +412,7 @@ type stepInfo struct {
 	line    int
 	keyword string
 	text    string
+	arg     bool // the step carries a doc string or data table
 }
 
 // span is a scenario's lines (from its first tag to the line before the
@@ -558,7 +559,7 @@ func parseFeatureBytes(content []byte, path, uri string) (*parsedFeature, error)
 			sc.Tags = append(sc.Tags, t.Name)
 		}
 		for _, ps := range p.Steps {
-			info := stepInfo{text: ps.Text}
+			info := stepInfo{text: ps.Text, arg: ps.Argument != nil}
 			if len(ps.AstNodeIds) > 0 {
 				if st, ok := astSteps[ps.AstNodeIds[0]]; ok {
 					info.line, info.keyword = int(st.Location.Line), st.Keyword

@@ -2,6 +2,8 @@ package steps
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
@@ -10,6 +12,8 @@ import (
 	"github.com/cucumber/godog"
 
 	"github.com/replaylab/replaylab/engine"
+	"github.com/replaylab/replaylab/engine/adapter"
+	"github.com/replaylab/replaylab/engine/site"
 	"github.com/replaylab/replaylab/harness"
 )
 
@@ -66,6 +70,36 @@ func defaults(s string) stepOpt { return func(d *StepDef) { d.Defaults = s } }
 // table gives the data table of a table step's example.
 func withTable(rows ...string) stepOpt {
 	return func(d *StepDef) { d.Table = strings.Join(rows, "\n") }
+}
+
+// loadsFile marks argument arg (0: the first capture) as the name of a
+// file the step loads, relative to the project root: a dry run loads it
+// with load (harness.FileArg).
+func loadsFile(arg int, kind string, load func(root, path string) error) stepOpt {
+	return func(d *StepDef) {
+		d.Files = append(d.Files, harness.FileArg{Arg: arg, Kind: kind, Load: load})
+	}
+}
+
+// loadProfile loads a site profile as "the site" does.
+func loadProfile(root, path string) error {
+	_, err := site.LoadIn(path, root)
+	return err
+}
+
+// loadAdapter loads an adapter file as "the engine reads the chat with
+// the adapter file" does.
+func loadAdapter(root, path string) error {
+	read := path
+	if !filepath.IsAbs(path) {
+		read = filepath.Join(root, path)
+	}
+	data, err := os.ReadFile(read)
+	if err != nil {
+		return fmt.Errorf("adapter file: %w", err)
+	}
+	_, err = adapter.ParseFile(data, path)
+	return err
 }
 
 // step adds a step to the table.

@@ -19,7 +19,8 @@ func recordingSteps(r *table) {
 	const g = "Recording and adapters"
 	r.step(g, `^the engine reads the chat with the adapter file "([^"]*)"$`,
 		"the engine uses an adapter described in a JSON file (path from the project root; see docs/adapters.md)",
-		`And the engine reads the chat with the adapter file "docs/examples/listchat.json"`, givenAdapterFile)
+		`And the engine reads the chat with the adapter file "docs/examples/listchat.json"`, givenAdapterFile,
+		loadsFile(0, "adapter file", loadAdapter))
 	r.step(g, `^replaying this session with "([^"]*)" typed instead diverges at the field "([^"]*)"$`,
 		"the session recorded so far is replayed with one typed text changed: the replay must refuse it with REPLAY_DIVERGED naming that field",
 		`Then replaying this session with "Hello!" typed instead diverges at the field "text"`, divergesAt)

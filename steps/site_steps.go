@@ -37,7 +37,7 @@ func siteSteps(r *table) {
 	const g = "Sites and pages"
 	r.step(g, `^the site "([^"]*)"$`,
 		"the scenario drives the site that profile describes (path from the project root; see docs/adapters.md) instead of the sim; choose it before the first page step",
-		`Given the site "testsite/testsite.json"`, givenSite)
+		`Given the site "testsite/testsite.json"`, givenSite, loadsFile(0, "site profile", loadProfile))
 	r.step(g, `^I open "([^"]*)"$`,
 		"the engine navigates to that path on the site's base URL (an absolute URL is opened as it is); a page answering 4xx/5xx, or not at all, fails the step with the status",
 		`When I open "/?history=4"`, openPath, isAction, defaults(readyWait))
@@ -296,10 +296,12 @@ func siteValidateSteps(r *table) {
 	const g = "Sites and pages"
 	r.step(g, `^validating the recording "([^"]*)" with the site "([^"]*)" (passes|reports "([^"]*)")$`,
 		"replaylab validate's checks over a recorded session file (paths from the project root) with a site profile's adapter, controls and signals: no violation, or a violation of that check",
-		`Then validating the recording "testsite/recordings/send/session.json" with the site "testsite/testsite.json" passes`, validateRecording)
+		`Then validating the recording "testsite/recordings/send/session.json" with the site "testsite/testsite.json" passes`, validateRecording,
+		loadsFile(1, "site profile", loadProfile))
 	r.step(g, `^validating the recording "([^"]*)" with the site "([^"]*)" and the adapter "([^"]*)" reports "([^"]*)"$`,
 		"the same checks with the profile's adapter replaced by another (a broken one): they report a violation of that check",
-		`Then validating the recording "testsite/recordings/send/session.json" with the site "testsite/testsite.json" and the adapter "testsite/broken/swapped-speakers.adapter.json" reports "speakers-swapped"`, validateRecordingWith)
+		`Then validating the recording "testsite/recordings/send/session.json" with the site "testsite/testsite.json" and the adapter "testsite/broken/swapped-speakers.adapter.json" reports "speakers-swapped"`, validateRecordingWith,
+		loadsFile(1, "site profile", loadProfile), loadsFile(2, "adapter file", loadAdapter))
 }
 
 func validateRecording(ctx context.Context, rec, profile, verdict, check string) error {

@@ -63,6 +63,7 @@ func TestRecordByHand(t *testing.T) {
 		url      string
 		record   []string // record's flags beside --url, --out and --visible
 		validate []string // validate's flags beside the session
+		codegen  []string // codegen's flags beside --from (the profile named from a project's root)
 		composer string   // CSS selector of the composer in the page
 		send     string   // CSS selector of the send button
 		ready    string   // a JS expression true once the person may type
@@ -73,6 +74,7 @@ func TestRecordByHand(t *testing.T) {
 			url:      s.URL + "/chat",
 			record:   []string{"--adapter", "marker"},
 			validate: []string{"--adapter", "marker"},
+			codegen:  []string{"--adapter", "marker"},
 			composer: "#prompt",
 			send:     "#send",
 			ready:    "true",
@@ -83,6 +85,7 @@ func TestRecordByHand(t *testing.T) {
 			url:      ts.URL + "/app/?stream=2500",
 			record:   []string{"--site", appProfile, "--base-url", ts.URL},
 			validate: []string{"--site", appProfile},
+			codegen:  []string{"--site", "testsite/chatapp.json"},
 			composer: "#composer",
 			send:     "#send",
 			ready:    `!!document.querySelector("#thread[data-ready=true]")`,
@@ -164,6 +167,9 @@ func TestRecordByHand(t *testing.T) {
 			if code != exitOK || !strings.Contains(stdout, "0 violations") {
 				t.Fatalf("validate: exit %d, want 0 violations:\n%s\n%s\nrecord said:\n%s", code, stdout, stderr, rec.stderr.String())
 			}
+			// codegen turns the hand session into a feature that passes live
+			// and replayed
+			codegenHandSession(t, filepath.Join(out, SessionFile), tt.codegen...)
 		})
 	}
 }

@@ -64,6 +64,7 @@ func lspOptions(root string) lsp.Options {
 		// that root: no self-test step in a QA project
 		VocabularyOf: func(root string) lsp.Vocabulary { return catalogue(steps.SelfTestsFor(root)) },
 		Recordings:   lsp.RunRecordings{Command: invokedAs()},
+		Checks:       &lsp.RunChecks{Defs: func(root string) []harness.StepDef { return catalogueDefs(steps.SelfTestsFor(root)) }},
 		SourceDirs:   []string{lsp.ModuleRoot()},
 		Command:      invokedAs(),
 		Exec:         runFix,
@@ -80,7 +81,18 @@ func runFix(ctx context.Context, dir string, words []string) ([]byte, error) {
 var (
 	vocabOnce       sync.Once
 	vocabAll, vocab lsp.Vocabulary
+	defsAll, defsQA []harness.StepDef
 )
+
+// catalogueDefs is the catalogue the language server's dry run checks
+// against: with the self-test steps (all) or without.
+func catalogueDefs(all bool) []harness.StepDef {
+	catalogue(all)
+	if all {
+		return defsAll
+	}
+	return defsQA
+}
 
 // catalogue is the steps catalogue as the language server reads it,
 // converted once per process: with the self-test steps (all) or without
@@ -88,8 +100,9 @@ var (
 func catalogue(all bool) lsp.Vocabulary {
 	vocabOnce.Do(func() {
 		defs := steps.Catalogue(selftest.Groups()...)
-		vocabAll = lsp.Catalogue(defs)
-		vocab = lsp.Catalogue(harness.QA(defs))
+		defsAll, defsQA = defs, harness.QA(defs)
+		vocabAll = lsp.Catalogue(defsAll)
+		vocab = lsp.Catalogue(defsQA)
 	})
 	if all {
 		return vocabAll

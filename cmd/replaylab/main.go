@@ -62,6 +62,7 @@ func init() {
 		{"observe", "print what the engine sees of an .html file, a capture or a URL", cmdObserve},
 		{"find", "run a fresh find and print the resolve verdict", cmdFind},
 		{"record", "record a live session of a page (captures after every burst of changes)", cmdRecord},
+		{"codegen", "turn a recorded session (--from SESSION.json) or what a person does on URL in a visible browser into a feature file of catalogue steps", cmdCodegen},
 		{"validate", "check an adapter against recorded sessions (groups, boundaries, controls, id stability)", cmdValidate},
 		{"steps", "print the step catalogue (filter by words; --format markdown|json)", cmdSteps},
 		{"merge-reports", "merge the HTML reports (report.json) of shards into one HTML report, JUnit and Cucumber JSON", cmdMergeReports},

@@ -38,6 +38,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 	scale := addRunScaleFlags(fs) // --cdp, --cdp-file, --shard, --retries, … (scale.go)
 	root := fs.String("root", "", "directory holding features/ and recordings/ (default: the nearest directory at or above the current one that has features/, else the embedded copy)")
 	siteFile := fs.String("site", "", "a site profile (JSON, see docs/adapters.md): every scenario drives that site instead of the sim (steps that need the sim refuse)")
+	dryRun := fs.Bool("dry-run", false, "check the selected scenarios without running them: every step against the catalogue, every argument, every site profile and adapter file a step names, every recording; no browser, no file written; exit 3 naming each problem")
 	var baseURLs stringList
 	fs.Var(&baseURLs, "base-url", "the site's base URL instead of the profile's (with --site); NAME=URL for a site a feature chooses by its profile; repeatable")
 	paths, err := parseInterleaved(fs, args)
@@ -92,6 +93,9 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 		if found, ok := findRoot("."); ok {
 			dir = found
 		} else {
+			if *dryRun {
+				return exitBadInput, badInput("--dry-run checks a project: there is no features/ here or above (give --root DIR)")
+			}
 			if *update {
 				return exitBadInput, badInput("--update needs a checkout with features/ and recordings/ (or --root)")
 			}
@@ -145,11 +149,13 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 			sitePath = abs
 		}
 	}
-	stopSites, err := serveBuiltinSites(m, byName)
-	if err != nil {
-		return exitFailed, err
+	if !*dryRun { // a dry run starts nothing, the built-in sites neither
+		stopSites, err := serveBuiltinSites(m, byName)
+		if err != nil {
+			return exitFailed, err
+		}
+		defer stopSites()
 	}
-	defer stopSites()
 	s, err := steps.NewRunner(harness.Options{Root: dir, Paths: paths, Tags: *tags, AllowEmpty: *allowEmpty, Snippets: *snippets, NoColor: *noColor, Format: *format, Stderr: stderr,
 		Update: *update, Mode: m, Seed: *seed, Concurrency: *conc, Output: stdout, Scale: scaleOpts,
 		Command: invokedAs(), HintFlags: hintFlags(fs), RerunFile: rerunFile, CostFile: costFile, LiveCostFile: liveCostFile,
@@ -171,6 +177,9 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 			return exitBadInput, badInput("%v", err)
 		}
 		return exitFailed, err
+	}
+	if *dryRun {
+		return dryRunReport(s, stdout, stderr)
 	}
 	if err := s.CheckOutputs(); err != nil {
 		return exitBadInput, badInput("%v", err)

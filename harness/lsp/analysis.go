@@ -12,6 +12,7 @@ import (
 
 	messages "github.com/cucumber/messages/go/v34"
 
+	"github.com/replaylab/replaylab/harness"
 	"github.com/replaylab/replaylab/internal/tagexpr"
 )
 
@@ -27,6 +28,12 @@ const (
 	CodeStaleRecording  = "stale-recording"   // recorded from other steps
 	CodeNoGolden        = "no-golden"         // the golden trace is missing
 	CodeObsoleteUnknown = "recordings-unread" // the recording state could not be read
+	// the dry run's (run --dry-run, Checks)
+	CodeAmbiguous    = harness.CodeAmbiguousStep // more than one catalogue step matches
+	CodeBadArgument  = harness.CodeBadArgument   // a number, duration or JSON argument that does not convert
+	CodeMissingFile  = harness.CodeMissingFile   // a site profile or adapter file a step names is not there
+	CodeBadFile      = harness.CodeBadFile       // one that does not load
+	CodeChecksUnread = "checks-unread"           // the dry run could not check the file
 )
 
 // Diagnostics lists the problems of d: what the parser refused, steps no
@@ -72,8 +79,34 @@ func (s *Server) Diagnostics(d *document) []Diagnostic {
 			Message: b.String(), Data: data})
 	}
 	diags = append(diags, s.tagDiagnostics(d)...)
+	diags = append(diags, s.checkDiagnostics(d)...)
 	diags = append(diags, s.recordingDiagnostics(d)...)
 	return diags
+}
+
+// checkDiagnostics are the dry run's problems of d (Options.Checks, the
+// code `run --dry-run` runs), each on its step's text.
+func (s *Server) checkDiagnostics(d *document) []Diagnostic {
+	if s.opt.Checks == nil || len(d.pickles) == 0 {
+		return nil
+	}
+	ps, err := s.opt.Checks.Check(s.root, d.rel, d.path, []byte(d.text))
+	if err != nil {
+		return []Diagnostic{{Range: d.lineRange(0), Severity: SeverityWarning, Code: CodeChecksUnread, Source: Source,
+			Message: fmt.Sprintf("the steps of this file cannot be checked: %v", err)}}
+	}
+	var out []Diagnostic
+	for _, p := range ps {
+		r := d.lineRange(p.Line - 1)
+		for _, st := range d.steps {
+			if st.line == p.Line-1 {
+				r = d.rangeOf(st.line, st.textStart, st.textEnd)
+				break
+			}
+		}
+		out = append(out, Diagnostic{Range: r, Severity: SeverityError, Code: p.Code, Source: Source, Message: p.Message})
+	}
+	return out
 }
 
 // undefinedText is the first text the step runs with that no catalogue

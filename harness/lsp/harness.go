@@ -2,11 +2,11 @@ package lsp
 
 import (
 	"errors"
-	"fmt"
 	"path/filepath"
 	"reflect"
 	"runtime"
 	"strings"
+	"sync"
 
 	"github.com/replaylab/replaylab/harness"
 )
@@ -90,37 +90,72 @@ func (r RunRecordings) Check(root, rel, path string, content []byte) ([]Recordin
 	opt := harness.Options{Root: root, HintDir: root, Command: r.Command}
 	var out []RecordingState
 	for _, sc := range scs {
-		st, err := harness.State(root, sc)
+		p, err := harness.RecordingProblem(opt, sc) // as run --dry-run finds it
 		if err != nil {
 			return nil, err
 		}
-		h := harness.HintsFor(opt, sc)
 		rs := RecordingState{Line: sc.Line}
-		switch {
-		case len(st.Stale) > 0:
-			rs.Problem, rs.Command = CodeStaleRecording, harness.ShellSplit(h.Rerecord)
-			rs.Message = fmt.Sprintf("the recording of %q was made from other steps (%s): replaying it fails until it is recorded again", sc.Name, relAll(root, st.Stale))
-		case !st.Recorded() && st.Golden == "":
-			rs.Problem, rs.Command = CodeNoRecording, harness.ShellSplit(h.Record)
-			rs.Message = fmt.Sprintf("%q has no recording and no golden trace (recordings/golden/%s.golden): a replay fails; record-once runs it live in Chromium once and makes both", sc.Name, sc.Slug)
-		case st.Golden == "":
-			rs.Problem, rs.Command = CodeNoGolden, harness.ShellSplit(h.CreateGolden)
-			rs.Message = fmt.Sprintf("%q has no golden trace (recordings/golden/%s.golden): a run fails", sc.Name, sc.Slug)
+		if p != nil {
+			rs.Problem, rs.Message, rs.Command = p.Code, p.Message, p.Command
 		}
 		out = append(out, rs)
 	}
 	return out, nil
 }
 
-func relAll(root string, paths []string) string {
-	out := make([]string, len(paths))
-	for i, p := range paths {
-		out[i] = p
-		if rel, err := filepath.Rel(root, p); err == nil {
-			out[i] = filepath.ToSlash(rel)
-		}
+// RunChecks is the dry run of `run --dry-run` (harness.Checker) over a
+// feature file as the editor holds it: the same code finds the same
+// ambiguous steps, arguments that do not convert, and site profiles and
+// adapter files that are missing or do not load. Defs is the catalogue
+// the run binds in a root (with or without the self-test steps).
+type RunChecks struct {
+	Defs func(root string) []harness.StepDef
+
+	mu       sync.Mutex
+	checkers map[string]*harness.Checker // by root
+}
+
+// Check implements Checks. The undefined steps and recording states are
+// left to the server's own diagnostics (Diagnostics, Recordings), which
+// carry their quick fixes.
+func (r *RunChecks) Check(root, rel, path string, content []byte) ([]Problem, error) {
+	c, err := r.checker(root)
+	if err != nil {
+		return nil, err
 	}
-	return strings.Join(out, ", ")
+	ps, err := c.CheckFile(harness.Options{Root: root, HintDir: root}, content, path, rel, false)
+	var bad *harness.BadSelectionError
+	if errors.As(err, &bad) {
+		return nil, nil // malformed: the parser's diagnostics say so
+	}
+	if err != nil {
+		return nil, err
+	}
+	var out []Problem
+	for _, p := range ps {
+		if p.Code == harness.CodeUndefinedStep {
+			continue
+		}
+		out = append(out, Problem{Line: p.Line, Code: p.Code, Message: p.Message})
+	}
+	return out, nil
+}
+
+func (r *RunChecks) checker(root string) (*harness.Checker, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if c, ok := r.checkers[root]; ok {
+		return c, nil
+	}
+	c, err := harness.NewChecker(r.Defs(root))
+	if err != nil {
+		return nil, err
+	}
+	if r.checkers == nil {
+		r.checkers = map[string]*harness.Checker{}
+	}
+	r.checkers[root] = c
+	return c, nil
 }
 
 // funcFileLine is where the Go function fn is declared.

@@ -13,6 +13,23 @@ type Recordings interface {
 	Check(root, rel, path string, content []byte) ([]RecordingState, error)
 }
 
+// Checks tells the problems `run --dry-run` finds in a feature file
+// beyond undefined steps and recordings: ambiguous steps, arguments that
+// do not convert, site profiles and adapter files that are missing or do
+// not load. The harness implements it (RunChecks) with the code the dry
+// run runs.
+type Checks interface {
+	Check(root, rel, path string, content []byte) ([]Problem, error)
+}
+
+// Problem is one problem Checks found: at a step's line (1-based), with
+// the dry run's code (CodeAmbiguous, CodeBadArgument, CodeMissingFile,
+// CodeBadFile) and message.
+type Problem struct {
+	Line          int
+	Code, Message string
+}
+
 // RecordingState is one scenario's (or outline row's) recording state.
 type RecordingState struct {
 	// Line is the scenario's line, or an outline row's (1-based).

@@ -30,6 +30,9 @@ type Options struct {
 	// Recordings tells each scenario's recording state; nil: no
 	// recording diagnostics.
 	Recordings Recordings
+	// Checks reports the dry run's other problems (ambiguous steps,
+	// arguments, site profiles and adapter files); nil: none.
+	Checks Checks
 	// SourceDirs are where a step's relative File is looked for, after
 	// Root: the module root the catalogue was built from.
 	SourceDirs []string

@@ -30,7 +30,10 @@ func Groups() []steps.Group {
 	return []steps.Group{
 		{Name: "Seeded explorer", SelfTest: true, Steps: exploreSteps},
 		{Name: "The editor (language server)", Steps: editorSteps},
-		{Name: "The harness itself", SelfTest: true, Steps: harnessSteps},
+		{Name: "The harness itself", SelfTest: true, Steps: func(t *steps.Table) {
+			harnessSteps(t)
+			scratchFileSteps(t)
+		}},
 		{Name: "Reports, shards and retries", SelfTest: true, Steps: func(t *steps.Table) {
 			poolSteps(t)
 			reportSteps(t)
