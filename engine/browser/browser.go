@@ -260,6 +260,20 @@ func (b *Browser) close(graceful bool) error {
 	return err
 }
 
+// PID is the process id of the Chromium this package started, 0 for a
+// remote browser: a benchmark reads the CPU of its process tree.
+func (b *Browser) PID() int {
+	if b.dir == "" || b.ctx == nil {
+		return 0
+	}
+	if c := chromedp.FromContext(b.ctx); c != nil && c.Browser != nil {
+		if p := c.Browser.Process(); p != nil {
+			return p.Pid
+		}
+	}
+	return 0
+}
+
 // Kill ends a browser this package started at once (SIGKILL, no
 // graceful close), waits for it to exit and removes its temp dir: for a
 // shutdown that must not wait for Chromium's own (a signal). A remote
