@@ -61,7 +61,7 @@ const settle = 400 * time.Millisecond
 const warmup = 2
 
 func main() {
-	chromium := flag.String("chromium", "", "the Chromium binary both sides drive (default: the one replaylab picks, see engine/browser.FindChromium)")
+	chromium := flag.String("chromium", "", "the Chromium binary both sides drive (default: the one replaylab picks headless, see engine/browser.FindHeadless)")
 	iterations := flag.Int("iterations", 20, "iterations per side, alternated")
 	npmDir := flag.String("npm", filepath.Join(os.TempDir(), "replaylab-newpage-npm"), "where playwright-core@"+playwrightCore+" is installed (npm install runs there when it is missing)")
 	node := flag.String("node", "node", "the node binary")
@@ -92,7 +92,7 @@ type sample struct {
 
 func run(chromium, npmDir, node string, iterations int, timeout time.Duration) error {
 	if chromium == "" {
-		p, err := browser.FindChromium()
+		p, err := browser.FindHeadless()
 		if err != nil {
 			return err
 		}

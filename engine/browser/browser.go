@@ -50,7 +50,8 @@ type Options struct {
 	// (cookies and local storage, a signed-in session; APP-5).
 	StorageState *StorageState
 	// ExecPath is the Chromium binary; default: $REPLAYLAB_CHROMIUM, then
-	// chromium, chromium-browser, google-chrome on PATH.
+	// (headless) the headless shell when it is installed (FindHeadless),
+	// then chromium, chromium-browser, google-chrome on PATH.
 	ExecPath string
 	// RemoteURL connects to a running browser over its CDP websocket URL
 	// instead of starting one.
@@ -78,6 +79,10 @@ var Flags = map[string]any{
 	"no-first-run":                  true,
 	"disable-gpu":                   true,
 	"disable-quic":                  true,
+	// one renderer per site, as the full browser's default: the headless
+	// shell (FindHeadless) otherwise keeps a cross-site frame in its
+	// parent's process, where a capture reads it (OBS-7)
+	"site-per-process": true,
 }
 
 // FindChromium returns the path of a Chromium binary or ErrNoBrowser.
@@ -94,6 +99,33 @@ func FindChromium() (string, error) {
 		}
 	}
 	return "", ErrNoBrowser
+}
+
+// HeadlessShells are where FindHeadless looks for chromium-headless-shell,
+// Chromium's headless-only build (Debian's chromium-headless-shell
+// package), before PATH: the binary itself first, so the process Start
+// starts (and a Kill ends) is Chromium, not the wrapper script Debian puts
+// on PATH.
+var HeadlessShells = []string{"/usr/lib/chromium/chromium-headless-shell"}
+
+// FindHeadless returns the Chromium binary for a headless browser:
+// $REPLAYLAB_CHROMIUM when set; else chromium-headless-shell when it is
+// installed (HeadlessShells, then PATH), which opens and runs a page for
+// a fraction of the full browser's CPU (docs/performance.md, bench/newpage);
+// else FindChromium's.
+func FindHeadless() (string, error) {
+	if os.Getenv("REPLAYLAB_CHROMIUM") != "" {
+		return FindChromium()
+	}
+	for _, p := range HeadlessShells {
+		if st, err := os.Stat(p); err == nil && !st.IsDir() && st.Mode()&0o111 != 0 {
+			return p, nil
+		}
+	}
+	if p, err := exec.LookPath("chromium-headless-shell"); err == nil {
+		return p, nil
+	}
+	return FindChromium()
 }
 
 // Browser is one running (or attached) Chromium.
@@ -180,7 +212,11 @@ func Start(ctx context.Context, opt Options) (*Browser, error) {
 	} else {
 		path := opt.ExecPath
 		if path == "" {
-			p, err := FindChromium()
+			find := FindHeadless
+			if opt.Visible {
+				find = FindChromium // the headless shell has no window
+			}
+			p, err := find()
 			if err != nil {
 				return nil, err
 			}
