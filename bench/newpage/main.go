@@ -2,13 +2,15 @@
 // a new browser context and tab, a navigation to the sim's /chat (to the
 // load event), a first read of the page, and closing it, with replaylab's
 // browser driver (engine/browser: Start, NewPage, Navigate, Capture,
-// Close, as the live runner opens a scenario's page) against Playwright
+// Close, as the live runner opens a scenario's page, in a cleared browser
+// context a closed page left, unless --reuse-contexts=false) against Playwright
 // (playwright-core from npm, pinned, driven by a small node script this
 // command writes and owns), both on the same Chromium binary. It is not
 // part of go test: it needs node, npm and a Chromium.
 //
 //	go run ./bench/newpage                                   # the Chromium replaylab picks by default
 //	go run ./bench/newpage --chromium /usr/bin/chromium      # the full browser
+//	go run ./bench/newpage --flag renderer-process-limit=2   # a launch flag on replaylab's side
 //
 // Each side runs in its own Chromium, started once; the iterations
 // alternate (replaylab first in even iterations, Playwright first in odd
@@ -66,12 +68,28 @@ func main() {
 	npmDir := flag.String("npm", filepath.Join(os.TempDir(), "replaylab-newpage-npm"), "where playwright-core@"+playwrightCore+" is installed (npm install runs there when it is missing)")
 	node := flag.String("node", "node", "the node binary")
 	timeout := flag.Duration("timeout", time.Minute, "per iteration")
+	reuse := flag.Bool("reuse-contexts", true, "replaylab's side reuses cleared browser contexts, as the live runner does (engine/browser Options.ReuseContexts)")
+	flag.Func("flag", "a Chromium switch for replaylab's side only, name or name=value, over engine/browser.Flags (repeatable; name=false drops one): measures a launch flag before and after", func(v string) error {
+		name, val, ok := strings.Cut(strings.TrimPrefix(v, "--"), "=")
+		if name == "" {
+			return fmt.Errorf("want name or name=value, got %q", v)
+		}
+		switch {
+		case !ok:
+			browser.Flags[name] = true
+		case val == "false":
+			browser.Flags[name] = false
+		default:
+			browser.Flags[name] = val
+		}
+		return nil
+	})
 	flag.Parse()
 	if *iterations < 1 {
 		fmt.Fprintln(os.Stderr, "newpage: --iterations must be at least 1")
 		os.Exit(2)
 	}
-	if err := run(*chromium, *npmDir, *node, *iterations, *timeout); err != nil {
+	if err := run(*chromium, *npmDir, *node, *iterations, *timeout, *reuse); err != nil {
 		fmt.Fprintln(os.Stderr, "newpage:", err)
 		os.Exit(1)
 	}
@@ -90,7 +108,7 @@ type sample struct {
 	bytes                 int
 }
 
-func run(chromium, npmDir, node string, iterations int, timeout time.Duration) error {
+func run(chromium, npmDir, node string, iterations int, timeout time.Duration, reuse bool) error {
 	if chromium == "" {
 		p, err := browser.FindHeadless()
 		if err != nil {
@@ -106,7 +124,7 @@ func run(chromium, npmDir, node string, iterations int, timeout time.Duration) e
 	url := srv.URL + "/chat"
 
 	ctx := context.Background()
-	b, err := browser.Start(ctx, browser.Options{ExecPath: chromium})
+	b, err := browser.Start(ctx, browser.Options{ExecPath: chromium, ReuseContexts: reuse})
 	if err != nil {
 		return fmt.Errorf("replaylab: %w", err)
 	}
@@ -132,7 +150,7 @@ func run(chromium, npmDir, node string, iterations int, timeout time.Duration) e
 	}
 	defer stop()
 
-	fmt.Printf("chromium %s, %d iterations per side after %d warm-up ones, %s\n", chromium, iterations, warmup, loadavg())
+	fmt.Printf("chromium %s, replaylab reusing contexts: %v, %d iterations per side after %d warm-up ones, %s\n", chromium, reuse, iterations, warmup, loadavg())
 	fmt.Printf("%-4s %-10s %9s %13s %16s %7s\n", "it", "side", "wall ms", "chromium cpu", "browser proc cpu", "bytes")
 	got := map[string][]sample{}
 	for i := -warmup; i < iterations; i++ {
@@ -158,6 +176,10 @@ func run(chromium, npmDir, node string, iterations int, timeout time.Duration) e
 	ta, tp := totals(got[rl.name]), totals(got[pw.name])
 	fmt.Printf("ratio playwright ÷ replaylab (≥ 1.0: replaylab as cheap or cheaper): wall %.2f (medians), chromium cpu %.2f (medians), %.2f (totals: %.0f vs %.0f ms)\n",
 		ms(p.wall)/ms(a.wall), ms(p.cpu)/ms(a.cpu), ms(tp.cpu)/ms(ta.cpu), ms(tp.cpu), ms(ta.cpu))
+	if reuse {
+		st := b.ContextStats()
+		fmt.Printf("replaylab: %d pages took a cleared context, %d contexts were not reused\n", st.Reused, st.NotReused)
+	}
 	fmt.Printf("after: %s\n", loadavg())
 	return nil
 }

@@ -66,6 +66,10 @@ type Options struct {
 	// their set-up (the MCP server: every task gets a new page). It costs
 	// one idle tab.
 	SparePage bool
+	// ReuseContexts hands a page's browser context, cleared, to a later
+	// page instead of disposing of it and making a new one (reuse.go):
+	// each page still gets a new tab. The live runner sets it.
+	ReuseContexts bool
 }
 
 // Flags are the Chromium flags every started browser gets beyond
@@ -148,6 +152,16 @@ type Browser struct {
 	lastUse atomic.Int64
 	closed  bool
 
+	// reusable browser contexts (Options.ReuseContexts, reuse.go): free
+	// holds the cleared ones; recycling counts the ones being cleared
+	reuse       bool
+	freeMu      sync.Mutex
+	free        []*closedContext
+	freeClosed  bool
+	recycling   sync.WaitGroup
+	reusedCount atomic.Int64
+	notReused   atomic.Int64
+
 	closeOnce sync.Once
 }
 
@@ -205,7 +219,7 @@ func (b *Browser) take(start bool) chan spareResult {
 // Start starts Chromium (or attaches to RemoteURL) and waits until it
 // answers.
 func Start(ctx context.Context, opt Options) (*Browser, error) {
-	b := &Browser{sparePage: opt.SparePage, storage: opt.StorageState}
+	b := &Browser{sparePage: opt.SparePage, storage: opt.StorageState, reuse: opt.ReuseContexts}
 	var allocCtx context.Context
 	if opt.RemoteURL != "" {
 		allocCtx, b.allocCancel = remote.NewAllocator(context.WithoutCancel(ctx), opt.RemoteURL)
@@ -269,6 +283,12 @@ func (b *Browser) close(graceful bool) error {
 			if r := <-ch; r.p != nil {
 				_ = r.p.Close()
 			}
+		}
+		b.freeMu.Lock()
+		b.freeClosed = true
+		b.freeMu.Unlock()
+		if graceful {
+			b.recycling.Wait() // contexts being cleared: bounded by recycleTimeout
 		}
 		// chromedp's cancel closes the browser gracefully; a kill goes
 		// straight to the allocator, which waits for the killed process
@@ -389,6 +409,7 @@ type Page struct {
 	status   int // HTTP status of the last navigation's document, 0 unknown
 	navs     *navigations
 	owner    *Browser    // opens the spare page (Options.SparePage), or nil
+	reuse    *reused     // the page's reusable browser context (Options.ReuseContexts), or nil
 	warmNext atomic.Bool // the next Capture's end opens the spare page
 
 	// the incremental capture (incremental.go): capMu serialises captures;
@@ -532,16 +553,37 @@ func (b *Browser) warm() {
 }
 
 func (b *Browser) newPage(ctx context.Context) (*Page, error) {
-	pctx, cancel := chromedp.NewContext(b.ctx, chromedp.WithNewBrowserContext())
-	if err := chromedp.Do(pctx); err != nil {
-		cancel()
-		return nil, fmt.Errorf("browser: new page: %w", err)
+	var (
+		pctx   context.Context
+		cancel context.CancelFunc
+		reuse  *reused
+	)
+	if b.reuse {
+		r, err := b.openReusedTab(ctx)
+		if err != nil {
+			return nil, err
+		}
+		reuse = r
+		// the page's life is a child of the tab's: the tab outlives the
+		// page while its context is cleared
+		var pcancel context.CancelFunc
+		pctx, pcancel = context.WithCancel(r.tctx)
+		cancel = func() {
+			pcancel()
+			r.recycle()
+		}
+	} else {
+		pctx, cancel = chromedp.NewContext(b.ctx, chromedp.WithNewBrowserContext())
+		if err := chromedp.Do(pctx); err != nil {
+			cancel()
+			return nil, fmt.Errorf("browser: new page: %w", err)
+		}
 	}
 	if err := quietDomains(pctx); err != nil {
 		cancel()
 		return nil, fmt.Errorf("browser: new page: %w", err)
 	}
-	p := &Page{ctx: pctx, cancel: cancel, changed: make(chan struct{}, 1), changes: make(chan struct{}, 1), userIdle: make(chan struct{}, 1)}
+	p := &Page{ctx: pctx, cancel: cancel, changed: make(chan struct{}, 1), changes: make(chan struct{}, 1), userIdle: make(chan struct{}, 1), reuse: reuse}
 	if err := watchChanges(pctx, p.touch, p.setWorld); err != nil {
 		cancel()
 		return nil, fmt.Errorf("browser: watch page changes: %w", err)

@@ -1,0 +1,210 @@
+// Command livecpu runs a command (the live suite) and reports its wall
+// time and CPU time, split into Chromium's processes by kind (browser,
+// renderer, GPU, utility) and the rest. It is not part of go test.
+//
+//	go build -o /tmp/replaylab ./cmd/replaylab
+//	go run ./bench/livecpu -- /tmp/replaylab run --driver browser --concurrency 8
+//
+// The total is the command's own rusage (wait4: its CPU and that of every
+// descendant that was waited for, Chromium's included). The split polls
+// /proc every --poll for the command's descendants and keeps, per process,
+// the last user + system time seen and its kind (a Chromium process's
+// --type= switch; none: the browser process); a process's CPU after its
+// last poll is counted in the total only, so the split is a lower bound.
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// clockTick is the unit of /proc/PID/stat's times (USER_HZ, 100 on Linux).
+const clockTick = 10 * time.Millisecond
+
+type proc struct {
+	kind string
+	cpu  int64 // ticks, last seen
+}
+
+func main() {
+	poll := flag.Duration("poll", 100*time.Millisecond, "how often /proc is read")
+	scenarios := flag.Int("scenarios", 234, "scenarios the command runs (for the per-scenario figures)")
+	flag.Parse()
+	if flag.NArg() == 0 {
+		fmt.Fprintln(os.Stderr, "livecpu: want a command after the flags (livecpu -- replaylab run --driver browser)")
+		os.Exit(2)
+	}
+	load0 := loadavg()
+	cmd := exec.Command(flag.Arg(0), flag.Args()[1:]...)
+	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
+	t0 := time.Now()
+	if err := cmd.Start(); err != nil {
+		fmt.Fprintln(os.Stderr, "livecpu:", err)
+		os.Exit(1)
+	}
+	var (
+		mu    sync.Mutex
+		procs = map[int]proc{}
+		done  = make(chan struct{})
+		wg    sync.WaitGroup
+	)
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		t := time.NewTicker(*poll)
+		defer t.Stop()
+		for {
+			seen := scan(cmd.Process.Pid)
+			mu.Lock()
+			for pid, p := range seen {
+				if old, ok := procs[pid]; ok && old.kind != p.kind && p.cpu < old.cpu {
+					pid = -pid // a reused pid: keep both
+				}
+				procs[pid] = p
+			}
+			mu.Unlock()
+			select {
+			case <-done:
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	err := cmd.Wait()
+	wall := time.Since(t0)
+	close(done)
+	wg.Wait()
+	st := cmd.ProcessState
+	total := st.UserTime() + st.SystemTime()
+	by := map[string]time.Duration{}
+	for _, p := range procs {
+		by[p.kind] += time.Duration(p.cpu) * clockTick
+	}
+	n := float64(*scenarios)
+	fmt.Printf("\nlivecpu: wall %.1f s; CPU %.1f s (%.0f ms a scenario over %d); load average %s before, %s after\n",
+		wall.Seconds(), total.Seconds(), float64(total.Milliseconds())/n, *scenarios, load0, loadavg())
+	kinds := make([]string, 0, len(by))
+	for k := range by {
+		kinds = append(kinds, k)
+	}
+	slices.SortFunc(kinds, func(a, b string) int { return int(by[b] - by[a]) })
+	var chromium time.Duration
+	for _, k := range kinds {
+		if strings.HasPrefix(k, "chromium ") {
+			chromium += by[k]
+		}
+	}
+	fmt.Printf("livecpu: Chromium %.1f s (%.0f ms a scenario)\n", chromium.Seconds(), float64(chromium.Milliseconds())/n)
+	for _, k := range kinds {
+		fmt.Printf("livecpu:   %-24s %7.1f s  %6.0f ms a scenario\n", k, by[k].Seconds(), float64(by[k].Milliseconds())/n)
+	}
+	if err != nil {
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			os.Exit(ee.ExitCode())
+		}
+		fmt.Fprintln(os.Stderr, "livecpu:", err)
+		os.Exit(1)
+	}
+}
+
+// scan returns the descendants of root (root included) with their kind
+// and CPU so far.
+func scan(root int) map[int]proc {
+	ents, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil
+	}
+	type row struct {
+		ppid int
+		cpu  int64
+		comm string
+	}
+	rows := map[int]row{}
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		data, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		s := string(data)
+		i, j := strings.IndexByte(s, '('), strings.LastIndexByte(s, ')')
+		if i < 0 || j < i {
+			continue
+		}
+		f := strings.Fields(s[j+1:])
+		if len(f) < 13 {
+			continue
+		}
+		ppid, _ := strconv.Atoi(f[1])
+		ut, _ := strconv.ParseInt(f[11], 10, 64)
+		st, _ := strconv.ParseInt(f[12], 10, 64)
+		rows[pid] = row{ppid: ppid, cpu: ut + st, comm: s[i+1 : j]}
+	}
+	kids := map[int][]int{}
+	for pid, r := range rows {
+		kids[r.ppid] = append(kids[r.ppid], pid)
+	}
+	out := map[int]proc{}
+	queue := []int{root}
+	for len(queue) > 0 {
+		pid := queue[0]
+		queue = queue[1:]
+		r, ok := rows[pid]
+		if !ok {
+			continue
+		}
+		out[pid] = proc{kind: kind(pid, r.comm), cpu: r.cpu}
+		queue = append(queue, kids[pid]...)
+	}
+	return out
+}
+
+// kind names a process: "chromium <type>" for Chromium's (browser when it
+// has no --type=), else its command name.
+func kind(pid int, comm string) string {
+	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
+	if err != nil {
+		return comm
+	}
+	args := strings.Split(string(data), "\x00")
+	if !strings.Contains(args[0], "chrom") || strings.HasSuffix(args[0], "sh") {
+		return comm
+	}
+	for _, a := range args[1:] {
+		if t, ok := strings.CutPrefix(a, "--type="); ok {
+			if t == "utility" {
+				for _, a := range args[1:] {
+					if s, ok := strings.CutPrefix(a, "--utility-sub-type="); ok {
+						return "chromium utility " + s
+					}
+				}
+			}
+			return "chromium " + t
+		}
+	}
+	return "chromium browser"
+}
+
+func loadavg() string {
+	data, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "unknown"
+	}
+	f := strings.Fields(string(data))
+	if len(f) < 3 {
+		return "unknown"
+	}
+	return strings.Join(f[:3], " ")
+}
