@@ -17,8 +17,10 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -53,6 +55,7 @@ func main() {
 	var (
 		mu    sync.Mutex
 		procs = map[int]proc{}
+		gone  []proc // processes whose pid was reused
 		done  = make(chan struct{})
 		wg    sync.WaitGroup
 	)
@@ -65,8 +68,12 @@ func main() {
 			seen := scan(cmd.Process.Pid)
 			mu.Lock()
 			for pid, p := range seen {
-				if old, ok := procs[pid]; ok && old.kind != p.kind && p.cpu < old.cpu {
-					pid = -pid // a reused pid: keep both
+				old, ok := procs[pid]
+				if ok && p.cpu < old.cpu { // a reused pid: keep the old process's
+					gone = append(gone, old)
+				}
+				if p.kind == "" { // exited while read: its kind as last seen
+					p.kind = old.kind
 				}
 				procs[pid] = p
 			}
@@ -85,7 +92,7 @@ func main() {
 	st := cmd.ProcessState
 	total := st.UserTime() + st.SystemTime()
 	by := map[string]time.Duration{}
-	for _, p := range procs {
+	for _, p := range append(gone, slices.Collect(maps.Values(procs))...) {
 		by[p.kind] += time.Duration(p.cpu) * clockTick
 	}
 	n := float64(*scenarios)
@@ -172,29 +179,33 @@ func scan(root int) map[int]proc {
 }
 
 // kind names a process: "chromium <type>" for Chromium's (browser when it
-// has no --type=), else its command name.
+// has no --type=), else its command name. Chromium's child processes
+// rewrite their command line as one string, its words split by spaces.
 func kind(pid int, comm string) string {
 	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
 	if err != nil {
+		return ""
+	}
+	args := strings.FieldsFunc(string(data), func(r rune) bool { return r == 0 || r == ' ' })
+	if len(args) == 0 || !strings.HasPrefix(filepath.Base(args[0]), "chrom") {
 		return comm
 	}
-	args := strings.Split(string(data), "\x00")
-	if !strings.Contains(args[0], "chrom") || strings.HasSuffix(args[0], "sh") {
-		return comm
-	}
+	typ, sub := "", ""
 	for _, a := range args[1:] {
 		if t, ok := strings.CutPrefix(a, "--type="); ok {
-			if t == "utility" {
-				for _, a := range args[1:] {
-					if s, ok := strings.CutPrefix(a, "--utility-sub-type="); ok {
-						return "chromium utility " + s
-					}
-				}
-			}
-			return "chromium " + t
+			typ = t
+		}
+		if t, ok := strings.CutPrefix(a, "--utility-sub-type="); ok {
+			sub = t
 		}
 	}
-	return "chromium browser"
+	switch {
+	case typ == "":
+		return "chromium browser"
+	case typ == "utility" && sub != "":
+		return "chromium utility " + sub
+	}
+	return "chromium " + typ
 }
 
 func loadavg() string {
