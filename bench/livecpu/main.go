@@ -1,16 +1,19 @@
 // Command livecpu runs a command (the live suite) and reports its wall
-// time and CPU time, split into Chromium's processes by kind (browser,
-// renderer, GPU, utility) and the rest. It is not part of go test.
+// time and the CPU time of it and every process under it, split into
+// Chromium's processes by kind (browser, renderer, GPU, utility) and the
+// rest. It is not part of go test.
 //
 //	go build -o /tmp/replaylab ./cmd/replaylab
 //	go run ./bench/livecpu -- /tmp/replaylab run --driver browser --concurrency 8
 //
-// The total is the command's own rusage (wait4: its CPU and that of every
-// descendant that was waited for, Chromium's included). The split polls
-// /proc every --poll for the command's descendants and keeps, per process,
-// the last user + system time seen and its kind (a Chromium process's
-// --type= switch; none: the browser process); a process's CPU after its
-// last poll is counted in the total only, so the split is a lower bound.
+// It polls /proc every --poll for the command's descendants and keeps,
+// per process, the last user + system time seen and its kind (a Chromium
+// process's --type= switch; none: the browser process); a process's CPU
+// after its last poll is not counted, so the figures are lower bounds.
+// It also prints the command's rusage (wait4: its CPU and that of every
+// descendant that was waited for), which misses processes orphaned before
+// they were reaped (Chromium's zygotes, and the renderers they reaped,
+// when the browser exits first).
 package main
 
 import (
@@ -96,8 +99,12 @@ func main() {
 		by[p.kind] += time.Duration(p.cpu) * clockTick
 	}
 	n := float64(*scenarios)
-	fmt.Printf("\nlivecpu: wall %.1f s; CPU %.1f s (%.0f ms a scenario over %d); load average %s before, %s after\n",
-		wall.Seconds(), total.Seconds(), float64(total.Milliseconds())/n, *scenarios, load0, loadavg())
+	var polled time.Duration
+	for _, d := range by {
+		polled += d
+	}
+	fmt.Printf("\nlivecpu: wall %.1f s; CPU %.1f s polled (%.0f ms a scenario over %d), %.1f s by rusage; load average %s before, %s after\n",
+		wall.Seconds(), polled.Seconds(), float64(polled.Milliseconds())/n, *scenarios, total.Seconds(), load0, loadavg())
 	kinds := make([]string, 0, len(by))
 	for k := range by {
 		kinds = append(kinds, k)
@@ -187,7 +194,10 @@ func kind(pid int, comm string) string {
 		return ""
 	}
 	args := strings.FieldsFunc(string(data), func(r rune) bool { return r == 0 || r == ' ' })
-	if len(args) == 0 || !strings.HasPrefix(filepath.Base(args[0]), "chrom") {
+	if len(args) == 0 {
+		return "" // a zombie: its kind as last seen
+	}
+	if !strings.HasPrefix(filepath.Base(args[0]), "chrom") {
 		return comm
 	}
 	typ, sub := "", ""
