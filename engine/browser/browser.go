@@ -1,7 +1,8 @@
 // Package browser is the live driver: real headless Chromium through
 // chromedp (the only package of the project that imports chromedp). One
-// Browser per run; each page gets a fresh browser context, so scenarios
-// share no cookies, storage or cache. Captures are written by a tracker
+// Browser per run; each page gets a fresh browser context (or, with
+// Options.ReuseContexts, one a closed page left, cleared: reuse.go), so
+// scenarios share no cookies, storage or cache. Captures are written by a tracker
 // script in an isolated world (own.go, incremental.go), or where it cannot
 // be exact come from DOMSnapshot.captureSnapshot in one round trip; both
 // are serialised into the capture format with live state written in.

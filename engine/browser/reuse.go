@@ -24,19 +24,22 @@ import (
 // whose state is cleared serves the next page as a fresh one would. Each
 // page still gets a new tab, so nothing a tab holds (session storage, its
 // history, window.name, the scripts and bindings added to it, its
-// renderer's memory cache) reaches the next page. What the context
-// holds is cleared when the page closes, before the context is handed out
-// again: the tab is first navigated to about:blank (no document of the
-// page runs any more), then every origin a frame of the page navigated to
-// is cleared of all its storage (cookies, local storage, IndexedDB, Cache
-// Storage, service workers, file systems, …: Storage.clearDataForOrigin
-// "all"), then the context's cookies, its HTTP cache and its permissions.
-// A context whose page had a frame in another process or opened another
-// target (a popup), whose origins this side cannot all see, or whose
-// clearing failed, is disposed of instead, as without reuse.
+// renderer's memory cache) reaches the next page. When a page closes, its
+// tab is closed (no document of the page runs any more) and its context
+// goes on a free list with the origins the page's frames navigated to.
+// The next page takes it, opens its new tab in it (on about:blank) and,
+// before anything else runs there, clears every one of those origins of
+// all its storage (cookies, local storage, IndexedDB, Cache Storage,
+// service workers, file systems, …: Storage.clearDataForOrigin "all"),
+// then the context's cookies, its HTTP cache and its permissions. A
+// context whose page had a frame in another process, or that still holds
+// another target (a popup; a worker of an origin the page did not
+// navigate to), whose origins this side cannot all see, or whose clearing
+// failed, is disposed of instead, as without reuse. Two pages open at once
+// never share a context.
 
-// recycleTimeout bounds clearing a context for its next page; past it the
-// context is disposed of.
+// recycleTimeout bounds the checks and the clearing of a context; past
+// it the context is disposed of.
 const recycleTimeout = 10 * time.Second
 
 // reused is a page's hold on its reusable browser context.
