@@ -229,7 +229,9 @@ func (f *Fixture) startBrowser(ctx context.Context) (pageOpener, error) {
 		}
 		return p, nil
 	}
-	b, err := browser.Start(ctx, f.opt.Browser)
+	opt := f.opt.Browser
+	opt.ReuseContexts = true // a scenario's page gets a cleared context (engine/browser/reuse.go)
+	b, err := browser.Start(ctx, opt)
 	if err != nil {
 		return nil, err
 	}

@@ -1,7 +1,8 @@
 // Package browser is the live driver: real headless Chromium through
 // chromedp (the only package of the project that imports chromedp). One
-// Browser per run; each page gets a fresh browser context, so scenarios
-// share no cookies, storage or cache. Captures are written by a tracker
+// Browser per run; each page gets a fresh browser context (or, with
+// Options.ReuseContexts, one a closed page left, cleared: reuse.go), so
+// scenarios share no cookies, storage or cache. Captures are written by a tracker
 // script in an isolated world (own.go, incremental.go), or where it cannot
 // be exact come from DOMSnapshot.captureSnapshot in one round trip; both
 // are serialised into the capture format with live state written in.
@@ -50,7 +51,8 @@ type Options struct {
 	// (cookies and local storage, a signed-in session; APP-5).
 	StorageState *StorageState
 	// ExecPath is the Chromium binary; default: $REPLAYLAB_CHROMIUM, then
-	// chromium, chromium-browser, google-chrome on PATH.
+	// (headless) the headless shell when it is installed (FindHeadless),
+	// then chromium, chromium-browser, google-chrome on PATH.
 	ExecPath string
 	// RemoteURL connects to a running browser over its CDP websocket URL
 	// instead of starting one.
@@ -65,6 +67,10 @@ type Options struct {
 	// their set-up (the MCP server: every task gets a new page). It costs
 	// one idle tab.
 	SparePage bool
+	// ReuseContexts hands a page's browser context, cleared, to a later
+	// page instead of disposing of it and making a new one (reuse.go):
+	// each page still gets a new tab. The live runner sets it.
+	ReuseContexts bool
 }
 
 // Flags are the Chromium flags every started browser gets beyond
@@ -78,6 +84,10 @@ var Flags = map[string]any{
 	"no-first-run":                  true,
 	"disable-gpu":                   true,
 	"disable-quic":                  true,
+	// one renderer per site, as the full browser's default: the headless
+	// shell (FindHeadless) otherwise keeps a cross-site frame in its
+	// parent's process, where a capture reads it (OBS-7)
+	"site-per-process": true,
 }
 
 // FindChromium returns the path of a Chromium binary or ErrNoBrowser.
@@ -94,6 +104,33 @@ func FindChromium() (string, error) {
 		}
 	}
 	return "", ErrNoBrowser
+}
+
+// HeadlessShells are where FindHeadless looks for chromium-headless-shell,
+// Chromium's headless-only build (Debian's chromium-headless-shell
+// package), before PATH: the binary itself first, so the process Start
+// starts (and a Kill ends) is Chromium, not the wrapper script Debian puts
+// on PATH.
+var HeadlessShells = []string{"/usr/lib/chromium/chromium-headless-shell"}
+
+// FindHeadless returns the Chromium binary for a headless browser:
+// $REPLAYLAB_CHROMIUM when set; else chromium-headless-shell when it is
+// installed (HeadlessShells, then PATH), which opens and runs a page for
+// a fraction of the full browser's CPU (docs/performance.md, bench/newpage);
+// else FindChromium's.
+func FindHeadless() (string, error) {
+	if os.Getenv("REPLAYLAB_CHROMIUM") != "" {
+		return FindChromium()
+	}
+	for _, p := range HeadlessShells {
+		if st, err := os.Stat(p); err == nil && !st.IsDir() && st.Mode()&0o111 != 0 {
+			return p, nil
+		}
+	}
+	if p, err := exec.LookPath("chromium-headless-shell"); err == nil {
+		return p, nil
+	}
+	return FindChromium()
 }
 
 // Browser is one running (or attached) Chromium.
@@ -115,6 +152,16 @@ type Browser struct {
 	busy    atomic.Int32
 	lastUse atomic.Int64
 	closed  bool
+
+	// reusable browser contexts (Options.ReuseContexts, reuse.go): free
+	// holds the cleared ones; recycling counts the ones being cleared
+	reuse       bool
+	freeMu      sync.Mutex
+	free        []*closedContext
+	freeClosed  bool
+	recycling   sync.WaitGroup
+	reusedCount atomic.Int64
+	notReused   atomic.Int64
 
 	closeOnce sync.Once
 }
@@ -173,14 +220,18 @@ func (b *Browser) take(start bool) chan spareResult {
 // Start starts Chromium (or attaches to RemoteURL) and waits until it
 // answers.
 func Start(ctx context.Context, opt Options) (*Browser, error) {
-	b := &Browser{sparePage: opt.SparePage, storage: opt.StorageState}
+	b := &Browser{sparePage: opt.SparePage, storage: opt.StorageState, reuse: opt.ReuseContexts}
 	var allocCtx context.Context
 	if opt.RemoteURL != "" {
 		allocCtx, b.allocCancel = remote.NewAllocator(context.WithoutCancel(ctx), opt.RemoteURL)
 	} else {
 		path := opt.ExecPath
 		if path == "" {
-			p, err := FindChromium()
+			find := FindHeadless
+			if opt.Visible {
+				find = FindChromium // the headless shell has no window
+			}
+			p, err := find()
 			if err != nil {
 				return nil, err
 			}
@@ -234,6 +285,12 @@ func (b *Browser) close(graceful bool) error {
 				_ = r.p.Close()
 			}
 		}
+		b.freeMu.Lock()
+		b.freeClosed = true
+		b.freeMu.Unlock()
+		if graceful {
+			b.recycling.Wait() // contexts being cleared: bounded by recycleTimeout
+		}
 		// chromedp's cancel closes the browser gracefully; a kill goes
 		// straight to the allocator, which waits for the killed process
 		if b.cancel != nil && graceful {
@@ -258,6 +315,20 @@ func (b *Browser) close(graceful bool) error {
 		err = nil
 	}
 	return err
+}
+
+// PID is the process id of the Chromium this package started, 0 for a
+// remote browser: a benchmark reads the CPU of its process tree.
+func (b *Browser) PID() int {
+	if b.dir == "" || b.ctx == nil {
+		return 0
+	}
+	if c := chromedp.FromContext(b.ctx); c != nil && c.Browser != nil {
+		if p := c.Browser.Process(); p != nil {
+			return p.Pid
+		}
+	}
+	return 0
 }
 
 // Kill ends a browser this package started at once (SIGKILL, no
@@ -339,6 +410,7 @@ type Page struct {
 	status   int // HTTP status of the last navigation's document, 0 unknown
 	navs     *navigations
 	owner    *Browser    // opens the spare page (Options.SparePage), or nil
+	reuse    *reused     // the page's reusable browser context (Options.ReuseContexts), or nil
 	warmNext atomic.Bool // the next Capture's end opens the spare page
 
 	// the incremental capture (incremental.go): capMu serialises captures;
@@ -482,16 +554,37 @@ func (b *Browser) warm() {
 }
 
 func (b *Browser) newPage(ctx context.Context) (*Page, error) {
-	pctx, cancel := chromedp.NewContext(b.ctx, chromedp.WithNewBrowserContext())
-	if err := chromedp.Do(pctx); err != nil {
-		cancel()
-		return nil, fmt.Errorf("browser: new page: %w", err)
+	var (
+		pctx   context.Context
+		cancel context.CancelFunc
+		reuse  *reused
+	)
+	if b.reuse {
+		r, err := b.openReusedTab(ctx)
+		if err != nil {
+			return nil, err
+		}
+		reuse = r
+		// the page's life is a child of the tab's: the tab outlives the
+		// page while its context is cleared
+		var pcancel context.CancelFunc
+		pctx, pcancel = context.WithCancel(r.tctx)
+		cancel = func() {
+			pcancel()
+			r.recycle()
+		}
+	} else {
+		pctx, cancel = chromedp.NewContext(b.ctx, chromedp.WithNewBrowserContext())
+		if err := chromedp.Do(pctx); err != nil {
+			cancel()
+			return nil, fmt.Errorf("browser: new page: %w", err)
+		}
 	}
 	if err := quietDomains(pctx); err != nil {
 		cancel()
 		return nil, fmt.Errorf("browser: new page: %w", err)
 	}
-	p := &Page{ctx: pctx, cancel: cancel, changed: make(chan struct{}, 1), changes: make(chan struct{}, 1), userIdle: make(chan struct{}, 1)}
+	p := &Page{ctx: pctx, cancel: cancel, changed: make(chan struct{}, 1), changes: make(chan struct{}, 1), userIdle: make(chan struct{}, 1), reuse: reuse}
 	if err := watchChanges(pctx, p.touch, p.setWorld); err != nil {
 		cancel()
 		return nil, fmt.Errorf("browser: watch page changes: %w", err)

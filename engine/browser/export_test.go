@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"time"
 
+	cdpbrowser "github.com/chromedp/cdproto/browser"
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/dom"
 	"github.com/chromedp/cdproto/runtime"
@@ -16,6 +17,26 @@ import (
 
 	"github.com/replaylab/replaylab/engine/capture"
 )
+
+// ContextIDForTest is the page's browser context.
+func (p *Page) ContextIDForTest() string {
+	if c := chromedp.FromContext(p.ctx); c != nil {
+		return string(c.BrowserContextID)
+	}
+	return ""
+}
+
+// WaitRecycledForTest waits until every closed page's context was
+// cleared (or disposed of).
+func (b *Browser) WaitRecycledForTest() { b.recycling.Wait() }
+
+// GrantForTest grants the page's browser context a permission for origin.
+func (p *Page) GrantForTest(ctx context.Context, origin, permission string) error {
+	c := chromedp.FromContext(p.ctx)
+	_, err := cdp.Call(ctx, c.Browser, cdpbrowser.SetPermission, cdpbrowser.SetPermissionParams{
+		Permission: &cdpbrowser.PermissionDescriptor{Name: permission}, Setting: cdpbrowser.PermissionSettingGranted, Origin: origin, BrowserContextID: c.BrowserContextID})
+	return err
+}
 
 // SetPageClockSettleForTest bounds a page clock's settle by d until the
 // test ends.
