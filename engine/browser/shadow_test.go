@@ -2,6 +2,7 @@ package browser_test
 
 import (
 	"context"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -18,6 +19,7 @@ const shadowPage = `<!doctype html><html><head><title>S</title></head><body>
 <x-open id="o"><span slot="b">light-b</span><span>light-default</span></x-open>
 <x-closed id="c"><span>closed-light</span></x-closed>
 <x-later id="l"></x-later>
+<x-late2 id="l2"></x-late2>
 <script>
 const o = document.getElementById('o').attachShadow({mode:'open'});
 o.innerHTML = '<p>shadow-first</p><slot name="b"></slot><div><slot></slot></div><x-nest></x-nest><img src="/dot.gif" alt="inshadow">';
@@ -96,5 +98,51 @@ func TestShadowRootsAreComposed(t *testing.T) {
 		case <-hang.C:
 			t.Fatalf("the change inside a root attached after load was never captured:\n%s", c.Frames[0].HTML)
 		}
+	}
+}
+
+// TestShadowChangesCountForQuiet proves that the page's own count of DOM
+// changes (the quiet window of readiness and of the page clock) counts a
+// change inside an open root, one in the page from the start and one
+// attached after load to an element already in the page.
+func TestShadowChangesCountForQuiet(t *testing.T) {
+	ctx := context.Background()
+	p := newPage(t)
+	srv := serve(t, map[string]string{"/": shadowPage})
+	if err := p.Navigate(ctx, srv.URL+"/"); err != nil {
+		t.Fatal(err)
+	}
+	count := func() int {
+		t.Helper()
+		v, err := p.EvalForTest(ctx, "window.__replaylabMutations()")
+		if err != nil {
+			t.Fatal(err)
+		}
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			t.Fatalf("mutation count %q: %v", v, err)
+		}
+		return n
+	}
+	tests := []struct{ name, setup, change string }{
+		{"a root from the start", "", "document.getElementById('o').shadowRoot.querySelector('p').textContent = 'changed'"},
+		{"a root attached after load", "window.r2 = document.getElementById('l2').attachShadow({mode: 'open'})", "r2.innerHTML = '<i>late</i>'"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if tt.setup != "" {
+				if _, err := p.EvalForTest(ctx, tt.setup+"; 0"); err != nil {
+					t.Fatal(err)
+				}
+			}
+			before := count()
+			if _, err := p.EvalForTest(ctx, tt.change+"; 0"); err != nil {
+				t.Fatal(err)
+			}
+			// the observer's records are delivered before the next evaluation
+			if after := count(); after <= before {
+				t.Errorf("a change inside the root did not count: %d changes before, %d after", before, after)
+			}
+		})
 	}
 }
