@@ -146,3 +146,25 @@ func TestShadowChangesCountForQuiet(t *testing.T) {
 		})
 	}
 }
+
+// TestClosedRootOnAPlainElementIsNamed: a closed root on an element that
+// is not a custom element (nothing in the light DOM says it is there; with
+// no light children, nothing else makes the tracker decline to write the
+// capture itself) is named in the capture.
+func TestClosedRootOnAPlainElementIsNamed(t *testing.T) {
+	ctx := context.Background()
+	p := newPage(t)
+	srv := serve(t, map[string]string{"/": `<!doctype html><html><body><p>light</p><div id="d"></div>
+<script>document.getElementById('d').attachShadow({mode: 'closed'}).innerHTML = '<b>secret</b>';</script></body></html>`})
+	if err := p.Navigate(ctx, srv.URL+"/"); err != nil {
+		t.Fatal(err)
+	}
+	c, err := p.Capture(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := c.Frames[0].HTML
+	if !strings.Contains(h, capture.AttrShadow+`="closed"`) || strings.Contains(h, "secret") {
+		t.Errorf("want the div named as a closed root's host, its root's content not read:\n%s", h)
+	}
+}

@@ -411,6 +411,8 @@
       absorb(mo.takeRecords());
       const decline = (why) => { T.stop(); return JSON.stringify({ full: why }); };
       if (framed()) return decline("frames");
+      // a root seen (a closed one too, announced by the attachShadow hook)
+      if (S.sawShadow) return decline("shadow");
       for (const el of document.querySelectorAll("video,audio,img")) {
         if (!(el instanceof HTMLMediaElement || el instanceof HTMLImageElement)) return decline("foreign media");
       }
