@@ -37,7 +37,7 @@ func groups() []func(*table) {
 		actSteps, answerSteps, patchSteps, chatSteps, clockSteps,
 		ledgerSteps, ledgerTrustSteps, ledgerHardenedSteps, locateSteps, loopSteps,
 		mcpSteps, observeSteps, recordingSteps,
-		siteSteps, siteRefusalSteps, siteValidateSteps, vocabSteps, storageSteps,
+		siteSteps, siteRefusalSteps, siteValidateSteps, vocabSteps, storageSteps, shadowSteps,
 	}
 }
 

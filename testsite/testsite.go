@@ -145,6 +145,7 @@ func Start(opt Options) (*Server, error) {
 	s.base, s.cancel = context.WithCancel(context.Background())
 	mux := http.NewServeMux()
 	s.appRoutes(mux, opt)
+	s.shadowRoutes(mux, opt)
 	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) { s.chat(w, r, opt) })
 	mux.HandleFunc("GET /api/reply", reply)
 	mux.HandleFunc("GET /img/avatar/{who}", func(w http.ResponseWriter, r *http.Request) {

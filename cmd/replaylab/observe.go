@@ -221,6 +221,9 @@ func printObservation(w io.Writer, o observation, structure bool) {
 	for _, u := range s.Unread {
 		fmt.Fprintf(w, "  unread frame in %s (iframe %s %s): %s\n", u.Frame, u.Node, u.Src, u.Reason)
 	}
+	for _, r := range s.ClosedRoots {
+		fmt.Fprintf(w, "  closed shadow root in %s on <%s> %s: its content is the page's own, not read\n", r.Frame, r.Tag, r.Node)
+	}
 	for _, f := range s.Frames {
 		if f.Repaired != "" {
 			fmt.Fprintf(w, "  frame %s: %s\n", f.ID, f.Repaired)

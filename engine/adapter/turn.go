@@ -295,37 +295,8 @@ func matchesAny(name string, list []string) bool {
 func quote(s string) string { return `"` + s + `"` }
 
 // text is the visible text of a turn without its controls (buttons, typing
-// indicators) and without s.skip, whitespace collapsed.
-func (s span) text(doc *observe.Document) string {
-	var b strings.Builder
-	var rec func(n *html.Node)
-	rec = func(n *html.Node) {
-		for c := n.FirstChild; c != nil; c = c.NextSibling {
-			switch c.Type {
-			case html.TextNode:
-				b.WriteString(c.Data)
-			case html.ElementNode:
-				if c == s.skip || doc.Hidden(c) || skipText(c) || s.excluded(c) {
-					continue
-				}
-				b.WriteString(" ")
-				rec(c)
-				b.WriteString(" ")
-			}
-		}
-	}
-	for _, n := range s.nodes {
-		switch {
-		case n.Type == html.TextNode:
-			b.WriteString(n.Data)
-		case n.Type == html.ElementNode && n != s.skip && !skipText(n):
-			b.WriteString(" ")
-			rec(n)
-			b.WriteString(" ")
-		}
-	}
-	return observe.Normalize(b.String())
-}
+// indicators) and without s.skip, as the page renders it (text.go).
+func (s span) text(doc *observe.Document) string { return s.rendered(doc) }
 
 func skipText(n *html.Node) bool {
 	switch n.DataAtom {

@@ -45,8 +45,9 @@ import (
 //
 // A full capture is taken instead (and the tracker restarted) for: the
 // first capture of a document and after a navigation; a page with frames
-// (iframe, frame, object, embed: their documents are not tracked) or with
-// shadow DOM (closed shadow roots are invisible to the tracker); an element
+// (iframe, frame, object, embed: their documents are not tracked) or that
+// has had shadow DOM (the capture is the composed tree, which only the
+// snapshot writes; tracker.js observes every open root for changes); an element
 // checkVisibility gives no box although neither it nor an ancestor is
 // display:none (content-visibility:hidden, a closed <details>, fallback
 // content of replaced elements: the snapshot may give it a layout box);
@@ -57,10 +58,10 @@ import (
 // (an unknown node, a node under another parent than the tree says, the
 // DOM changing inside an inserted subtree while its ids were read).
 //
-// Limits: a shadow root attached to an element already in the page (a
-// custom element upgraded when it is defined) makes no DOM mutation; an
-// open one is seen by the state pass, a closed one not until the next full
-// capture (a Refresh, a navigation). The layout size written on img and
+// A shadow root attached to an element already in the page (a custom
+// element upgraded when it is defined) makes no DOM mutation: the page
+// world's attachShadow hook (live.go shadowHookScript) announces it, open
+// or closed, and the next capture is a full one. The layout size written on img and
 // video elements whose media state could not be read is that of the last
 // full capture.
 

@@ -38,6 +38,38 @@ const (
 //go:embed tracker.js
 var changeScript string
 
+// shadowHook is the page-world global of shadowHookScript.
+const shadowHook = "__replaylabShadow"
+
+// shadowHookScript runs in the page's world before its scripts: it wraps
+// Element.prototype.attachShadow so that every shadow root attached, also
+// after load and to an element already in the page, is announced to the
+// tracker (an event, shadowEvent, on the host, which the isolated world
+// hears in its capture phase: it then observes an open root's mutations),
+// and keeps the hosts of closed roots, which no script outside the page's
+// own can reach (mediaScript skips their subtrees as the capture does);
+// any says whether a root was attached at all (pageclock.js reads images
+// in open roots only then).
+const shadowHookScript = `(() => {
+  const P = Element.prototype, attach = P.attachShadow;
+  if (typeof attach !== "function" || globalThis.` + shadowHook + `) return;
+  const closed = new WeakSet();
+  let any = false;
+  const wrapped = { attachShadow(init) {
+    const root = attach.call(this, init);
+    any = true;
+    if (root.mode === "closed") closed.add(this);
+    try { this.dispatchEvent(new Event("` + shadowEvent + `")); } catch (e) {}
+    return root;
+  } }.attachShadow;
+  Object.defineProperty(P, "attachShadow", { value: wrapped, writable: true, configurable: true, enumerable: true });
+  Object.defineProperty(globalThis, "` + shadowHook + `", { value: Object.freeze({ closed: (el) => closed.has(el), any: () => any }) });
+})()`
+
+// shadowEvent is the event shadowHookScript fires on a new root's host
+// (tracker.js listens for it by this name).
+const shadowEvent = "replaylab-shadow-root"
+
 // watchChanges installs the observer on the page and every document it
 // loads later, and calls notify on every report; world is told the unique
 // id of the isolated world of each new main-frame document.
@@ -46,7 +78,10 @@ func watchChanges(pctx context.Context, notify func(), world func(string)) error
 		if _, err := cdp.Call(ctx, t, runtime.AddBinding, runtime.AddBindingParams{Name: changeBinding, ExecutionContextName: changeWorld}); err != nil {
 			return err
 		}
-		_, err := cdp.Call(ctx, t, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: changeScript, WorldName: changeWorld})
+		if _, err := cdp.Call(ctx, t, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: changeScript, WorldName: changeWorld}); err != nil {
+			return err
+		}
+		_, err := cdp.Call(ctx, t, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: shadowHookScript})
 		return err
 	}))
 	if err != nil {
@@ -89,15 +124,32 @@ func watchChanges(pctx context.Context, notify func(), world func(string)) error
 }
 
 // mediaScript reads the live state of every media element of the main
-// document, in document order: tag, readiness, current source, natural
-// size. It only reads.
-const mediaScript = `JSON.stringify(Array.from(document.querySelectorAll("video,audio,img"), el => [
-  el.tagName.toLowerCase(),
-  el.tagName === "IMG" ? (el.complete ? (el.naturalWidth > 0 ? "complete" : "broken") : "loading") : String(el.readyState),
-  el.currentSrc || el.src || "",
-  el.tagName === "IMG" ? el.naturalWidth : (el.videoWidth || 0),
-  el.tagName === "IMG" ? el.naturalHeight : (el.videoHeight || 0)
-]))`
+// document, in the order of a DOMSnapshot capture (the flat tree: an open
+// shadow root's content under its host, each slot's assigned nodes under
+// the slot; a closed root's host is skipped, as the capture leaves its
+// subtree out): tag, readiness, current source, natural size. It only
+// reads.
+const mediaScript = `(() => {
+  const out = [], sh = globalThis.` + shadowHook + `, closed = sh ? (el) => sh.closed(el) : () => false;
+  const row = (el) => [
+    el.localName,
+    el.localName === "img" ? (el.complete ? (el.naturalWidth > 0 ? "complete" : "broken") : "loading") : String(el.readyState),
+    el.currentSrc || el.src || "",
+    el.localName === "img" ? el.naturalWidth : (el.videoWidth || 0),
+    el.localName === "img" ? el.naturalHeight : (el.videoHeight || 0)];
+  const kids = (p) => { for (let c = p.firstChild; c; c = c.nextSibling) visit(c); };
+  const visit = (n) => {
+    if (n.nodeType !== 1) return;
+    const t = n.localName;
+    if (t === "img" || t === "video" || t === "audio") out.push(row(n));
+    if (n.shadowRoot) return kids(n.shadowRoot);
+    if (closed(n)) return;
+    if (t === "slot" && n.assignedNodes().length) { for (const a of n.assignedNodes()) visit(a); return; }
+    kids(n);
+  };
+  kids(document);
+  return JSON.stringify(out);
+})()`
 
 // mediaState is one media element's live state.
 type mediaState struct {

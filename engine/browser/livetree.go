@@ -76,6 +76,7 @@ type lstate struct {
 	curSrc     string
 	layoutSize string
 	frame      string // AttrFrame
+	closed     bool   // AttrShadow="closed": the element hosts a closed shadow root
 }
 
 // key is the live state as the tracker compares it (tracker.js keyOf).
@@ -180,6 +181,9 @@ func (n *lnode) render() {
 	}
 	if s.frame != "" {
 		writeAttr(&b, capture.AttrFrame, s.frame)
+	}
+	if s.closed {
+		writeAttr(&b, capture.AttrShadow, "closed")
 	}
 	b.WriteByte('>')
 	n.out = b.String()

@@ -374,7 +374,18 @@
     return best;
   };
   const next = () => { let m = -1; for (const x of timers.values()) if (m < 0 || x.at < m) m = x.at; return m; };
-  const loading = () => Array.from(document.images).filter(i => i.getAttribute("src") && !i.complete && i.loading !== "lazy").length;
+  // loading counts the images still loading, in open shadow roots too
+  const loadingIn = (r) => {
+    let k = 0;
+    for (const i of r.querySelectorAll("img")) if (i.getAttribute("src") && !i.complete && i.loading !== "lazy") k++;
+    for (const el of r.querySelectorAll("*")) if (el.shadowRoot) k += loadingIn(el.shadowRoot);
+    return k;
+  };
+  const loading = () => {
+    const sh = W.__replaylabShadow;
+    if (!sh || !sh.any()) return Array.from(document.images).filter(i => i.getAttribute("src") && !i.complete && i.loading !== "lazy").length;
+    return loadingIn(document);
+  };
   const tick = () => new Promise(r => realSetTimeout(r, 5));
   const held = (s) => s.name + " (" + (s.kind === "body" ? "part " + (s.parts + 1) + " of its body not arrived" : s.kind === "response" ? "no response for " + Math.round(realNow() - s.since) + " ms" : "no message for " + Math.round(realNow() - s.since) + " ms") + ")";
   W.__replaylabClock = {

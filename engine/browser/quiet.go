@@ -74,10 +74,33 @@ const inflightScript = `(() => {
   // counted from the parser's end (DOMContentLoaded; a page that loads is
   // busy anyway): the parser's own insertions would make a record per
   // node of the page; the start counts as a change
+  // open shadow roots count too: each is observed, those in the page at
+  // the start, those inserted with their host, and those attached later
+  // (the attachShadow hook's event, live.go shadowHookScript)
+  const OPTS = {childList: true, subtree: true, attributes: true, characterData: true};
+  const roots = new WeakSet();
+  let mo = null;
+  const anyShadow = () => { const h = window.` + shadowHook + `; return !h || h.any(); };
+  const root = (r) => { if (roots.has(r)) return; roots.add(r); mo.observe(r, OPTS); find(r); };
+  const find = (n) => {
+    if (n.shadowRoot) root(n.shadowRoot);
+    if (n.firstElementChild) for (const el of n.querySelectorAll("*")) if (el.shadowRoot) root(el.shadowRoot);
+  };
   const watch = () => {
     muts++; lastMut = performance.now();
-    try { new MutationObserver((rs) => { muts += rs.length; lastMut = performance.now(); }).observe(document, {childList: true, subtree: true, attributes: true, characterData: true}); } catch (e) { /* no document */ }
+    try {
+      mo = new MutationObserver((rs) => {
+        muts += rs.length; lastMut = performance.now();
+        if (anyShadow()) for (const r of rs) if (r.type === "childList") for (const n of r.addedNodes) if (n.nodeType === 1 && n.isConnected) find(n);
+      });
+      mo.observe(document, OPTS);
+      find(document);
+    } catch (e) { /* no document */ }
   };
+  document.addEventListener("` + shadowEvent + `", (e) => {
+    muts++; lastMut = performance.now();
+    if (mo && e.target.shadowRoot) root(e.target.shadowRoot);
+  }, true);
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", watch, {once: true}); else watch();
   Object.defineProperty(window, "__replaylabInflight", {value: () => Array.from(open.values())});
   Object.defineProperty(window, "__replaylabMutations", {value: () => muts});

@@ -205,6 +205,27 @@ func buildTree(d *domsnapshot.DocumentSnapshot, str func(domsnapshot.StringIndex
 	selected := rareBool(n.OptionSelected)
 	pseudo := rareStr(n.PseudoType)
 	currentSrc := rareStr(n.CurrentSourceURL)
+	// The snapshot is the flat (composed) tree: an element with a shadow
+	// root has the root's children as its own, each slot its assigned
+	// nodes. Open roots are page (as Playwright's locators pierce them);
+	// a closed root's subtree is left out and its host named
+	// (capture.AttrShadow), never guessed. dropped: the node is inside a
+	// closed root (or under one: slotted, nested); closedHost: its host.
+	rootType := rareStr(n.ShadowRootType)
+	dropped := make([]bool, count)
+	closedHost := map[int]bool{}
+	for i := 1; i < count; i++ {
+		p := int(n.ParentIndex[i])
+		if p < 0 || p >= count {
+			continue
+		}
+		if dropped[p] {
+			dropped[i] = true
+		} else if rootType[i] == "closed" {
+			dropped[i] = true
+			closedHost[p] = true
+		}
+	}
 	contentDoc := map[int]int{}
 	if n.ContentDocumentIndex != nil {
 		for k, idx := range n.ContentDocumentIndex.Index {
@@ -276,7 +297,7 @@ func buildTree(d *domsnapshot.DocumentSnapshot, str func(domsnapshot.StringIndex
 	{
 		var idx []int
 		for i := 0; i < count; i++ {
-			if n.NodeType[i] == 1 {
+			if n.NodeType[i] == 1 && !dropped[i] {
 				if _, ps := pseudo[i]; !ps {
 					switch name(i) {
 					case "video", "audio", "img":
@@ -305,7 +326,7 @@ func buildTree(d *domsnapshot.DocumentSnapshot, str func(domsnapshot.StringIndex
 	t.shadowed = n.ShadowRootType != nil && len(n.ShadowRootType.Index) > 0
 	var rec func(parent *lnode, i int, inSelect, inBody bool)
 	rec = func(parent *lnode, i int, inSelect, inBody bool) {
-		if _, ok := pseudo[i]; ok {
+		if _, ok := pseudo[i]; ok || dropped[i] {
 			return
 		}
 		switch n.NodeType[i] {
@@ -368,6 +389,7 @@ func buildTree(d *domsnapshot.DocumentSnapshot, str func(domsnapshot.StringIndex
 		if child, ok := contentDoc[i]; ok && child < len(frameIDs) {
 			s.frame = frameIDs[child]
 		}
+		s.closed = closedHost[i]
 		e.render()
 		parent.kids = append(parent.kids, e)
 		if noKids(tag) {

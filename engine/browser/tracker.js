@@ -411,6 +411,8 @@
       absorb(mo.takeRecords());
       const decline = (why) => { T.stop(); return JSON.stringify({ full: why }); };
       if (framed()) return decline("frames");
+      // a root seen (a closed one too, announced by the attachShadow hook)
+      if (S.sawShadow) return decline("shadow");
       for (const el of document.querySelectorAll("video,audio,img")) {
         if (!(el instanceof HTMLMediaElement || el instanceof HTMLImageElement)) return decline("foreign media");
       }
@@ -448,6 +450,7 @@
       const t0 = performance.now();
       absorb(mo.takeRecords());
       if (!S.active || S.over) return JSON.stringify({ full: S.active ? "overflow" : "inactive" });
+      if (S.sawShadow) { S.active = false; S.own = false; return JSON.stringify({ full: "shadow" }); }
       // frames come with inserted nodes only: once the document is known
       // to hold none, only the subtrees inserted since are searched
       if (S.framed === undefined) S.framed = framed();
@@ -620,7 +623,35 @@
     pending = true;
     setTimeout(() => { pending = false; try { globalThis.__replaylabChanged("1"); } catch (e) {} }, 10);
   };
-  const mo = new MutationObserver((recs) => { absorb(recs); notify(); });
+  // Open shadow roots are page: the observer observes each one, those in
+  // the page when it starts and those attached later (the page world's
+  // attachShadow hook, live.go shadowHookScript, fires SHADOW on the host;
+  // a host inserted with its root already attached is found among the
+  // inserted nodes). A closed root cannot be observed from here; the
+  // capture leaves its content out, so nothing it reads goes unobserved.
+  // Once the document has had any shadow root, every capture is taken in
+  // full (delta declines): the tracker's serialisation is of the light DOM.
+  const SHADOW = "replaylab-shadow-root";
+  const OPTS = { subtree: true, childList: true, attributes: true, characterData: true };
+  const roots = new WeakSet();
+  const observeRoot = (r) => {
+    S.sawShadow = true;
+    if (roots.has(r)) return;
+    roots.add(r);
+    mo.observe(r, OPTS);
+    findRoots(r);
+  };
+  // findRoots observes the open roots of n's subtree (n's own, nested ones)
+  const findRoots = (n) => {
+    if (n.nodeType === 1 && n.shadowRoot) observeRoot(n.shadowRoot);
+    if (!n.firstElementChild) return;
+    for (const el of n.querySelectorAll("*")) if (el.shadowRoot) observeRoot(el.shadowRoot);
+  };
+  const mo = new MutationObserver((recs) => {
+    for (const r of recs) if (r.type === "childList") for (const n of r.addedNodes) if (n.nodeType === 1 && n.isConnected) findRoots(n);
+    absorb(recs);
+    notify();
+  });
   // The observer starts when the parser is done (DOMContentLoaded), or at
   // the first capture if that comes first: the parser's own insertions
   // would make a record per node of a page being loaded (on a 2,000-turn
@@ -631,9 +662,16 @@
   observe = () => {
     if (observing) return;
     observing = true;
-    mo.observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
+    mo.observe(document, OPTS);
+    findRoots(document);
     notify();
   };
+  document.addEventListener(SHADOW, (e) => {
+    S.sawShadow = true;
+    const r = e.target.shadowRoot; // null for a closed root
+    if (r && observing) observeRoot(r);
+    notify();
+  }, { capture: true, passive: true });
   notify();
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", observe, { once: true });
   else observe();

@@ -28,13 +28,19 @@ import (
 // where the browser driver's tracker numbered the page, a backend node id
 // elsewhere). Version 1 files (backend node ids only) read unchanged: both
 // are ids an action names a node by, compared only for equality.
-const FormatVersion = 2
+//
+// Version 3: open shadow roots are the composed tree (their content under
+// the host, slots holding their assigned nodes) and a closed root is named
+// by AttrShadow on its host, its content left out. Version 1 and 2 files
+// read unchanged: they hold no AttrShadow, and a page with shadow DOM was
+// written as its composed tree then too, closed roots included.
+const FormatVersion = 3
 
 // Readable reports whether this build reads captures of version v.
-func Readable(v int) bool { return v == 1 || v == FormatVersion }
+func Readable(v int) bool { return v >= 1 && v <= FormatVersion }
 
 func versionError(v int) error {
-	return fmt.Errorf("%w: file has version %d, this build supports 1 and %d", ErrVersion, v, FormatVersion)
+	return fmt.Errorf("%w: file has version %d, this build supports 1 to %d", ErrVersion, v, FormatVersion)
 }
 
 // Attributes that carry live state inside a frame's HTML. A browser driver
@@ -67,6 +73,12 @@ const (
 	// AttrFrame on an iframe element names the capture frame that holds its
 	// document.
 	AttrFrame = "data-rl-frame"
+	// AttrShadow is "closed" on an element that hosts a closed shadow
+	// root. A capture holds the composed tree of open shadow roots (their
+	// content under its host, each slot holding its assigned nodes), as
+	// the page renders it; a closed root's content is left out, and named
+	// by this attribute on its host (version 3).
+	AttrShadow = "data-rl-shadow"
 )
 
 // MainFrame is the id of the top-level document's frame.

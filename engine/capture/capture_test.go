@@ -17,9 +17,10 @@ func TestDecode(t *testing.T) {
 		want error
 	}{
 		{"valid", `{"version":1,"url":"http://x/","frames":[{"id":"main","url":"http://x/","html":"<p>hi</p>"}]}`, nil},
-		{"other version", `{"version":3,"url":"u","frames":[]}`, capture.ErrVersion},
+		{"other version", `{"version":4,"url":"u","frames":[]}`, capture.ErrVersion},
 		{"version 1", `{"version":1,"url":"http://x/","frames":[{"id":"main","url":"http://x/","html":"<p data-rl-node=\"12\">hi</p>"}]}`, nil},
 		{"version 2", `{"version":2,"url":"http://x/","frames":[{"id":"main","url":"http://x/","html":"<p data-rl-node=\"t12\">hi</p>"}]}`, nil},
+		{"version 3", `{"version":3,"url":"http://x/","frames":[{"id":"main","url":"http://x/","html":"<x-card data-rl-node=\"t3\" data-rl-shadow=\"closed\"></x-card>"}]}`, nil},
 		{"no version", `{"url":"u","frames":[]}`, capture.ErrMalformed},
 		{"not json", `<html>`, capture.ErrMalformed},
 		{"no frames", `{"version":1,"url":"u","frames":[]}`, capture.ErrMalformed},
@@ -40,8 +41,8 @@ func TestDecode(t *testing.T) {
 
 func TestVersionErrorNamesBothVersions(t *testing.T) {
 	_, err := capture.Decode([]byte(`{"version":7,"url":"u","frames":[]}`))
-	if err == nil || !strings.Contains(err.Error(), "version 7") || !strings.Contains(err.Error(), "supports 1 and 2") {
-		t.Fatalf("got %v, want a message naming version 7 and the supported 1 and 2", err)
+	if err == nil || !strings.Contains(err.Error(), "version 7") || !strings.Contains(err.Error(), "supports 1 to 3") {
+		t.Fatalf("got %v, want a message naming version 7 and the supported 1 to 3", err)
 	}
 }
 

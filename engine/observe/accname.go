@@ -730,6 +730,11 @@ func (c *nameComputation) selectedOptions(n *html.Node, o opts) string {
 }
 
 // blockish elements separate their text from their neighbours' by a space.
+// IsBlock reports whether n is an element that starts a line of its own
+// by default (a block, a list item, a table part, a line break): text on
+// either side of it is not one word.
+func IsBlock(n *html.Node) bool { return n.Type == html.ElementNode && blockish[n.DataAtom] }
+
 var blockish = map[atom.Atom]bool{
 	atom.Address: true, atom.Article: true, atom.Aside: true, atom.Blockquote: true, atom.Br: true,
 	atom.Dd: true, atom.Div: true, atom.Dl: true, atom.Dt: true, atom.Fieldset: true,

@@ -54,6 +54,10 @@ type Document struct {
 	Frames []*Frame
 	// Unread lists the iframes whose document the capture does not hold.
 	Unread []UnreadFrame
+	// ClosedRoots lists the elements hosting a closed shadow root, whose
+	// content the capture does not hold (capture.AttrShadow): open roots
+	// are page, closed ones are named, never read as empty.
+	ClosedRoots []ClosedRoot
 
 	media   bool // an img, video or audio element in some frame (HasMedia)
 	info    nodeTable
@@ -100,6 +104,29 @@ type UnreadFrame struct {
 	Node   string `json:"node"`  // the iframe's node id
 	Src    string `json:"src,omitempty"`
 	Reason string `json:"reason"`
+}
+
+// ClosedRoot is an element hosting a closed shadow root: its content is
+// the page's own (no script, locator or capture outside it can read it).
+type ClosedRoot struct {
+	Frame string `json:"frame"`
+	Node  string `json:"node"` // the host's node id
+	Tag   string `json:"tag"`
+}
+
+// closedMark is how a capture names a closed root's host.
+const closedMark = capture.AttrShadow + `="closed"`
+
+// closedRoots lists fr's closed shadow roots; src is its markup (only a
+// frame whose markup names one is searched).
+func (d *Document) closedRoots(fr *Frame, src string) {
+	if !strings.Contains(src, closedMark) {
+		return
+	}
+	fr.Doc.Find(`[` + capture.AttrShadow + `="closed"]`).Each(func(_ int, s *goquery.Selection) {
+		n := s.Get(0)
+		d.ClosedRoots = append(d.ClosedRoots, ClosedRoot{Frame: fr.ID, Node: d.NodeID(n), Tag: n.Data})
+	})
 }
 
 // nodeInfo is what the index keeps per element.
@@ -223,6 +250,7 @@ func parse(c *capture.Capture, prev *Document, marks bool) (*Document, error) {
 		d.Frames = append(d.Frames, fr)
 		byFrameID[fr.ID] = fr
 		srcdocs := d.index(fr, len(p.src), inherited, inCapture, from)
+		d.closedRoots(fr, p.src)
 		for i, sd := range srcdocs {
 			if len(queue) >= maxFrames {
 				d.Unread = append(d.Unread, UnreadFrame{Frame: fr.ID, Node: d.NodeID(sd), Src: "about:srcdoc",

@@ -719,6 +719,9 @@ type Snapshot struct {
 	// restores them (RestoreFrames).
 	Frames []FrameFacts  `json:"frames,omitempty"`
 	Unread []UnreadFrame `json:"unreadFrames,omitempty"`
+	// ClosedRoots are the elements hosting a closed shadow root, whose
+	// content no observation holds (named, never read as empty).
+	ClosedRoots []ClosedRoot `json:"closedShadowRoots,omitempty"`
 }
 
 // Counts are the truncation facts of every limit in a view, merged across
@@ -777,7 +780,8 @@ func (o *Observation) TextAndTables(lim Limits) (string, []Table) {
 // and headings out (the text and tables do not depend on them).
 func (o *Observation) view(view string, lim Limits, elements bool) *Snapshot {
 	s := &Snapshot{ID: o.ID, View: view, URL: o.URL, Title: o.Title,
-		Elements: []Element{}, Headings: []Heading{}, Tables: []Table{}, Frames: []FrameFacts{}, Unread: o.Doc.Unread}
+		Elements: []Element{}, Headings: []Heading{}, Tables: []Table{}, Frames: []FrameFacts{}, Unread: o.Doc.Unread,
+		ClosedRoots: o.Doc.ClosedRoots}
 	s.Counts.Frames = len(o.Doc.Frames)
 	s.Counts.FramesUnread = len(o.Doc.Unread)
 	facts := map[string]*FrameFacts{}
