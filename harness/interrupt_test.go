@@ -71,3 +71,41 @@ func TestAnInterruptedRunStops(t *testing.T) {
 		}
 	}
 }
+
+// TestAnInterruptedRunNamesWhatItCut: a run its context ended (here with
+// the cause --timeout gives it) names the scenario that was running, the
+// ones that never started, and the command that runs them again.
+func TestAnInterruptedRunNamesWhatItCut(t *testing.T) {
+	root := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(root, "features"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	feature := "Feature: Stop\n"
+	for _, name := range []string{"first", "second", "third"} {
+		feature += "  Scenario: " + name + "\n    When the run is stopped\n"
+	}
+	if err := os.WriteFile(filepath.Join(root, "features", "stop.feature"), []byte(feature), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancelCause(context.Background())
+	defer cancel(nil)
+	stop := func() { cancel(errors.New("--timeout 10m0s")) }
+	var stderr bytes.Buffer
+	r, err := harness.New(harness.Options{Root: root, Dir: root, Update: true, Format: "progress", Output: io.Discard, Stderr: &stderr,
+		Concurrency: 1, Scale: harness.Scale{Progress: true}, Context: ctx, RerunFile: filepath.Join(root, "last-failed.txt"), CostFile: filepath.Join(root, "cost.json")}, stopper{stop})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := r.Run(); got != harness.ExitInterrupted {
+		t.Fatalf("Run = %d, want %d; stderr:\n%s", got, harness.ExitInterrupted, stderr.String())
+	}
+	want := "replaylab: 1 cut short (running when the run stopped):\n" +
+		"  features/stop.feature:2  first\n" +
+		"replaylab: 2 never started:\n" +
+		"  features/stop.feature:4  second\n" +
+		"  features/stop.feature:6  third\n" +
+		"replaylab: run them again: replaylab run features/stop.feature:2 features/stop.feature:4 features/stop.feature:6\n"
+	if !strings.Contains(stderr.String(), "(--timeout 10m0s)") || !strings.HasSuffix(stderr.String(), want) {
+		t.Errorf("stderr:\n%s\nwant it to name the cause and end with:\n%s", stderr.String(), want)
+	}
+}

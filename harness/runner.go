@@ -108,6 +108,7 @@ type Runner struct {
 	selDone  bool
 	byLine   map[string]Scenario // Scenario.ID → scenario
 	collect  *collector          // the report model of this run (report.go)
+	flight   flight              // scenarios cut short, never started (cut.go)
 }
 
 // New validates opt and returns a runner of the fixture's steps. The
@@ -194,6 +195,7 @@ func (r *Runner) Run() int {
 	if r.interrupted() {
 		ctx := r.opt.Context
 		fmt.Fprintf(r.stderr(), "replaylab: interrupted: the run stopped before its end (%v); the scenarios above that failed were cut short, the skipped ones never started\n", context.Cause(ctx))
+		r.flight.report(r.stderr())
 		return ExitInterrupted
 	}
 	return code
@@ -242,6 +244,9 @@ func (r *Runner) initializeScenario(sc *godog.ScenarioContext) {
 		if rc := r.opt.Context; rc != nil && rc.Err() != nil {
 			// not run: skipped, and reported so (not as passed)
 			s.run = &scenarioRun{runner: r, outcome: &Outcome{Skipped: true, Err: ErrInterrupted}, interrupted: true}
+			if sel, err := r.scenarioOf(p); err == nil {
+				r.flight.skipped(sel)
+			}
 			return ctx, fmt.Errorf("%w: %w", godog.ErrSkip, ErrInterrupted)
 		}
 		sel, err := r.scenarioOf(p)
@@ -251,6 +256,12 @@ func (r *Runner) initializeScenario(sc *godog.ScenarioContext) {
 		*s = sel
 		s.run = &scenarioRun{runner: r}
 		return ctx, nil
+	})
+	sc.After(func(ctx context.Context, _ *godog.Scenario, err error) (context.Context, error) {
+		if s.run != nil && !s.run.interrupted {
+			r.flight.finish(*s, r.interrupted())
+		}
+		return ctx, nil // err stays the scenario's; a hook's own error would be added to it
 	})
 	r.fixture.InitializeScenario(sc, s)
 	realLocations(sc) // the functions, not the loop that bound them

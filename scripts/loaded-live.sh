@@ -13,7 +13,7 @@
 #
 #   scripts/loaded-live.sh                       # 5 runs, logs in /tmp/replaylab-loaded
 #   RUNS=1 CONC=4 OUT=/tmp/x scripts/loaded-live.sh features/site.feature
-#   LOCK=/work/notes/stress.lock LOCK_WHO=clock2 scripts/loaded-live.sh   # hold a shared lock while stressing
+#   LOCK=/tmp/replaylab-stress.lock LOCK_WHO="$USER" scripts/loaded-live.sh   # hold a lock other load runs share while stressing
 #
 # Arguments are passed to `replaylab run` (features, lines); none: the whole
 # suite. Exit status: 0 every run passed with no drift, 1 otherwise, 2 the

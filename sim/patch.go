@@ -80,6 +80,7 @@ const SweptMax = 4096
 func openLab(opts Options) (*lab, error) {
 	l := &lab{tokens: opts.Tokens}
 	l.sessions.limits = opts.SignIn.withDefaults()
+	l.sessions.clock = opts.SignInClock
 	if l.tokens == nil {
 		l.tokens = ledger.DefaultTokens()
 	}

@@ -20,6 +20,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/replaylab/replaylab/engine/clock"
 	"github.com/replaylab/replaylab/engine/errcode"
 	"github.com/replaylab/replaylab/engine/ledger"
 )
@@ -124,6 +125,7 @@ type session struct {
 type sessions struct {
 	mu     sync.Mutex
 	limits SignInLimits
+	clock  clock.Clock // nil: clock.Wall
 	byID   map[string]*session
 	byUser map[string][]string // user → session ids, oldest first
 	// failures per client address and per name; buckets per name
@@ -140,6 +142,13 @@ type failure struct {
 type bucket struct {
 	tokens float64
 	at     time.Time
+}
+
+func (ss *sessions) now() time.Time {
+	if ss.clock == nil {
+		return time.Now()
+	}
+	return ss.clock.Now()
 }
 
 func randomToken() string {
@@ -212,7 +221,7 @@ func (ss *sessions) get(r *http.Request) (*session, bool) {
 	if err != nil {
 		return nil, false
 	}
-	now := time.Now()
+	now := ss.now()
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
 	ss.initLocked()
@@ -375,7 +384,7 @@ func (s *Server) patchSignIn(w http.ResponseWriter, r *http.Request) {
 		problem(w, http.StatusBadRequest, CodeBadRequest, "sim: the sign-in form could not be read")
 		return
 	}
-	now := time.Now()
+	now := s.lab.sessions.now()
 	client := clientOf(r)
 	keys := []string{client}
 	name := strings.TrimSpace(r.PostForm.Get("name"))

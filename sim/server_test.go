@@ -33,7 +33,12 @@ func TestCloseDoesNotWaitForUnusedConnections(t *testing.T) {
 		}
 		defer c.Close()
 	}
-	time.Sleep(20 * time.Millisecond) // let the server accept them
+	// Close must meet them as accepted, unused connections: wait until
+	// the server tracks all three (a sleep might let Close run first,
+	// and the test pass without testing anything).
+	for s.NewConns() < 3 {
+		time.Sleep(time.Millisecond) // polls a condition; no verdict hangs on it
+	}
 	if err := s.Close(); err != nil {
 		t.Fatalf("Close with unused connections open: %v", err)
 	}

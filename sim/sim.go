@@ -64,6 +64,10 @@ type Options struct {
 	// DB is the ledger's database: a SQLite file path or a postgres:// URL;
 	// "" is a new SQLite file in a temp dir removed on Close.
 	DB string
+	// SignInClock is the time the patch page's sessions expire and its
+	// sign-in limits refill on; nil is clock.Wall, whatever Clock is (a
+	// sign-in is a person's, not a scripted transition). Tests move it.
+	SignInClock clock.Clock
 	// SignIn bounds the patch page's sign-in and sessions (LED-17); zero
 	// fields take DefaultSignInLimits.
 	SignIn SignInLimits

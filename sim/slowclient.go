@@ -17,9 +17,12 @@ import (
 )
 
 // Trickle opens a connection to baseURL, sends head at once and then rest
-// one byte every gap (a slowloris), and returns the status the server
-// answered (0: none) and how long until the server closed the connection.
-// It gives up after limit.
+// one byte every gap (a slowloris), starting rest over at its end, so the
+// client never finishes: only the server can end the exchange, and a nil
+// error means it did, by its own bound. It returns the status the server
+// answered (0: none) and how long until the server closed the connection
+// (for reports; a verdict needs only the nil error, which a loaded
+// machine does not change). It gives up after limit, with an error.
 func Trickle(ctx context.Context, baseURL, head, rest string, gap, limit time.Duration) (status int, closedAfter time.Duration, err error) {
 	u, err := url.Parse(baseURL)
 	if err != nil {
@@ -37,13 +40,16 @@ func Trickle(ctx context.Context, baseURL, head, rest string, gap, limit time.Du
 		if _, err := io.WriteString(c, head); err != nil {
 			return
 		}
-		for i := 0; i < len(rest); i++ {
+		for i := 0; ; i++ {
 			select {
 			case <-ctx.Done():
 				return
 			case <-time.After(gap):
 			}
-			if _, err := c.Write([]byte{rest[i]}); err != nil {
+			if len(rest) == 0 {
+				continue
+			}
+			if _, err := c.Write([]byte{rest[i%len(rest)]}); err != nil {
 				return
 			}
 		}

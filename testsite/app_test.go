@@ -2,11 +2,13 @@ package testsite
 
 import (
 	"bufio"
+	"context"
 	"encoding/binary"
 	"encoding/json"
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptrace"
 	"net/url"
 	"strings"
 	"testing"
@@ -166,26 +168,31 @@ func TestAppThreadArrivesLate(t *testing.T) {
 	}
 }
 
+// TestAppThreadThatNeverLoadsEndsWithTheServer: Close returns while a
+// thread request hangs, and ends it. The request is on the wire before
+// Close (httptrace), not after a sleep; a Close that hangs is caught by
+// the test's -timeout, not by a wall-clock margin.
 func TestAppThreadThatNeverLoadsEndsWithTheServer(t *testing.T) {
 	s, err := Start(Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
+	wrote := make(chan struct{})
 	done := make(chan error, 1)
 	go func() {
-		resp, err := http.Get(s.URL + "/app/api/thread?load=never")
+		ctx := httptrace.WithClientTrace(context.Background(), &httptrace.ClientTrace{
+			WroteRequest: func(httptrace.WroteRequestInfo) { close(wrote) },
+		})
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, s.URL+"/app/api/thread?load=never", nil)
+		resp, err := http.DefaultClient.Do(req)
 		if err == nil {
 			resp.Body.Close()
 		}
 		done <- err
 	}()
-	time.Sleep(100 * time.Millisecond)
-	closed := make(chan error, 1)
-	go func() { closed <- s.Close() }()
-	select {
-	case <-closed:
-	case <-time.After(3 * time.Second):
-		t.Fatal("Close did not return while a thread request hung")
+	<-wrote
+	if err := s.Close(); err != nil {
+		t.Errorf("Close while a thread request hung: %v", err)
 	}
 	<-done
 }

@@ -33,6 +33,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 	storagePath := storageFlag(fs)
 	record := fs.Bool("record", false, "same as --mode record: run live in Chromium and re-record every session")
 	seed := fs.Int64("seed", 0, "seed of every generated text and fault plan")
+	timeout := fs.Duration("timeout", 0, "stop the run after this much wall time: the scenarios running are cut short and the rest never start, each named, with the command that runs them again (exit 130; 0: no limit)")
 	conc := fs.Int("concurrency", 0, "scenarios run at once (default: twice the number of CPUs, at least 4, when the run only replays; the number of CPUs when it may start a browser)")
 	lastFailed := fs.Bool("last-failed", false, "run only the scenarios the last run in this project failed (kept in "+harness.LastFailedFile+"; --format rerun:FILE writes such a list too)")
 	scale := addRunScaleFlags(fs) // --cdp, --cdp-file, --shard, --retries, … (scale.go)
@@ -73,6 +74,14 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 	}
 	setFlags := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { setFlags[f.Name] = true })
+	if *timeout < 0 {
+		return exitBadInput, badInput("--timeout must be 0 or more, got %s", *timeout)
+	}
+	if *timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeoutCause(ctx, *timeout, fmt.Errorf("--timeout %s", *timeout))
+		defer cancel()
+	}
 	if setFlags["concurrency"] && *conc < 1 {
 		return exitBadInput, badInput("--concurrency must be at least 1, got %d", *conc)
 	}

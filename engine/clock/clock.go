@@ -250,7 +250,10 @@ func (l *Lab) Fired() int {
 }
 
 // Settle waits, bounded by SettleTimeout of wall time, until every gate
-// has caught up with the current instant.
+// has caught up with the current instant. The bound stretches by the
+// scheduling delay measured while it waits (WithStretchTimeout): on an
+// overloaded machine a page that is slow to acknowledge because it was
+// not scheduled gets the time it lost, instead of failing the step.
 func (l *Lab) Settle(ctx context.Context) error {
 	l.mu.Lock()
 	gates := append([]Gate(nil), l.gates...)
@@ -266,7 +269,7 @@ func (l *Lab) Settle(ctx context.Context) error {
 	if limit <= 0 {
 		limit = DefaultSettleTimeout
 	}
-	sctx, cancel := context.WithTimeout(ctx, limit)
+	sctx, cancel := WithStretchTimeout(ctx, limit)
 	defer cancel()
 	for _, g := range gates {
 		if err := g.Settle(sctx); err != nil {
@@ -274,7 +277,8 @@ func (l *Lab) Settle(ctx context.Context) error {
 				return ctx.Err()
 			}
 			if errors.Is(err, context.DeadlineExceeded) {
-				return fmt.Errorf("%w in %v of wall time: %w", ErrSettle, limit, err)
+				lag, _ := StretchedBy(sctx)
+				return fmt.Errorf("%w in %v of wall time (and %v of scheduling delay measured meanwhile): %w", ErrSettle, limit, lag.Round(time.Millisecond), err)
 			}
 			return err
 		}

@@ -14,22 +14,43 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 )
 
-// PostgresConnsMax bounds the connections a PostgreSQL store opens.
+// PostgresConnsMax bounds the connections a PostgreSQL store opens for
+// writing transactions (Tx, Exec).
 const PostgresConnsMax = 8
+
+// PostgresReadConnsMax bounds the connections of the read pool (View).
+const PostgresReadConnsMax = 4
 
 // PostgresConnectTimeout bounds one connection attempt when the URL sets
 // no connect_timeout.
 const PostgresConnectTimeout = 2 * time.Second
 
-// pgStore keeps a small bounded pool of *pgx.Conn. (pgxpool would do, but
-// it needs github.com/jackc/puddle/v2, which go.mod does not list; this
-// pool is the few lines the ledger needs.)
+// pgStore keeps two small bounded pools of *pgx.Conn, as the SQLite store
+// keeps two pools (pgxpool would do, but it needs
+// github.com/jackc/puddle/v2, which go.mod does not list; a pool is the
+// few lines the ledger needs). Reads have a pool of their own, opened
+// with one connection: a writer waiting on a lock holds a connection of
+// the write pool until its deadline, and when reads took theirs from the
+// same pool, a read found the pool full or its warm connection taken and
+// paid for a new connection (a backend to start, a password exchange)
+// within its StoreWaitMax — on a loaded machine more than a second, so a
+// read answered STORE_BUSY while a writer waited (LED-16).
 type pgStore struct {
+	write *pgPool
+	read  *pgPool
+}
+
+// pgPool is one bounded pool of connections.
+type pgPool struct {
 	cfg  *pgx.ConnConfig
 	sem  chan struct{}
 	mu   sync.Mutex
 	idle []*pgx.Conn
 	shut bool
+}
+
+func newPGPool(cfg *pgx.ConnConfig, n int) *pgPool {
+	return &pgPool{cfg: cfg, sem: make(chan struct{}, n)}
 }
 
 var pgDialect = &dialect{
@@ -82,7 +103,9 @@ func connLost(c *pgx.Conn, err error) bool {
 	}
 	var pe *pgconn.PgError
 	if errors.As(err, &pe) {
-		return pgUnavailable(pe.Code)
+		// A statement cancelled (57014) or refused a lock (55P03) leaves
+		// its connection as it was.
+		return pgUnavailable(pe.Code) && pe.Code != "57014" && pe.Code != "55P03"
 	}
 	var ne net.Error
 	return errors.As(err, &ne) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF)
@@ -99,7 +122,7 @@ func OpenPostgres(ctx context.Context, url string) (Store, error) {
 	if cfg.ConnectTimeout == 0 {
 		cfg.ConnectTimeout = PostgresConnectTimeout
 	}
-	s := &pgStore{cfg: cfg, sem: make(chan struct{}, PostgresConnsMax)}
+	s := &pgStore{write: newPGPool(cfg, PostgresConnsMax), read: newPGPool(cfg, PostgresReadConnsMax)}
 	err = s.Tx(ctx, func(t Tx) error {
 		st := t.(*sqlTx)
 		if _, err := st.exec(ctx, `SELECT pg_advisory_xact_lock(7271001)`); err != nil {
@@ -107,6 +130,14 @@ func OpenPostgres(ctx context.Context, url string) (Store, error) {
 		}
 		return migrate(ctx, st, "postgres", time.Now())
 	})
+	if err == nil {
+		// Open the read pool's first connection now, so that the first
+		// read does not pay for it.
+		err = s.View(ctx, func(t Tx) error {
+			_, e := t.(*sqlTx).exec(ctx, `SELECT 1`)
+			return e
+		})
+	}
 	if err != nil {
 		_ = s.Close()
 		return nil, fmt.Errorf("ledger: postgres: %w", err)
@@ -116,73 +147,65 @@ func OpenPostgres(ctx context.Context, url string) (Store, error) {
 
 func (s *pgStore) Backend() string { return "postgres" }
 
-func (s *pgStore) acquire(ctx context.Context) (*pgx.Conn, error) {
+func (p *pgPool) acquire(ctx context.Context) (*pgx.Conn, error) {
 	select {
-	case s.sem <- struct{}{}:
+	case p.sem <- struct{}{}:
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
-	s.mu.Lock()
-	if s.shut {
-		s.mu.Unlock()
-		<-s.sem
+	p.mu.Lock()
+	if p.shut {
+		p.mu.Unlock()
+		<-p.sem
 		return nil, errors.New("ledger: postgres store is closed")
 	}
-	for len(s.idle) > 0 {
-		n := len(s.idle)
-		c := s.idle[n-1]
-		s.idle = s.idle[:n-1]
+	for len(p.idle) > 0 {
+		n := len(p.idle)
+		c := p.idle[n-1]
+		p.idle = p.idle[:n-1]
 		if c.IsClosed() {
 			continue
 		}
-		s.mu.Unlock()
+		p.mu.Unlock()
 		return c, nil
 	}
-	s.mu.Unlock()
-	c, err := pgx.ConnectConfig(ctx, s.cfg)
+	p.mu.Unlock()
+	c, err := pgx.ConnectConfig(ctx, p.cfg)
 	if err != nil {
-		<-s.sem
+		<-p.sem
 		return nil, fmt.Errorf("%w: connect: %w", ErrRetry, err)
 	}
 	return c, nil
 }
 
-func (s *pgStore) release(c *pgx.Conn) {
-	defer func() { <-s.sem }()
-	s.mu.Lock()
-	if s.shut || c.IsClosed() || c.PgConn().TxStatus() != 'I' {
-		s.mu.Unlock()
+func (p *pgPool) release(c *pgx.Conn) {
+	defer func() { <-p.sem }()
+	p.mu.Lock()
+	if p.shut || c.IsClosed() || c.PgConn().TxStatus() != 'I' {
+		p.mu.Unlock()
 		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 		defer cancel()
 		_ = c.Close(ctx)
 		return
 	}
-	s.idle = append(s.idle, c)
-	s.mu.Unlock()
+	p.idle = append(p.idle, c)
+	p.mu.Unlock()
 }
 
-// dropIdle closes every idle connection: after one connection was lost
-// (a restart, an admin shutdown) the others are most likely gone too, and
-// each would cost a failed run to find out.
-func (s *pgStore) dropIdle() {
-	s.mu.Lock()
-	idle := s.idle
-	s.idle = nil
-	s.mu.Unlock()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-	defer cancel()
-	for _, c := range idle {
-		_ = c.Close(ctx)
+// dropIdle closes every idle connection of the pool.
+func (p *pgPool) dropIdle() {
+	p.closeIdle(false, time.Second)
+}
+
+func (p *pgPool) closeIdle(shut bool, wait time.Duration) error {
+	p.mu.Lock()
+	if shut {
+		p.shut = true
 	}
-}
-
-func (s *pgStore) Close() error {
-	s.mu.Lock()
-	s.shut = true
-	idle := s.idle
-	s.idle = nil
-	s.mu.Unlock()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	idle := p.idle
+	p.idle = nil
+	p.mu.Unlock()
+	ctx, cancel := context.WithTimeout(context.Background(), wait)
 	defer cancel()
 	var first error
 	for _, c := range idle {
@@ -193,12 +216,24 @@ func (s *pgStore) Close() error {
 	return first
 }
 
+// dropIdle closes every idle connection of both pools: after one
+// connection was lost (a restart, an admin shutdown) the others are most
+// likely gone too, and each would cost a failed run to find out.
+func (s *pgStore) dropIdle() {
+	s.write.dropIdle()
+	s.read.dropIdle()
+}
+
+func (s *pgStore) Close() error {
+	return errors.Join(s.write.closeIdle(true, 5*time.Second), s.read.closeIdle(true, 5*time.Second))
+}
+
 func (s *pgStore) Exec(ctx context.Context, query string) (int64, error) {
-	c, err := s.acquire(ctx)
+	c, err := s.write.acquire(ctx)
 	if err != nil {
 		return 0, err
 	}
-	defer s.release(c)
+	defer s.write.release(c)
 	tag, err := c.Exec(ctx, query)
 	if err != nil {
 		return 0, classifyPG(err)
@@ -207,27 +242,27 @@ func (s *pgStore) Exec(ctx context.Context, query string) (int64, error) {
 }
 
 func (s *pgStore) Tx(ctx context.Context, fn func(Tx) error) error {
-	c, err := s.acquire(ctx)
+	c, err := s.write.acquire(ctx)
 	if err != nil {
 		return err
 	}
-	defer s.release(c)
+	defer s.write.release(c)
 	tx, err := c.Begin(ctx)
 	if err != nil {
-		return s.lost(c, fmt.Errorf("ledger: postgres begin: %w", classifyPG(err)))
+		return s.lost(ctx, c, fmt.Errorf("ledger: postgres begin: %w", classifyPG(err)))
 	}
 	if err := fn(&sqlTx{q: pgQ{tx: tx, bound: ctx}, d: pgDialect}); err != nil {
 		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 		_ = tx.Rollback(rctx)
 		cancel()
-		return s.lost(c, err)
+		return s.lost(ctx, c, err)
 	}
 	if err := tx.Commit(ctx); err != nil {
 		var pe *pgconn.PgError
 		if pgconn.SafeToRetry(err) || (errors.As(err, &pe) && (pe.Code == "40001" || pe.Code == "40P01")) {
 			return fmt.Errorf("%w: postgres commit: %w", ErrRetry, err)
 		}
-		if c.IsClosed() {
+		if c.IsClosed() && ctx.Err() == nil {
 			s.dropIdle()
 		}
 		return fmt.Errorf("%w: postgres: %w", ErrCommitUncertain, err)
@@ -236,12 +271,18 @@ func (s *pgStore) Tx(ctx context.Context, fn func(Tx) error) error {
 }
 
 // lost marks err, returned before COMMIT was sent, as safe to run again
-// when its connection is gone, and drops the idle connections with it.
-func (s *pgStore) lost(c *pgx.Conn, err error) error {
+// when its connection is gone, and drops the idle connections with it
+// unless it was ctx that ended the connection: pgx closes a connection
+// whose statement outlives its context, which says nothing about the
+// others (a writer that waited out its deadline on a lock must not take
+// the reads' warm connections with it).
+func (s *pgStore) lost(ctx context.Context, c *pgx.Conn, err error) error {
 	if !connLost(c, err) {
 		return err
 	}
-	s.dropIdle()
+	if ctx.Err() == nil {
+		s.dropIdle()
+	}
 	if errors.Is(err, ErrRetry) {
 		return err
 	}
@@ -249,14 +290,14 @@ func (s *pgStore) lost(c *pgx.Conn, err error) error {
 }
 
 func (s *pgStore) View(ctx context.Context, fn func(Tx) error) error {
-	c, err := s.acquire(ctx)
+	c, err := s.read.acquire(ctx)
 	if err != nil {
 		return err
 	}
-	defer s.release(c)
+	defer s.read.release(c)
 	tx, err := c.BeginTx(ctx, pgx.TxOptions{AccessMode: pgx.ReadOnly})
 	if err != nil {
-		return s.lost(c, fmt.Errorf("ledger: postgres begin read: %w", classifyPG(err)))
+		return s.lost(ctx, c, fmt.Errorf("ledger: postgres begin read: %w", classifyPG(err)))
 	}
 	defer func() {
 		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
@@ -264,7 +305,7 @@ func (s *pgStore) View(ctx context.Context, fn func(Tx) error) error {
 		cancel()
 	}()
 	if err := fn(&sqlTx{q: pgQ{tx: tx, bound: ctx}, d: pgDialect}); err != nil {
-		return s.lost(c, err)
+		return s.lost(ctx, c, err)
 	}
 	return nil
 }

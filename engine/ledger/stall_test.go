@@ -3,6 +3,8 @@ package ledger_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -13,7 +15,9 @@ import (
 // TestStalledStoreAnswersBusy (LED-16): while another connection holds the
 // write lock (ledger.LockWrites), reads answer at once and a write answers
 // STORE_BUSY within Limits.StoreWaitMax, on both stores; afterwards writes
-// work again.
+// work again. That the wait was bounded by StoreWaitMax is read from the
+// answer (the deadline's STORE_BUSY names it), not from a stopwatch, so a
+// loaded machine does not change the verdict; the times are logged.
 func TestStalledStoreAnswersBusy(t *testing.T) {
 	eachStore(t, func(t *testing.T, dsn string) {
 		ctx := context.Background()
@@ -38,8 +42,9 @@ func TestStalledStoreAnswersBusy(t *testing.T) {
 		start = time.Now()
 		_, _, err = svc.Create(ctx, ledgertest.Alice, "b", json.RawMessage(`{"a":2}`), "")
 		t.Logf("create while locked: %v after %s", err, time.Since(start))
-		if ledger.ProblemCode(err) != ledger.CodeBusy || time.Since(start) > 3*time.Second {
-			t.Errorf("create while locked: %v after %s, want STORE_BUSY within about 1 s", err, time.Since(start))
+		var le *ledger.Error
+		if ledger.ProblemCode(err) != ledger.CodeBusy || !errors.As(err, &le) || !strings.Contains(le.Detail, "did not answer within 1s") {
+			t.Errorf("create while locked: %v, want the STORE_BUSY of StoreWaitMax (the store did not answer within 1s)", err)
 		}
 		start = time.Now()
 		if err := release(); err != nil {

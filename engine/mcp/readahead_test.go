@@ -42,18 +42,26 @@ func TestReadAheadChangesNoResult(t *testing.T) {
 	needChromium(t)
 	// the page changes once the test says so (/go), whatever the load took
 	var goNow atomic.Bool
+	var applied atomic.Int64 // the page says it changed (/applied)
 	page := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/applied" {
+			applied.Add(1)
+			return
+		}
 		if r.URL.Path == "/go" {
 			fmt.Fprint(w, goNow.Load())
 			return
 		}
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		fmt.Fprint(w, `<main><p id="a">first</p><button>Send</button></main>
-<script>const poll = setInterval(async () => {
-  if (await (await fetch("/go")).text() !== "true") return;
+<script>let changed = false;
+const poll = setInterval(async () => {
+  if (await (await fetch("/go")).text() !== "true" || changed) return;
+  changed = true;
   clearInterval(poll);
   document.getElementById("a").textContent = "changed after load";
   document.querySelector("main").insertAdjacentHTML("beforeend", "<button>Stop</button>");
+  fetch("/applied");
 }, 150)</script>`)
 	}))
 	t.Cleanup(page.Close)
@@ -91,10 +99,24 @@ func TestReadAheadChangesNoResult(t *testing.T) {
 			return string(b)
 		}
 		views = append(views, snap())
-		// the page changes with no call running; the calls go on 2 s later
+		// the page changes with no call running. The calls go on once the
+		// page says it changed and, with ReadAhead, once a capture read
+		// the change (waited for, not timed: a loaded machine only makes
+		// it later); without it, after 2 s more in which no capture may
+		// run. The loops poll another process (Chromium).
 		before, beforeChanged := n.Load(), changed.Load()
+		applied.Store(0)
 		goNow.Store(true)
-		time.Sleep(2 * time.Second)
+		for applied.Load() == 0 {
+			time.Sleep(20 * time.Millisecond)
+		}
+		if readAhead {
+			for changed.Load() == beforeChanged {
+				time.Sleep(20 * time.Millisecond)
+			}
+		} else {
+			time.Sleep(2 * time.Second)
+		}
 		goNow.Store(false)
 		idle, idleChanged = n.Load()-before, changed.Load()-beforeChanged
 		views = append(views, snap(), snap())

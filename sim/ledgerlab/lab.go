@@ -167,9 +167,10 @@ func (l *Lab) Restart(scripts map[string][]sim.Script) error {
 }
 
 // Settle waits for the simulated providers, so what is read next does not
-// depend on goroutine timing.
+// depend on goroutine timing. SettleTimeout stretches by the scheduling
+// delay measured meanwhile (clock.WithStretchTimeout).
 func (l *Lab) Settle(ctx context.Context) error {
-	ctx, cancel := context.WithTimeout(ctx, SettleTimeout)
+	ctx, cancel := clock.WithStretchTimeout(ctx, SettleTimeout)
 	defer cancel()
 	return l.srv.Providers().Settle(ctx)
 }
