@@ -228,7 +228,7 @@ func Check(file string, s *replay.Session, ad adapter.Adapter, opt Options) Sess
 				navigated = true
 			}
 			if st.Kind != replay.KindType {
-				life.acted()
+				life.acted(st.Kind == replay.KindNavigate)
 			}
 			if st.Kind == replay.KindClick || st.Kind == replay.KindPress {
 				kind := actionKind(st, prevObs, opt)

@@ -102,6 +102,9 @@ func TestCorrectProfilesOfLibraryPagesRaiseNoAlarm(t *testing.T) {
 		{"send by selector, Stop on the same element", "testsite/chatapp-selectors.json", "recordings/sessions/chatapp"},
 		{"library style, page clock", "testsite/chatapp-lib.json", "recordings/sessions/library-lifecycle"},
 		{"library style, wall clock", "testsite/chatapp-lib-wall.json", "recordings/sessions/library-lifecycle"},
+		// useChat adds the send's user turn, then its answer, captures
+		// after the click: turns of the send, not a thread loading late
+		{"zoo aisdk, turns captures after the send", "zoo/aisdk/aisdk.json", "zoo/aisdk/recordings/send"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if _, details, n := runOver(t, tc.profile, "", tc.dir); n != 0 {

@@ -164,7 +164,8 @@ type lifecycle struct {
 	otherStop           string
 	// readiness
 	readyHeld, turnsSeen bool
-	readyTurns           int // turns when ready first held since the last action (-1: not held)
+	readyTurns           int  // turns when ready first held since the page loaded (-1: not held)
+	usedSinceLoad        bool // an action other than a load since the page loaded: later turns are its
 }
 
 func newLifecycle() *lifecycle {
@@ -385,14 +386,20 @@ func (l *lifecycle) ready(p *site.Profile, doc *observe.Document, turns int, add
 	switch {
 	case l.readyTurns < 0:
 		l.readyTurns = turns
-	case turns > l.readyTurns && l.once(CheckReadyEarly):
+	case turns > l.readyTurns && !l.usedSinceLoad && l.once(CheckReadyEarly):
 		add(CheckReadyEarly, fmt.Sprintf("ready (%s) held with %d turns on the page, then %d turns arrived with no action in between: the page was not ready yet (a thread that loads after the ready signal); name a signal that holds only once the thread is there (\"ready\": selector, text or absent)", p.Ready.Awaited(), l.readyTurns, turns-l.readyTurns))
 	}
 	return true
 }
 
-// acted is told of every recorded action: turns added after it are its.
-func (l *lifecycle) acted() { l.readyTurns = -1 }
+// acted is told of every recorded action. A load (navigate) starts the
+// readiness question again; any other action answers it: the turns added
+// after it are its (a send's own user turn and its answer may arrive
+// several captures after the click), never a thread loading late.
+func (l *lifecycle) acted(load bool) {
+	l.readyTurns = -1
+	l.usedSinceLoad = !load
+}
 
 // end reports the session-wide checks.
 func (l *lifecycle) end(p *site.Profile, add func(check, detail string)) {
