@@ -20,7 +20,7 @@ var update = flag.Bool("update", false, "re-record the zoo's sessions and rewrit
 // Tags that keep a scenario out of the zoo's suite until the engine does
 // what it proves (each scenario says which LIB id and the error it shows
 // today): @lib-pending fails on both drivers, @lib-pending-live passes
-// replayed but drifts live (ids the page makes up reach the golden).
+// replayed but not live.
 const (
 	replayTags = "not @lib-pending"
 	liveTags   = "not @lib-pending and not @lib-pending-live"

@@ -207,6 +207,7 @@ func Check(file string, s *replay.Session, ad adapter.Adapter, opt Options) Sess
 	// its quiet wait; before it, the composer and send checks are skipped
 	quietSession := slices.ContainsFunc(s.Steps, func(st replay.Step) bool { return st.Kind == replay.KindQuiet })
 	quiet := !quietSession
+	var noTurns *Violation // a capture with no turns after a send, until a turn shows
 	for si, st := range s.Steps {
 		if st.Kind == replay.KindRead {
 			continue // the page as the capture before showed it
@@ -228,10 +229,10 @@ func Check(file string, s *replay.Session, ad adapter.Adapter, opt Options) Sess
 				navigated = true
 			}
 			if st.Kind != replay.KindType {
-				life.acted()
+				life.acted(st.Kind == replay.KindNavigate)
 			}
 			if st.Kind == replay.KindClick || st.Kind == replay.KindPress {
-				kind := actionKind(st, prevObs, opt)
+				kind := actionKind(st, prevObs, opt, typed != "")
 				if kind == actOther {
 					other = &struct {
 						name  string
@@ -287,13 +288,24 @@ func Check(file string, s *replay.Session, ad adapter.Adapter, opt Options) Sess
 		}
 		// an empty chat before its first send has no turns yet, nor a page
 		// that is not ready
+		if res.Structure {
+			noTurns = nil // the send's turns arrived
+		}
 		if ready && !res.Structure && (pending != nil || !hasSends(s)) {
 			detail := "the " + res.Adapter + " adapter found no turns (STRUCTURE_UNKNOWN)"
 			if file_ != nil && doc != nil {
 				d := file_.Diagnose(doc)
 				detail += fmt.Sprintf(": turn.selector %q matched %d elements; speaker values seen: %s; fix turn.selector, or list the assistant's and user's values in turn.speaker", d.TurnSelector, d.Matches, d.SpeakerList())
 			}
-			add(CheckStructure, detail)
+			switch {
+			case pending == nil:
+				add(CheckStructure, detail)
+			case noTurns == nil:
+				// an empty chat just after its send: the send's own user
+				// turn may come captures later; reported only if no turn
+				// ever comes
+				noTurns = &Violation{Capture: cr.Index, Check: CheckStructure, Detail: detail, Severity: SeverityError}
+			}
 		}
 		for _, v := range boundaries(o, res) {
 			add(CheckBoundary, v)
@@ -439,6 +451,9 @@ func Check(file string, s *replay.Session, ad adapter.Adapter, opt Options) Sess
 	}
 	if len(rep.Decisions) == 0 && hasSends(s) && (len(likely) > 0 || !sendSeen) {
 		rep.Violations = append(rep.Violations, Violation{Capture: max(0, len(rep.Captures)-1), Check: CheckNoSends, Severity: SeverityError, Detail: noSends(opt, likely)})
+	}
+	if noTurns != nil {
+		rep.Violations = append(rep.Violations, *noTurns)
 	}
 	life.end(opt.Profile, func(check, detail string) {
 		rep.Violations = append(rep.Violations, Violation{Capture: max(0, len(rep.Captures)-1), Check: check, Detail: detail, Severity: SeverityError})

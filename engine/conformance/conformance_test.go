@@ -102,6 +102,12 @@ func TestCorrectProfilesOfLibraryPagesRaiseNoAlarm(t *testing.T) {
 		{"send by selector, Stop on the same element", "testsite/chatapp-selectors.json", "recordings/sessions/chatapp"},
 		{"library style, page clock", "testsite/chatapp-lib.json", "recordings/sessions/library-lifecycle"},
 		{"library style, wall clock", "testsite/chatapp-lib-wall.json", "recordings/sessions/library-lifecycle"},
+		// useChat adds the send's user turn, then its answer, captures
+		// after the click: turns of the send, not a thread loading late
+		{"zoo aisdk, turns captures after the send", "zoo/aisdk/aisdk.json", "zoo/aisdk/recordings/send"},
+		// chatscope's Copy and Regenerate sit beside the text in the
+		// message's wrapper: the wrapper's text is the answer, no toolbar
+		{"zoo chatscope, controls beside a short answer", "zoo/chatscope/chatscope.json", "zoo/chatscope/recordings/send"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if _, details, n := runOver(t, tc.profile, "", tc.dir); n != 0 {
@@ -157,5 +163,25 @@ func TestEveryPlantedMistakeIsNamed(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(root, dir, "README.md")); err != nil {
 		t.Error(err)
+	}
+}
+
+// A library whose one button sends and, while streaming, stops (NLUX:
+// stop and send given by the same selector) and whose send's user turn
+// shows captures after the click: each click after typed text is a send,
+// and the empty chat before the send's turns show is no STRUCTURE_UNKNOWN.
+func TestSendAndStopOnOneElement(t *testing.T) {
+	p, err := site.LoadIn("zoo/nlux/nlux.json", root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, s := range sessionsIn(t, "zoo/nlux/recordings/send") {
+		rep := conformance.Check(name, s, p.Adapter, conformance.OptionsFor(p))
+		if len(rep.Decisions) != 2 {
+			t.Errorf("%s: %d sends, want 2 (one per --send)", name, len(rep.Decisions))
+		}
+		for _, v := range rep.Violations {
+			t.Errorf("%s: [%s] %s", name, v.Check, v.Detail)
+		}
 	}
 }

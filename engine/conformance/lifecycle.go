@@ -58,7 +58,7 @@ func nameIs(name string, list []string) bool {
 // send control, or Enter), a regenerate or retry, a stop, a click into
 // the composer, or something else. A click on an element the capture
 // before it does not show counts as a send, as before this distinction.
-func actionKind(st replay.Step, o *observe.Observation, opt Options) string {
+func actionKind(st replay.Step, o *observe.Observation, opt Options, typed bool) string {
 	var el *observe.Element
 	if o != nil {
 		for i := range o.All {
@@ -93,7 +93,7 @@ func actionKind(st replay.Step, o *observe.Observation, opt Options) string {
 			return actOther
 		}
 		if el != nil && el.Role == "button" {
-			return actionKind(replay.Step{Kind: replay.KindClick, Node: st.Node}, o, opt)
+			return actionKind(replay.Step{Kind: replay.KindClick, Node: st.Node}, o, opt, typed)
 		}
 		return actSend
 	}
@@ -105,8 +105,11 @@ func actionKind(st replay.Step, o *observe.Observation, opt Options) string {
 			return actComposer
 		}
 		// a Stop on the Send button's element (one button that turns
-		// into Stop while streaming) is a stop
-		if matches(p.StopControl(), "", "") || el.Role == "button" && nameIs(el.Name, stopNames) {
+		// into Stop while streaming) is a stop; when stop and send are
+		// given by the same selector, a click after text was typed is
+		// the send
+		sendToo := typed && p.SendBy == site.SendClick && matches(p.Send, "", "")
+		if matches(p.StopControl(), "", "") && !sendToo || el.Role == "button" && nameIs(el.Name, stopNames) {
 			return actStop
 		}
 		if p.SendBy == site.SendClick && matches(p.Send, "", "") {
@@ -164,7 +167,8 @@ type lifecycle struct {
 	otherStop           string
 	// readiness
 	readyHeld, turnsSeen bool
-	readyTurns           int // turns when ready first held since the last action (-1: not held)
+	readyTurns           int  // turns when ready first held since the page loaded (-1: not held)
+	usedSinceLoad        bool // an action other than a load since the page loaded: later turns are its
 }
 
 func newLifecycle() *lifecycle {
@@ -299,8 +303,10 @@ func controlText(doc *observe.Document, turn *html.Node, text string) string {
 		if buttons(doc, n) < 2 {
 			return true
 		}
+		// an element whose own text is the whole answer is the answer's
+		// wrapper (its controls beside the text), not a toolbar in it
 		own := observe.Normalize(ownText(doc, n))
-		if own != "" && utf8.RuneCountInString(own) <= controlTextMax && strings.Contains(text, own) {
+		if own != "" && own != observe.Normalize(text) && utf8.RuneCountInString(own) <= controlTextMax && strings.Contains(text, own) {
 			desc := n.Data
 			if c := observe.Attr(n, "class"); c != "" {
 				desc += " class=" + strconv.Quote(c)
@@ -385,14 +391,20 @@ func (l *lifecycle) ready(p *site.Profile, doc *observe.Document, turns int, add
 	switch {
 	case l.readyTurns < 0:
 		l.readyTurns = turns
-	case turns > l.readyTurns && l.once(CheckReadyEarly):
+	case turns > l.readyTurns && !l.usedSinceLoad && l.once(CheckReadyEarly):
 		add(CheckReadyEarly, fmt.Sprintf("ready (%s) held with %d turns on the page, then %d turns arrived with no action in between: the page was not ready yet (a thread that loads after the ready signal); name a signal that holds only once the thread is there (\"ready\": selector, text or absent)", p.Ready.Awaited(), l.readyTurns, turns-l.readyTurns))
 	}
 	return true
 }
 
-// acted is told of every recorded action: turns added after it are its.
-func (l *lifecycle) acted() { l.readyTurns = -1 }
+// acted is told of every recorded action. A load (navigate) starts the
+// readiness question again; any other action answers it: the turns added
+// after it are its (a send's own user turn and its answer may arrive
+// several captures after the click), never a thread loading late.
+func (l *lifecycle) acted(load bool) {
+	l.readyTurns = -1
+	l.usedSinceLoad = !load
+}
 
 // end reports the session-wide checks.
 func (l *lifecycle) end(p *site.Profile, add func(check, detail string)) {

@@ -1,8 +1,6 @@
-# Live, every scenario here drifts only in its ids until LIB-1: the page
-# makes its message ids up on every load and they reach the golden
-# (outcome ... evidence="new group hNTPeEVHByhczNh8" live, "TuSiVIb6KF9WeEdZ"
-# in the golden). Replayed, they pass.
-@lib-pending-live @LIB-1
+# The page makes its message ids up on every load; the adapter declares
+# them volatile and the goldens name groups a1, a2, … (LIB-1).
+@LIB-1
 Feature: The AI SDK chat (@ai-sdk/react useChat), ids made in the browser
   zoo/aisdk: a React page on useChat over the AI SDK UI message stream.
   Every message id is made in the browser, fresh on every load. The
@@ -36,9 +34,9 @@ Feature: The AI SDK chat (@ai-sdk/react useChat), ids made in the browser
     And the answer text is "2 + 2 equals 4."
     And the answer group is the last group on the page
 
-  # LIB-3: the page shows no stopped note; today: answer status is
-  # "complete" (evidence: no generating signal), want "ANSWER_STOPPED"
-  @lib-pending @LIB-3
+  # The page shows no stopped note: the engine's own Stop makes it
+  # ANSWER_STOPPED (LIB-3).
+  @LIB-3
   Scenario: A long answer stopped with Stop is ANSWER_STOPPED
     Given the site "aisdk/aisdk.json"
     When I open the chat
@@ -59,8 +57,10 @@ Feature: The AI SDK chat (@ai-sdk/react useChat), ids made in the browser
     And the answer group is the last group on the page
 
   # LIB-5: useChat shows the error as an alert outside the turns and adds
-  # no assistant turn; today: engine: click: OUTCOME_UNKNOWN: expected
-  # new_answer did not happen in time
+  # no assistant turn; the profile's page-level failed signal (the alert)
+  # marks only an answer that exists, so the send itself is not met;
+  # today: engine: click: OUTCOME_UNKNOWN: expected new_answer did not
+  # happen in time
   @lib-pending @LIB-5
   Scenario: An error from the stream is ANSWER_FAILED
     Given the site "aisdk/aisdk.json"

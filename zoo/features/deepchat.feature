@@ -1,6 +1,7 @@
 # Every scenario here waits for LIB-2 (open shadow roots tracked on both
-# clocks) or LIB-5 (a Stop given by selector); the error each shows today
-# is above it.
+# clocks); the error each shows today is above it. With the position ids
+# declared, the page-clock run, the second send and the error pass live
+# once; they stay pending until LIB-2 records them.
 @lib-pending @LIB-2
 Feature: The deep-chat web component, messages in an open shadow root
   zoo/deepchat: the deep-chat web component (its prebuilt bundle) over
@@ -11,8 +12,7 @@ Feature: The deep-chat web component, messages in an open shadow root
   deepchat/deepchat.json (page clock), deepchat/deepchat-wall.json (wall
   clock).
 
-  # LIB-2: changes inside the shadow root are not tracked; today, page
-  # clock: states seen are "complete", want "generating, complete"; wall
+  # LIB-2: changes inside the shadow root are not tracked; today, wall
   # clock: answer status is "ANSWER_INCOMPLETE" (evidence: still generating
   # at the deadline)
   Scenario Outline: An answer is followed to its end (<clock> clock)
@@ -30,8 +30,7 @@ Feature: The deep-chat web component, messages in an open shadow root
       | page  | deepchat/deepchat.json      |
       | wall  | deepchat/deepchat-wall.json |
 
-  # LIB-2: today: engine: click: OUTCOME_UNKNOWN: expected new_answer did
-  # not happen in time (the second send)
+  # LIB-2: passes live on the page clock; not recorded until LIB-2
   Scenario: A second send takes the intro and the first answer as its baseline
     Given the site "deepchat/deepchat.json"
     When I open the chat
@@ -44,9 +43,10 @@ Feature: The deep-chat web component, messages in an open shadow root
     And the answer text is "2 + 2 equals 4."
     And the answer group is the last group on the page
 
-  # LIB-5: the Stop is the send button's element, given by selector; today:
-  # engine: click: OUTCOME_UNKNOWN: expected gone=selector="deep-chat
-  # #input .input-button" did not happen in time
+  # LIB-5: the Stop is the send button's element, given by selector: it
+  # changes its icon and never goes; today: engine: click: OUTCOME_UNKNOWN:
+  # expected gone=selector="deep-chat #input .input-button" did not happen
+  # in time
   @LIB-5
   Scenario: A long answer stopped with Stop is ANSWER_STOPPED
     Given the site "deepchat/deepchat.json"
@@ -56,8 +56,7 @@ Feature: The deep-chat web component, messages in an open shadow root
     And I wait for the answer
     Then the answer status is "ANSWER_STOPPED"
 
-  # LIB-2: today: answer status is "complete" (evidence: no generating
-  # signal), want "ANSWER_FAILED"
+  # LIB-2: passes live on the page clock; not recorded until LIB-2
   Scenario: An error from the stream is ANSWER_FAILED
     Given the site "deepchat/deepchat.json"
     When I open the chat

@@ -1,7 +1,6 @@
-# Live, every scenario here drifts only in its ids until LIB-1: NLUX makes
-# a UUID for each message in the browser (nlux-message-id) and it reaches
-# the golden. Replayed, they pass.
-@lib-pending-live @LIB-1
+# NLUX makes a UUID for each message in the browser (nlux-message-id); the
+# adapter declares it volatile and the goldens name groups a1, a2, … (LIB-1).
+@LIB-1
 Feature: The NLUX chat (@nlux/core), a renderer that animates its text
   zoo/nlux: NLUX's AiChat with its LangServe adapter. NLUX paints streamed
   text into the bubble character by character after it arrives, and its
@@ -24,20 +23,19 @@ Feature: The NLUX chat (@nlux/core), a renderer that animates its text
       | clock | profile             |
       | wall  | nlux/nlux-wall.json |
 
-    # LIB-5: NLUX takes the typed text and enables its send button in a
-    # deferred update, which on the page clock has not run when the click
-    # lands on the still disabled button; today: engine: click:
+    # The send now waits for NLUX's deferred enable (LIB-5) and the click
+    # posts the prompt, but the page clock releases a fetch body a line at
+    # a time, and NLUX's LangServe adapter parses each read as whole SSE
+    # events ("event: data" without its "data:" line is dropped): no text
+    # arrives and NLUX restores the prompt; today: engine: click:
     # OUTCOME_UNKNOWN: expected new_answer did not happen in time
     @lib-pending @LIB-5
     Examples:
       | clock | profile        |
       | page  | nlux/nlux.json |
 
-  # LIB-4: replayed, the wall-clock wait reads another capture than the
-  # live run did; today the replay drifts from its own golden:
-  # -... state=generating evidence="selector \".md-in-progress\""
-  # +... state=generating evidence="page signal selector \".nlux-comp-composer.nlux-composer--waiting\""
-  @lib-pending @LIB-4
+  # Replayed, the wait reads the captures the live run read (LIB-4).
+  @LIB-4
   Scenario: A second send takes the first answer as its baseline
     Given the site "nlux/nlux-wall.json"
     When I open the chat
@@ -50,9 +48,10 @@ Feature: The NLUX chat (@nlux/core), a renderer that animates its text
     And the answer text is "2 + 2 equals 4."
     And the answer group is the last group on the page
 
-  # LIB-5: the Stop is the send button's element, given by selector, and
-  # never "goes"; today: engine: click: OUTCOME_UNKNOWN: expected
-  # gone=selector=".nlux-comp-composer button" did not happen in time
+  # LIB-5: @nlux/core 2.17's composer disables its one button while it
+  # waits and streams (it has no Stop); today: engine: click:
+  # CONTROL_DISABLED: selector=".nlux-comp-composer button" stayed
+  # disabled for 10s; nothing was sent
   @lib-pending @LIB-5
   Scenario: A long answer stopped with Stop is ANSWER_STOPPED
     Given the site "nlux/nlux-wall.json"
@@ -63,8 +62,9 @@ Feature: The NLUX chat (@nlux/core), a renderer that animates its text
     Then the answer status is "ANSWER_STOPPED"
 
   # LIB-5: NLUX shows the failure as a toast outside the turns and adds no
-  # answer; today: engine: click: OUTCOME_UNKNOWN: expected new_answer did
-  # not happen in time
+  # answer; the profile's page-level failed signal (the toast) marks only
+  # an answer that exists, so the send itself is not met; today: engine:
+  # click: OUTCOME_UNKNOWN: expected new_answer did not happen in time
   @lib-pending @LIB-5
   Scenario: An error from the runnable is ANSWER_FAILED
     Given the site "nlux/nlux-wall.json"
