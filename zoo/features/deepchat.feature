@@ -1,8 +1,6 @@
-# Every scenario here waits for LIB-2 (open shadow roots tracked on both
-# clocks); the error each shows today is above it. With the position ids
-# declared, the page-clock run, the second send and the error pass live
-# once; they stay pending until LIB-2 records them.
-@lib-pending @LIB-2
+# Open shadow roots are tracked on both clocks (LIB-2): every scenario
+# here but the Stop runs live and replayed.
+@LIB-2
 Feature: The deep-chat web component, messages in an open shadow root
   zoo/deepchat: the deep-chat web component (its prebuilt bundle) over
   its streaming connect protocol. The whole chat (messages, the text
@@ -12,9 +10,6 @@ Feature: The deep-chat web component, messages in an open shadow root
   deepchat/deepchat.json (page clock), deepchat/deepchat-wall.json (wall
   clock).
 
-  # LIB-2: changes inside the shadow root are not tracked; today, wall
-  # clock: answer status is "ANSWER_INCOMPLETE" (evidence: still generating
-  # at the deadline)
   Scenario Outline: An answer is followed to its end (<clock> clock)
     Given the site "<profile>"
     When I open the chat
@@ -30,7 +25,6 @@ Feature: The deep-chat web component, messages in an open shadow root
       | page  | deepchat/deepchat.json      |
       | wall  | deepchat/deepchat-wall.json |
 
-  # LIB-2: passes live on the page clock; not recorded until LIB-2
   Scenario: A second send takes the intro and the first answer as its baseline
     Given the site "deepchat/deepchat.json"
     When I open the chat
@@ -47,7 +41,7 @@ Feature: The deep-chat web component, messages in an open shadow root
   # changes its icon and never goes; today: engine: click: OUTCOME_UNKNOWN:
   # expected gone=selector="deep-chat #input .input-button" did not happen
   # in time
-  @LIB-5
+  @LIB-5 @lib-pending
   Scenario: A long answer stopped with Stop is ANSWER_STOPPED
     Given the site "deepchat/deepchat.json"
     When I open the chat
@@ -56,7 +50,6 @@ Feature: The deep-chat web component, messages in an open shadow root
     And I wait for the answer
     Then the answer status is "ANSWER_STOPPED"
 
-  # LIB-2: passes live on the page clock; not recorded until LIB-2
   Scenario: An error from the stream is ANSWER_FAILED
     Given the site "deepchat/deepchat.json"
     When I open the chat
