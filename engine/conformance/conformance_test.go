@@ -18,12 +18,6 @@ const root = "../.."
 // chatappSessions are the directories of the chat app's scenario sessions.
 var chatappSessions = []string{"recordings/sessions/chatapp", "recordings/sessions/streams"}
 
-// sessions loads every recorded session of the chat app's scenarios.
-func sessions(t *testing.T) map[string]*replay.Session {
-	t.Helper()
-	return sessionsIn(t, chatappSessions...)
-}
-
 // sessionsIn loads every recorded session of dirs.
 func sessionsIn(t *testing.T, dirs ...string) map[string]*replay.Session {
 	t.Helper()
