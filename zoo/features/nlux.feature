@@ -19,6 +19,10 @@ Feature: The NLUX chat (@nlux/core), a renderer that animates its text
     And the answer text is "The capital of France is Paris, on the Seine."
     And the answer group is not one of the earlier groups
 
+    # On the wall clock NLUX's animation runs on the machine's time: on a
+    # busy machine it can pause past the settle window (3 s here) and the
+    # answer reads still before its last words. Replayed in CI, not run live.
+    @lib-pending-live
     Examples:
       | clock | profile             |
       | wall  | nlux/nlux-wall.json |
@@ -34,8 +38,9 @@ Feature: The NLUX chat (@nlux/core), a renderer that animates its text
       | clock | profile        |
       | page  | nlux/nlux.json |
 
-  # Replayed, the wait reads the captures the live run read (LIB-4).
-  @LIB-4
+  # Replayed, the wait reads the captures the live run read (LIB-4). Not
+  # run live in CI: NLUX on the wall clock, as above.
+  @LIB-4 @lib-pending-live
   Scenario: A second send takes the first answer as its baseline
     Given the site "nlux/nlux-wall.json"
     When I open the chat
