@@ -29,6 +29,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/replaylab/replaylab/internal/procs"
 )
 
 // clockTick is the unit of /proc/PID/stat's times (USER_HZ, 100 on Linux).
@@ -133,53 +135,24 @@ func main() {
 // scan returns the descendants of root (root included) with their kind
 // and CPU so far.
 func scan(root int) map[int]proc {
-	ents, err := os.ReadDir("/proc")
+	stats, err := procs.Stats()
 	if err != nil {
 		return nil
 	}
-	type row struct {
-		ppid int
-		cpu  int64
-		comm string
-	}
-	rows := map[int]row{}
-	for _, e := range ents {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		data, err := os.ReadFile("/proc/" + e.Name() + "/stat")
-		if err != nil {
-			continue
-		}
-		s := string(data)
-		i, j := strings.IndexByte(s, '('), strings.LastIndexByte(s, ')')
-		if i < 0 || j < i {
-			continue
-		}
-		f := strings.Fields(s[j+1:])
-		if len(f) < 13 {
-			continue
-		}
-		ppid, _ := strconv.Atoi(f[1])
-		ut, _ := strconv.ParseInt(f[11], 10, 64)
-		st, _ := strconv.ParseInt(f[12], 10, 64)
-		rows[pid] = row{ppid: ppid, cpu: ut + st, comm: s[i+1 : j]}
-	}
 	kids := map[int][]int{}
-	for pid, r := range rows {
-		kids[r.ppid] = append(kids[r.ppid], pid)
+	for pid, r := range stats {
+		kids[r.PPID] = append(kids[r.PPID], pid)
 	}
 	out := map[int]proc{}
 	queue := []int{root}
 	for len(queue) > 0 {
 		pid := queue[0]
 		queue = queue[1:]
-		r, ok := rows[pid]
+		r, ok := stats[pid]
 		if !ok {
 			continue
 		}
-		out[pid] = proc{kind: kind(pid, r.comm), cpu: r.cpu}
+		out[pid] = proc{kind: kind(pid, r.Comm), cpu: r.User + r.Sys}
 		queue = append(queue, kids[pid]...)
 	}
 	return out

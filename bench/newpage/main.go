@@ -45,6 +45,7 @@ import (
 	"time"
 
 	"github.com/replaylab/replaylab/engine/browser"
+	"github.com/replaylab/replaylab/internal/procs"
 	"github.com/replaylab/replaylab/sim"
 )
 
@@ -288,25 +289,13 @@ func startPlaywright(ctx context.Context, node, dir, chromium string) (*side, fu
 // childOf returns the one child process of parent (the driver's
 // Chromium).
 func childOf(parent int) (int, error) {
-	ents, err := os.ReadDir("/proc")
+	stats, err := procs.Stats()
 	if err != nil {
 		return 0, err
 	}
 	var kids []int
-	for _, e := range ents {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		data, err := os.ReadFile("/proc/" + e.Name() + "/stat")
-		if err != nil {
-			continue
-		}
-		i := strings.LastIndexByte(string(data), ')')
-		if i < 0 {
-			continue
-		}
-		if f := strings.Fields(string(data[i+1:])); len(f) > 1 && f[1] == strconv.Itoa(parent) {
+	for pid, st := range stats {
+		if st.PPID == parent {
 			kids = append(kids, pid)
 		}
 	}
@@ -351,7 +340,7 @@ const clockTick = 10 * time.Millisecond
 
 // treeCPU reads /proc for the process tree under root.
 func treeCPU(root int) (cpu, error) {
-	ents, err := os.ReadDir("/proc")
+	stats, err := procs.Stats()
 	if err != nil {
 		return cpu{}, err
 	}
@@ -359,38 +348,16 @@ func treeCPU(root int) (cpu, error) {
 		ppid       int
 		own, child int64
 	}
-	procs := map[int]proc{}
-	for _, e := range ents {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		data, err := os.ReadFile("/proc/" + e.Name() + "/stat")
-		if err != nil {
-			continue // exited meanwhile
-		}
-		// the fields after the command's closing parenthesis: state ppid …
-		i := strings.LastIndexByte(string(data), ')')
-		if i < 0 {
-			continue
-		}
-		f := strings.Fields(string(data[i+1:]))
-		if len(f) < 15 {
-			continue
-		}
-		ppid, _ := strconv.Atoi(f[1])
-		ut, _ := strconv.ParseInt(f[11], 10, 64)
-		st, _ := strconv.ParseInt(f[12], 10, 64)
-		cut, _ := strconv.ParseInt(f[13], 10, 64)
-		cst, _ := strconv.ParseInt(f[14], 10, 64)
-		procs[pid] = proc{ppid: ppid, own: ut + st, child: cut + cst}
+	tree := map[int]proc{}
+	for pid, st := range stats {
+		tree[pid] = proc{ppid: st.PPID, own: st.User + st.Sys, child: st.ChildUser + st.ChildSys}
 	}
-	r, ok := procs[root]
+	r, ok := tree[root]
 	if !ok {
 		return cpu{}, fmt.Errorf("chromium process %d is gone", root)
 	}
 	children := map[int][]int{}
-	for pid, p := range procs {
+	for pid, p := range tree {
 		children[p.ppid] = append(children[p.ppid], pid)
 	}
 	var total, browserOwn int64
@@ -399,9 +366,9 @@ func treeCPU(root int) (cpu, error) {
 	for len(queue) > 0 {
 		pid := queue[0]
 		queue = queue[1:]
-		total += procs[pid].own + procs[pid].child
+		total += tree[pid].own + tree[pid].child
 		if !found && isBrowserProcess(pid) {
-			browserOwn, found = procs[pid].own, true
+			browserOwn, found = tree[pid].own, true
 		}
 		queue = append(queue, children[pid]...)
 	}

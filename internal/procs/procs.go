@@ -79,3 +79,52 @@ func RemoveBinary() {
 		_ = os.RemoveAll(built.dir)
 	}
 }
+
+// Stat is one process's line of /proc/PID/stat: its parent, its command
+// name and its CPU times in clock ticks (USER_HZ), its own and those of
+// its children that exited and were waited for.
+type Stat struct {
+	PPID                int
+	Comm                string
+	User, Sys           int64
+	ChildUser, ChildSys int64
+}
+
+// Stats reads /proc/PID/stat of every process; a process that exits
+// while it reads is left out.
+func Stats() (map[int]Stat, error) {
+	ents, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil, err
+	}
+	out := map[int]Stat{}
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		data, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if err != nil {
+			continue // exited meanwhile
+		}
+		// the fields after the command's closing parenthesis: state ppid …
+		s := string(data)
+		i, j := strings.IndexByte(s, '('), strings.LastIndexByte(s, ')')
+		if i < 0 || j < i {
+			continue
+		}
+		f := strings.Fields(s[j+1:])
+		if len(f) < 15 {
+			continue
+		}
+		var st Stat
+		st.PPID, _ = strconv.Atoi(f[1])
+		st.Comm = s[i+1 : j]
+		st.User, _ = strconv.ParseInt(f[11], 10, 64)
+		st.Sys, _ = strconv.ParseInt(f[12], 10, 64)
+		st.ChildUser, _ = strconv.ParseInt(f[13], 10, 64)
+		st.ChildSys, _ = strconv.ParseInt(f[14], 10, 64)
+		out[pid] = st
+	}
+	return out, nil
+}
