@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/replaylab/replaylab/engine/ledger"
 	"github.com/replaylab/replaylab/explore"
+	"github.com/replaylab/replaylab/ledger"
 
 	"github.com/replaylab/replaylab/internal/testskip"
 )

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/replaylab/replaylab/engine/ledger"
+	"github.com/replaylab/replaylab/ledger"
 )
 
 // Invariant names what a violation broke (SPEC §3 and §6).

@@ -12,7 +12,7 @@ import (
 	"sync"
 
 	"github.com/replaylab/replaylab/engine/errcode"
-	"github.com/replaylab/replaylab/engine/ledger"
+	"github.com/replaylab/replaylab/ledger"
 	"github.com/replaylab/replaylab/sim"
 )
 

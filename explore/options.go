@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/replaylab/replaylab/engine/ledger"
+	"github.com/replaylab/replaylab/ledger"
 )
 
 // Stores the explorer runs the ledger on.

@@ -1,5 +1,5 @@
 Feature: Ledger: one intention, many provider attempts
-  Every scenario starts its own sim with the real ledger (engine/ledger) in a
+  Every scenario starts its own sim with the real ledger (ledger) in a
   SQLite file (or a fresh PostgreSQL schema) and talks HTTP to its job API
   and its patch page as alice (owner), bob (owner) and rita (reviewer). The
   simulated providers do what each scenario scripts: answer, fail, time out
@@ -8,7 +8,7 @@ Feature: Ledger: one intention, many provider attempts
 
   Crash safety (LED-10: a process killed between steps loses no committed
   row and leaves no job without an explainable state) is proven in the Go
-  suite, not here: engine/ledger TestSQLiteCrashKeepsCommittedRows kills a
+  suite, not here: ledger TestSQLiteCrashKeepsCommittedRows kills a
   writing child process with SIGKILL and checks every reported commit after
   reopening; the behaviour suite ledgertest.Run runs against SQLite and
   PostgreSQL (TestSQLiteStore, TestPostgresStore).

@@ -3,7 +3,7 @@ Feature: The ledger, hardened: nothing stranded, keys that outlive the process, 
   real ledger and talk HTTP to it, so the trace is the same under the
   replay and the browser drivers and on both stores. The heavy proof is in
   the Go suite: sim TestCrashNothingStranded (a sim killed with SIGKILL
-  again and again under mixed load with held answers), engine/ledger
+  again and again under mixed load with held answers), ledger
   TestPostgresRestartUnderLoad and TestPostgresConnectionsTerminatedUnderLoad
   (57P01 under load), TestSQLiteWriterDoesNotBlockReads (another process
   holds the write lock), sim TestEveryRouteBounded (slowloris on every

@@ -3,7 +3,7 @@ Feature: The ledger's trust boundary: callbacks that prove their attempt, no tok
   real ledger and talk HTTP to it, so the trace is the same under the replay
   and the browser drivers and on both stores. The heavy proof (storms,
   racing callbacks, 30 SIGKILLs per store, bad input, the ownership matrix)
-  is in the Go suite: engine/ledger TestTrust*.
+  is in the Go suite: ledger TestTrust*.
 
   @LED-11
   Scenario: A callback without its attempt's own signature is refused and changes nothing

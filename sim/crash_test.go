@@ -24,9 +24,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/replaylab/replaylab/engine/ledger"
-	"github.com/replaylab/replaylab/engine/ledger/ledgertest"
 	"github.com/replaylab/replaylab/internal/testskip"
+	"github.com/replaylab/replaylab/ledger"
+	"github.com/replaylab/replaylab/ledger/ledgertest"
 	"github.com/replaylab/replaylab/sim"
 	_ "modernc.org/sqlite"
 )

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/replaylab/replaylab/engine/errcode"
-	"github.com/replaylab/replaylab/engine/ledger"
+	"github.com/replaylab/replaylab/ledger"
 	"github.com/replaylab/replaylab/sim"
 )
 

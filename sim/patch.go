@@ -47,7 +47,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/replaylab/replaylab/engine/ledger"
+	"github.com/replaylab/replaylab/ledger"
 )
 
 // PatchKeyPrefix starts every idempotency key the patch page generates.

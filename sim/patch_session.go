@@ -22,7 +22,7 @@ import (
 
 	"github.com/replaylab/replaylab/engine/clock"
 	"github.com/replaylab/replaylab/engine/errcode"
-	"github.com/replaylab/replaylab/engine/ledger"
+	"github.com/replaylab/replaylab/ledger"
 )
 
 // Patch page session settings.

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/replaylab/replaylab/engine/clock"
-	"github.com/replaylab/replaylab/engine/ledger"
+	"github.com/replaylab/replaylab/ledger"
 )
 
 // Behaviour is what a simulated provider does with one attempt. Every

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/replaylab/replaylab/engine/clock"
-	"github.com/replaylab/replaylab/engine/ledger"
+	"github.com/replaylab/replaylab/ledger"
 	"github.com/replaylab/replaylab/sim"
 )
 

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/replaylab/replaylab/engine/ledger"
+	"github.com/replaylab/replaylab/ledger"
 	"github.com/replaylab/replaylab/sim"
 )
 

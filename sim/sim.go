@@ -17,7 +17,7 @@ import (
 	"time"
 
 	"github.com/replaylab/replaylab/engine/clock"
-	"github.com/replaylab/replaylab/engine/ledger"
+	"github.com/replaylab/replaylab/ledger"
 )
 
 // Server is a running sim.

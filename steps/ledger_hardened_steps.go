@@ -15,10 +15,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/replaylab/replaylab/engine/ledger"
 	"github.com/replaylab/replaylab/engine/trace"
+	"github.com/replaylab/replaylab/ledger"
+	"github.com/replaylab/replaylab/ledger/ledgerlab"
 	"github.com/replaylab/replaylab/sim"
-	"github.com/replaylab/replaylab/sim/ledgerlab"
 )
 
 // hardenedState is what the hardened steps keep beside the ledger state.

@@ -30,11 +30,11 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/replaylab/replaylab/engine/ledger"
 	"github.com/replaylab/replaylab/engine/observe"
 	"github.com/replaylab/replaylab/engine/trace"
+	"github.com/replaylab/replaylab/ledger"
+	"github.com/replaylab/replaylab/ledger/ledgerlab"
 	"github.com/replaylab/replaylab/sim"
-	"github.com/replaylab/replaylab/sim/ledgerlab"
 )
 
 // PostgresURLEnv names the PostgreSQL server for "postgres" scenarios.

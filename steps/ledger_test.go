@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/replaylab/replaylab/engine/trace"
-	"github.com/replaylab/replaylab/sim/ledgerlab"
+	"github.com/replaylab/replaylab/ledger/ledgerlab"
 )
 
 // TestLedgerStoresGiveOneTrace checks LED-10's promise that the ledger

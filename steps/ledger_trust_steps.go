@@ -17,10 +17,10 @@ import (
 	"time"
 
 	"github.com/replaylab/replaylab/engine/errcode"
-	"github.com/replaylab/replaylab/engine/ledger"
 	"github.com/replaylab/replaylab/engine/trace"
+	"github.com/replaylab/replaylab/ledger"
+	"github.com/replaylab/replaylab/ledger/ledgerlab"
 	"github.com/replaylab/replaylab/sim"
-	"github.com/replaylab/replaylab/sim/ledgerlab"
 )
 
 func ledgerTrustSteps(r *table) {

@@ -7,8 +7,8 @@ import (
 	"os"
 	"strings"
 
-	"github.com/replaylab/replaylab/engine/ledger"
 	"github.com/replaylab/replaylab/explore"
+	"github.com/replaylab/replaylab/ledger"
 )
 
 // pgURLEnv names the PostgreSQL server of --store postgres.

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/replaylab/replaylab/engine/ledger"
+	"github.com/replaylab/replaylab/ledger"
 	"github.com/replaylab/replaylab/sim"
 )
 

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/replaylab/replaylab/engine/ledger"
+	"github.com/replaylab/replaylab/ledger"
 )
 
 func TestTokenFlag(t *testing.T) {

@@ -33,8 +33,8 @@ const (
 	ReplayDiverged Code = "REPLAY_DIVERGED"
 )
 
-// The ledger and its job API (package ledger); Status gives each its HTTP
-// status.
+// The ledger and its job API (package ledger); ledger.HTTPStatus gives
+// each its HTTP status.
 const (
 	IdempotencyKeyMissing Code = "IDEMPOTENCY_KEY_MISSING" // 400: POST /api/jobs without a key
 	IdempotencyKeyReused  Code = "IDEMPOTENCY_KEY_REUSED"  // 422: same (owner, key), other input digest

@@ -58,41 +58,4 @@ func OfOr(err error, def Code) Code {
 	return def
 }
 
-// Status is the HTTP status the job API answers with for the code; codes
-// without one of their own (everything outside the job API) are 500.
-func (c Code) Status() int {
-	switch c {
-	case IdempotencyKeyMissing, InvalidInput, BodyInvalidJSON, BodyNotObject, BodyTooLarge:
-		return statusBadRequest
-	case IdempotencyKeyReused:
-		return statusUnprocessableEntity
-	case ReviewRequired, FallbackDisabled, NoWinner, InvalidTransition:
-		return statusConflict
-	case NotFound:
-		return statusNotFound
-	case Forbidden:
-		return statusForbidden
-	case Unauthorized, CallbackUnverified:
-		return statusUnauthorized
-	case BodyTimeout:
-		return statusRequestTimeout
-	case OutcomeUncertain, StoreBusy:
-		return statusServiceUnavailable
-	default:
-		return statusInternalServerError
-	}
-}
 
-// HTTP statuses of Status, written out so this leaf package does not import
-// net/http (the test checks them against net/http's constants).
-const (
-	statusBadRequest          = 400
-	statusUnauthorized        = 401
-	statusForbidden           = 403
-	statusNotFound            = 404
-	statusRequestTimeout      = 408
-	statusConflict            = 409
-	statusUnprocessableEntity = 422
-	statusInternalServerError = 500
-	statusServiceUnavailable  = 503
-)

@@ -1,19 +1,16 @@
 package errcode_test
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"go/ast"
 	"go/parser"
 	"go/token"
-	"net/http"
 	"slices"
 	"testing"
 
 	"github.com/replaylab/replaylab/engine"
 	"github.com/replaylab/replaylab/engine/errcode"
-	"github.com/replaylab/replaylab/engine/ledger"
 	"github.com/replaylab/replaylab/engine/locate"
 	"github.com/replaylab/replaylab/engine/mcp"
 	"github.com/replaylab/replaylab/engine/replay"
@@ -74,10 +71,6 @@ func TestEveryCodeInEveryCarrier(t *testing.T) {
 		}},
 		{"locate.Error", func(c errcode.Code) error { return &locate.Error{Code: c} }, func(err error) bool {
 			var e *locate.Error
-			return errors.As(err, &e)
-		}},
-		{"ledger.Error", func(c errcode.Code) error { return &ledger.Error{Code: c, Status: c.Status()} }, func(err error) bool {
-			var e *ledger.Error
 			return errors.As(err, &e)
 		}},
 		{"mcp.Error", func(c errcode.Code) error { return &mcp.Error{Tool: "click", ToolError: mcp.ToolError{Code: c}} }, func(err error) bool {
@@ -152,29 +145,6 @@ func TestOf(t *testing.T) {
 	}
 }
 
-// TestProblemCode: the job API's reading of errors without a code.
-func TestProblemCode(t *testing.T) {
-	tests := []struct {
-		name string
-		err  error
-		want errcode.Code
-	}{
-		{"nil", nil, ""},
-		{"coded", fmt.Errorf("svc: %w", &ledger.Error{Code: ledger.CodeNoWinner}), ledger.CodeNoWinner},
-		{"bare code", ledger.CodeForbidden, ledger.CodeForbidden},
-		{"commit uncertain", fmt.Errorf("%w: sqlite: disk I/O", ledger.ErrCommitUncertain), ledger.CodeUncertain},
-		{"store did not answer", fmt.Errorf("store: %w", context.DeadlineExceeded), ledger.CodeBusy},
-		{"uncoded", errors.New("boom"), ledger.CodeInternal},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if got := ledger.ProblemCode(tt.err); got != tt.want {
-				t.Errorf("got %q, want %q", got, tt.want)
-			}
-		})
-	}
-}
-
 // TestErrorText: the texts that reach goldens, problem documents and MCP
 // payloads.
 func TestErrorText(t *testing.T) {
@@ -188,9 +158,6 @@ func TestErrorText(t *testing.T) {
 			"engine: click: OUTCOME_UNKNOWN: expected new_answer did not happen in time; the task is blocked"},
 		{"locate", &locate.Error{Code: locate.TargetAmbiguous, Locator: locate.Locator{Role: "button", Name: "Send"}, Count: 2},
 			`locate: TARGET_AMBIGUOUS for role=button name="Send": 2 matches`},
-		{"ledger", &ledger.Error{Code: ledger.CodeNotFound, Detail: "job j1 not found"}, "ledger: NOT_FOUND: job j1 not found"},
-		{"ledger without detail", &ledger.Error{Code: ledger.CodeBusy}, "ledger: STORE_BUSY"},
-		{"commit uncertain", ledger.ErrCommitUncertain, "ledger: commit outcome uncertain"},
 		{"mcp", &mcp.Error{Tool: "click", ToolError: mcp.ToolError{Code: mcp.CallTimeout, Message: "no answer in time"}}, "mcp: click: CALL_TIMEOUT: no answer in time"},
 		{"fmt %s %q %v", fmt.Errorf("%s %q %v", errcode.NoBaseline, errcode.NoBaseline, errcode.NoBaseline), `NO_BASELINE "NO_BASELINE" NO_BASELINE`},
 	}
@@ -200,40 +167,5 @@ func TestErrorText(t *testing.T) {
 				t.Errorf("got %q, want %q", got, tt.want)
 			}
 		})
-	}
-}
-
-// TestStatus is the job API's mapping, checked against net/http.
-func TestStatus(t *testing.T) {
-	want := map[errcode.Code]int{
-		errcode.IdempotencyKeyMissing: http.StatusBadRequest,
-		errcode.InvalidInput:          http.StatusBadRequest,
-		errcode.BodyInvalidJSON:       http.StatusBadRequest,
-		errcode.BodyNotObject:         http.StatusBadRequest,
-		errcode.BodyTooLarge:          http.StatusBadRequest,
-		errcode.IdempotencyKeyReused:  http.StatusUnprocessableEntity,
-		errcode.ReviewRequired:        http.StatusConflict,
-		errcode.FallbackDisabled:      http.StatusConflict,
-		errcode.NoWinner:              http.StatusConflict,
-		errcode.InvalidTransition:     http.StatusConflict,
-		errcode.NotFound:              http.StatusNotFound,
-		errcode.Forbidden:             http.StatusForbidden,
-		errcode.Unauthorized:          http.StatusUnauthorized,
-		errcode.CallbackUnverified:    http.StatusUnauthorized,
-		errcode.BodyTimeout:           http.StatusRequestTimeout,
-		errcode.OutcomeUncertain:      http.StatusServiceUnavailable,
-		errcode.StoreBusy:             http.StatusServiceUnavailable,
-	}
-	for _, c := range errcode.All() {
-		w, ok := want[c]
-		if !ok {
-			w = http.StatusInternalServerError
-		}
-		if got := c.Status(); got != w {
-			t.Errorf("%s.Status() = %d, want %d", c, got, w)
-		}
-	}
-	if got := errcode.Code("SOMETHING_ELSE").Status(); got != http.StatusInternalServerError {
-		t.Errorf("an unknown code's status = %d, want 500", got)
 	}
 }

@@ -58,9 +58,20 @@ var rules = []rule{
 		requires: "harness",
 	},
 	{
-		name:     "sim imports only engine/ledger (and engine/errcode for its codes, engine/clock for the lab clock)",
+		name:     "sim imports only ledger (and engine/errcode for its codes, engine/clock for the lab clock)",
 		subjects: []string{"sim/..."},
-		only:     []string{"sim/...", "engine/ledger", "engine/errcode", "engine/clock"},
+		only:     []string{"sim/...", "ledger/...", "engine/errcode", "engine/clock"},
+	},
+	{
+		name:     "engine never imports ledger: the ledger is a product beside the engine, not part of it",
+		subjects: []string{"engine/..."},
+		never:    []string{"ledger/..."},
+	},
+	{
+		name:     "ledger imports no engine package but its leaves (engine/errcode for the codes, engine/clock for the lab clock)",
+		subjects: []string{"ledger/..."},
+		except:   []string{"ledger/ledgerlab"},
+		only:     []string{"ledger/...", "engine/errcode", "engine/clock", "internal/..."},
 	},
 	{
 		name:     "observe, adapter, locate and monitor import no driver",
@@ -79,9 +90,9 @@ var rules = []rule{
 		importsNever: []string{"github.com/chromedp/..."},
 	},
 	{
-		name:     "steps imports harness, engine/*, sim (and explore, report and internal packages the vocabulary drives)",
+		name:     "steps imports harness, engine/*, ledger, sim (and explore, report and internal packages the vocabulary drives)",
 		subjects: []string{"steps/..."},
-		only:     []string{"steps/...", "harness/...", "engine/...", "sim/...", "explore/...", "report/...", "internal/..."},
+		only:     []string{"steps/...", "harness/...", "engine/...", "ledger/...", "sim/...", "explore/...", "report/...", "internal/..."},
 	},
 	{
 		name:     "steps never depends on internal/selftest (the self-tests sit on the vocabulary's seam, steps.Group)",
@@ -90,9 +101,9 @@ var rules = []rule{
 		requires: "internal/selftest",
 	},
 	{
-		name:     "internal/selftest imports steps, harness, engine/*, explore, report and internal packages (no sim: it reaches a scenario through steps)",
+		name:     "internal/selftest imports steps, harness, engine/*, ledger, explore, report and internal packages (no sim: it reaches a scenario through steps)",
 		subjects: []string{"internal/selftest/..."},
-		only:     []string{"steps", "harness/...", "engine/...", "explore/...", "report/...", "internal/..."},
+		only:     []string{"steps", "harness/...", "engine/...", "ledger/...", "explore/...", "report/...", "internal/..."},
 		requires: "internal/selftest",
 	},
 	{
@@ -302,9 +313,9 @@ func TestRulesCatchViolations(t *testing.T) {
 			graph(&pkg{Path: "harness", Imports: []string{"report"}, Deps: []string{"report", "engine/browser"}},
 				&pkg{Path: "report", Imports: []string{"engine/browser"}}), `report imports engine/browser (depended on by harness)`},
 		{"sim imports engine", byName("sim imports only"),
-			graph(&pkg{Path: "sim", Imports: []string{"engine", "engine/ledger"}}), `sim imports engine: breaks`},
+			graph(&pkg{Path: "sim", Imports: []string{"engine", "ledger"}}), `sim imports engine: breaks`},
 		{"sim within its rule", byName("sim imports only"),
-			graph(&pkg{Path: "sim", Imports: []string{"engine/ledger", "engine/clock", "github.com/google/uuid"}}), ""},
+			graph(&pkg{Path: "sim", Imports: []string{"ledger", "engine/clock", "github.com/google/uuid"}}), ""},
 		{"locate depends on replay", byName("observe, adapter, locate"),
 			graph(&pkg{Path: "engine/locate", Imports: []string{"engine/replay"}, Deps: []string{"engine/replay"}}), `engine/locate imports engine/replay`},
 		{"engine/mcp depends on steps", byName("nothing in engine"),
@@ -327,6 +338,10 @@ func TestRulesCatchViolations(t *testing.T) {
 			graph(&pkg{Path: "cmd/replaylab", Imports: []string{"internal/selftest"}, Deps: []string{"internal/selftest"}}), ""},
 		{"errcode imports observe", byName("engine/errcode is a leaf"),
 			graph(&pkg{Path: "engine/errcode", Imports: []string{"engine/observe"}}), `engine/errcode imports engine/observe`},
+		{"engine imports the ledger", byName("engine never imports ledger"),
+			graph(&pkg{Path: "engine/mcp", Imports: []string{"ledger"}, Deps: []string{"ledger"}}), `engine/mcp imports ledger`},
+		{"the ledger imports the engine", byName("ledger imports no engine"),
+			graph(&pkg{Path: "ledger", Imports: []string{"engine/observe"}}), `ledger imports engine/observe`},
 		{"sim imports cmd", byName("nothing outside cmd"),
 			graph(&pkg{Path: "sim", Imports: []string{"cmd/replaylab"}, Deps: []string{"cmd/replaylab"}}), `sim imports cmd/replaylab`},
 	}

@@ -13,9 +13,9 @@ import (
 	"fmt"
 	"strconv"
 
-	"github.com/replaylab/replaylab/engine/ledger"
 	"github.com/replaylab/replaylab/engine/trace"
 	"github.com/replaylab/replaylab/explore"
+	"github.com/replaylab/replaylab/ledger"
 	"github.com/replaylab/replaylab/steps"
 )
 

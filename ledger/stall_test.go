@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/replaylab/replaylab/engine/ledger"
-	"github.com/replaylab/replaylab/engine/ledger/ledgertest"
+	"github.com/replaylab/replaylab/ledger"
+	"github.com/replaylab/replaylab/ledger/ledgertest"
 )
 
 // TestStalledStoreAnswersBusy (LED-16): while another connection holds the

@@ -226,7 +226,7 @@ func (s *Service) runTx(parent context.Context, readOnly bool, fn func(tx Tx, o 
 				return e
 			})
 			if rerr != nil {
-				return &Error{Code: CodeUncertain, Status: CodeUncertain.Status(),
+				return &Error{Code: CodeUncertain, Status: HTTPStatus(CodeUncertain),
 					Detail: "the store could not confirm whether the write committed; read the job before retrying",
 					cause:  errors.Join(err, rerr)}
 			}
@@ -254,7 +254,7 @@ func (s *Service) runTx(parent context.Context, readOnly bool, fn func(tx Tx, o 
 		case <-time.After(d):
 		}
 	}
-	return &Error{Code: CodeBusy, Status: CodeBusy.Status(),
+	return &Error{Code: CodeBusy, Status: HTTPStatus(CodeBusy),
 		Detail: fmt.Sprintf("the store stayed busy for %d runs of the operation; nothing was applied by the last one, retry later", s.limits.TxAttemptsMax),
 		cause:  err}
 }
@@ -262,7 +262,7 @@ func (s *Service) runTx(parent context.Context, readOnly bool, fn func(tx Tx, o 
 // busy is the STORE_BUSY of an operation that ran out of
 // Limits.StoreWaitMax.
 func (s *Service) busy(cause error) error {
-	return &Error{Code: CodeBusy, Status: CodeBusy.Status(),
+	return &Error{Code: CodeBusy, Status: HTTPStatus(CodeBusy),
 		Detail: fmt.Sprintf("the store did not answer within %s; nothing was applied, retry later", s.limits.StoreWaitMax),
 		cause:  cause}
 }

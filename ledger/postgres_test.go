@@ -10,8 +10,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/replaylab/replaylab/engine/ledger"
-	"github.com/replaylab/replaylab/engine/ledger/ledgertest"
+	"github.com/replaylab/replaylab/ledger"
+	"github.com/replaylab/replaylab/ledger/ledgertest"
 
 	"github.com/replaylab/replaylab/internal/testskip"
 )

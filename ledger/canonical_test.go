@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"testing"
 
-	"github.com/replaylab/replaylab/engine/ledger"
+	"github.com/replaylab/replaylab/ledger"
 )
 
 func TestCanonicalJSON(t *testing.T) {

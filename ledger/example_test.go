@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/replaylab/replaylab/engine/errcode"
-	"github.com/replaylab/replaylab/engine/ledger"
+	"github.com/replaylab/replaylab/ledger"
 )
 
 // The full call sequence: create (idempotent), send, time out, a reviewer

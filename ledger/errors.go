@@ -82,7 +82,7 @@ func ProblemCode(err error) errcode.Code {
 }
 
 func errorf(code errcode.Code, format string, args ...any) *Error {
-	return &Error{Code: code, Status: code.Status(), Detail: fmt.Sprintf(format, args...)}
+	return &Error{Code: code, Status: HTTPStatus(code), Detail: fmt.Sprintf(format, args...)}
 }
 
 // Store-level sentinels. A Store implementation returns (wraps) these; the

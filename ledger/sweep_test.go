@@ -13,8 +13,8 @@ import (
 	"time"
 
 	"github.com/replaylab/replaylab/engine/errcode"
-	"github.com/replaylab/replaylab/engine/ledger"
-	"github.com/replaylab/replaylab/engine/ledger/ledgertest"
+	"github.com/replaylab/replaylab/ledger"
+	"github.com/replaylab/replaylab/ledger/ledgertest"
 )
 
 // statusProvider answers AttemptStatus from a table and counts

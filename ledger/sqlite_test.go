@@ -11,9 +11,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/replaylab/replaylab/engine/ledger"
+	"github.com/replaylab/replaylab/ledger"
 
-	"github.com/replaylab/replaylab/engine/ledger/ledgertest"
+	"github.com/replaylab/replaylab/ledger/ledgertest"
 )
 
 func TestSQLiteStore(t *testing.T) {

@@ -12,8 +12,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/replaylab/replaylab/engine/ledger"
-	"github.com/replaylab/replaylab/engine/ledger/ledgertest"
+	"github.com/replaylab/replaylab/ledger"
+	"github.com/replaylab/replaylab/ledger/ledgertest"
 )
 
 // TestPostgresReadsApartFromWriters: while another connection holds the

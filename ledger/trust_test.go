@@ -34,9 +34,9 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/replaylab/replaylab/engine/errcode"
-	"github.com/replaylab/replaylab/engine/ledger"
-	"github.com/replaylab/replaylab/engine/ledger/ledgertest"
 	"github.com/replaylab/replaylab/internal/syncbuf"
+	"github.com/replaylab/replaylab/ledger"
+	"github.com/replaylab/replaylab/ledger/ledgertest"
 )
 
 var ledgerLong = flag.Bool("ledger.long", false, "run the trust tests at the sizes of the original probe (200 storm rounds, 1,000 racing jobs, 68 kills per store)")

@@ -16,7 +16,7 @@ import (
 	"time"
 
 	"github.com/replaylab/replaylab/engine/errcode"
-	"github.com/replaylab/replaylab/engine/ledger"
+	"github.com/replaylab/replaylab/ledger"
 )
 
 // Principals used by the suite (the demo tokens' principals).

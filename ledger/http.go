@@ -398,7 +398,7 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 // the cause's text (driver messages, SQLSTATEs): only a fixed detail.
 func ProblemFor(err error) Problem {
 	code := ProblemCode(err)
-	status := code.Status()
+	status := HTTPStatus(code)
 	var le *Error
 	if errors.As(err, &le) && le.Status != 0 {
 		status = le.Status
