@@ -57,5 +57,3 @@ func OfOr(err error, def Code) Code {
 	}
 	return def
 }
-
-
