@@ -549,12 +549,17 @@ func Check(file string, s *replay.Session, ad adapter.Adapter, opt Options) Sess
 	}
 	if byClicks > 0 {
 		rep.Violations = append(rep.Violations, Violation{Capture: max(0, len(rep.Captures)-1), Check: CheckSendBy, Severity: SeverityError,
-			Detail: fmt.Sprintf("the profile's send.by is \"enter\", but the session sends by clicking the send control (%s, %d×): under \"enter\" those clicks are no sends, so no check of them ran (%d sends counted); set send.by to \"click\", or record the session again", byName, byClicks, len(rep.Decisions))})
+			Detail: fmt.Sprintf("the profile's send.by is \"enter\", but the session sends by clicking the send control (%s, %d×): under \"enter\" those clicks are no sends, so no check of them ran (%d sends or regenerates were checked); set send.by to \"click\", or record the session again", byName, byClicks, len(rep.Decisions))})
 	} else if len(rep.Decisions) == 0 && hasSends(s) && (len(likely) > 0 || !sendSeen) {
 		rep.Violations = append(rep.Violations, Violation{Capture: max(0, len(rep.Captures)-1), Check: CheckNoSends, Severity: SeverityError, Detail: noSends(opt, likely, candidates)})
 	}
 	if noTurns != nil {
 		rep.Violations = append(rep.Violations, *noTurns)
+	}
+	if life.reported[CheckGeneratingStay] {
+		// a signal that never clears makes every answer look streamed:
+		// never-generating would blame the wrong signal
+		rep.Violations = slices.DeleteFunc(rep.Violations, func(v Violation) bool { return v.Check == CheckGenerating })
 	}
 	life.end(opt.Profile, func(check, detail string) {
 		rep.Violations = append(rep.Violations, Violation{Capture: max(0, len(rep.Captures)-1), Check: check, Detail: detail, Severity: SeverityError})
@@ -700,6 +705,8 @@ func actionName(st replay.Step, o *observe.Observation) string {
 				c := e.Role
 				if e.Name != "" {
 					c += fmt.Sprintf(" %q", e.Name)
+				} else if n := e.HTMLNode(); n != nil {
+					c += " <" + describeNode(n) + ">" // an icon button: its element
 				}
 				if st.Kind == replay.KindPress {
 					return fmt.Sprintf("press %s in %s", st.Key, c)
