@@ -219,7 +219,8 @@ func Check(file string, s *replay.Session, ad adapter.Adapter, opt Options) Sess
 	// its quiet wait; before it, the composer and send checks are skipped
 	quietSession := slices.ContainsFunc(s.Steps, func(st replay.Step) bool { return st.Kind == replay.KindQuiet })
 	quiet := !quietSession
-	var noTurns *Violation // a capture with no turns after a send, until a turn shows
+	var noTurns *Violation      // a capture with no turns after a send, until a turn shows
+	var posViolation *Violation // every group with a position id (unless a container turn is why)
 	var prevDoc *observe.Document
 	// LIB-6: the groups generating when Stop was clicked (stopped-as-
 	// complete), clicks on the send control under send.by "enter"
@@ -390,7 +391,7 @@ func Check(file string, s *replay.Session, ad adapter.Adapter, opt Options) Sess
 			}
 			seen[g.ID] = i
 		}
-		if !positionWarned && !container { // a container turn has no id of its own: container-turn says why
+		if !positionWarned && !container {
 			pos := 0
 			var first adapter.Group
 			for _, g := range res.Groups {
@@ -404,7 +405,9 @@ func Check(file string, s *replay.Session, ad adapter.Adapter, opt Options) Sess
 			switch {
 			case pos > 0 && pos == len(res.Groups):
 				positionWarned = true
-				add(CheckPositionID, fmt.Sprintf("every group has a position id (%s): the id attribute is on no turn, so ids shift when turns are added at the top; set turn.id to the attribute that holds the message id, or, if the turns carry none, declare \"kind\": \"position\" in turn.id (adapter file version 2)", first.Rule))
+				// reported at the end, unless a container turn explains it
+				posViolation = &Violation{Capture: cr.Index, Check: CheckPositionID, Severity: SeverityError}
+				posViolation.Detail = fmt.Sprintf("every group has a position id (%s): the id attribute is on no turn, so ids shift when turns are added at the top; set turn.id to the attribute that holds the message id, or, if the turns carry none, declare \"kind\": \"position\" in turn.id (adapter file version 2)", first.Rule)
 			case pos > 0:
 				positionWarned = true
 				rep.Violations = append(rep.Violations, Violation{Capture: cr.Index, Check: CheckPositionID, Severity: SeverityWarning,
@@ -450,6 +453,13 @@ func Check(file string, s *replay.Session, ad adapter.Adapter, opt Options) Sess
 		// stands: the site may take it out first and put the new one in
 		// its place a capture later
 		inPlace := pending != nil && pending.replace && oneApart(ids(prev), ids(cr.Groups), func(a, b string) bool { return a == b })
+		// a failed answer the site took away at a send (an error message
+		// removed when the next message goes) changes no other id
+		if pending != nil && !pending.replace {
+			prev = slices.DeleteFunc(slices.Clone(prev), func(g Group) bool {
+				return g.State == adapter.StateFailed && !slices.ContainsFunc(cr.Groups, func(h Group) bool { return h.ID == g.ID })
+			})
+		}
 		for i := 0; i < len(prev) && i < len(cr.Groups) && !newLoad && !inPlace; i++ {
 			if pending != nil && pending.replace && i == len(prev)-1 {
 				break // a regenerated or retried answer replaces the last group under a new id
@@ -555,6 +565,10 @@ func Check(file string, s *replay.Session, ad adapter.Adapter, opt Options) Sess
 	}
 	if noTurns != nil {
 		rep.Violations = append(rep.Violations, *noTurns)
+	}
+	if posViolation != nil && !life.reported[CheckContainerTurn] {
+		// a container turn has no id of its own: container-turn says why
+		rep.Violations = append(rep.Violations, *posViolation)
 	}
 	if life.reported[CheckGeneratingStay] {
 		// a signal that never clears makes every answer look streamed:
