@@ -266,7 +266,10 @@ func Check(file string, s *replay.Session, ad adapter.Adapter, opt Options) Sess
 					byClicks++
 					byName = actionName(st, prevObs)
 				}
-				if kind == actSend && opt.Profile != nil && prevDoc != nil {
+				if kind == actSend && opt.Profile != nil && prevDoc != nil && !ownGenerating(opt.Profile, prevDoc) {
+					// a send on a page whose answers all rest by the
+					// adapter's own reading, and still the page-level
+					// signal shows
 					if ev := opt.Profile.PageSignal(prevDoc); ev != "" && life.once(CheckGeneratingStay) {
 						rep.Violations = append(rep.Violations, Violation{Capture: max(0, len(rep.Captures)-1), Check: CheckGeneratingStay, Severity: SeverityError,
 							Detail: fmt.Sprintf("the page-level generating signal (%s) showed on the page a send was made on (step %d, %s), where no answer was streaming: it never clears, so every answer reads generating to its deadline; name a signal that shows only while an answer streams (the profile's \"generating\")", ev, si, actionName(st, prevObs))})
@@ -643,6 +646,17 @@ func noSends(opt Options, likely map[string]int, candidates []string) string {
 	}
 	slices.Sort(names)
 	return detail + "; a user turn appeared after " + strings.Join(names, ", ") + ": set the profile's \"send\" to that control"
+}
+
+// ownGenerating reports whether the profile's adapter, without the
+// page-level signals, reads a group of doc generating: a send made while
+// an answer streams (a site that queues messages) is no sign of a page
+// signal that never clears.
+func ownGenerating(p *site.Profile, doc *observe.Document) bool {
+	if p.Adapter == nil {
+		return false
+	}
+	return slices.ContainsFunc(p.Adapter.Groups(doc).Groups, func(g adapter.Group) bool { return g.State == adapter.StateGenerating })
 }
 
 // buttonsMax bounds the buttons a hint lists.

@@ -180,6 +180,16 @@ func TestLibraryMistakes(t *testing.T) {
 			check: conformance.CheckGeneratingStay, says: `(selector "form.composer") showed on the page a send was made on`, not: conformance.CheckGenerating, sends: 1,
 		},
 		{
+			name: "a send while an answer streams (a site that queues) is no generating-never-clears",
+			profile: func(p, ad map[string]any) {
+				p["generating"] = map[string]any{"controls": []map[string]string{{"role": "button", "name": "Stop"}}}
+			},
+			s: libSession(do("nav"), pg(libPage("Send", "")), do("type q1"), do("click n2"),
+				pg(libPage("Send", `<button>Stop</button>`, q1, busy("Fir"))), do("type q2"), do("click n2"),
+				pg(libPage("Send", `<button>Stop</button>`, q1, first, q2, busy("Sec"))), pg(libPage("Send", "", q1, first, q2, bot("Second answer.")))),
+			sends: 2,
+		},
+		{
 			name: "a misnamed send control: no sends, the likely one named",
 			profile: func(p, ad map[string]any) {
 				p["send"] = map[string]any{"role": "button", "name": "Submit"}
