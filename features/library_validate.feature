@@ -51,3 +51,18 @@ Feature: Validating adapters for chat UI libraries
       | aisdk     | send-by-enter    | send-by                 | record-send |
       | aisdk     | send-misnamed    | no-sends                | record-send |
       | aisdk     | ready-never      | never-ready             | record-send |
+
+  Scenario Outline: In a project of its own, validate exits 0 with the correct profile and names each planted mistake (<case>)
+    Given the scratch project holds a copy of the repository's "recordings/library-validate/chatscope"
+    When I run replaylab with "validate --quiet --site recordings/library-validate/chatscope/<profile>.json <adapter> recordings/library-validate/chatscope/sessions"
+    Then the run exits <exit>
+    And the run output mentions "<says>"
+
+    Examples:
+      | case                   | profile                 | adapter                                                                            | exit | says                      |
+      | the correct profile    | chatscope               |                                                                                    | 0    | conformance: ok           |
+      | an unmapped error      | chatscope               | --adapter recordings/library-validate/chatscope/broken/unmapped-error.adapter.json   | 1    | [error-as-complete]       |
+      | an unmapped stop       | chatscope               | --adapter recordings/library-validate/chatscope/broken/stopped-unmapped.adapter.json | 1    | [stopped-as-complete]     |
+      | a container turn       | chatscope               | --adapter recordings/library-validate/chatscope/broken/container-turns.adapter.json  | 1    | [container-turn]          |
+      | a signal never cleared | broken/generating-stuck |                                                                                    | 1    | [generating-never-clears] |
+      | send.by switched       | broken/send-by-enter    |                                                                                    | 1    | [send-by]                 |
