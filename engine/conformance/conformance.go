@@ -573,6 +573,11 @@ func Check(file string, s *replay.Session, ad adapter.Adapter, opt Options) Sess
 		// a container turn has no id of its own: container-turn says why
 		rep.Violations = append(rep.Violations, *posViolation)
 	}
+	if life.reported[CheckContainerTurn] {
+		// the empty list before the first message has no speaker: not a
+		// sidebar beside the turns, the same container
+		rep.Violations = slices.DeleteFunc(rep.Violations, func(v Violation) bool { return v.Check == CheckNoSpeaker })
+	}
 	if life.reported[CheckGeneratingStay] {
 		// a signal that never clears makes every answer look streamed:
 		// never-generating would blame the wrong signal

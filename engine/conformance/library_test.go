@@ -171,6 +171,14 @@ func TestLibraryMistakes(t *testing.T) {
 			check: conformance.CheckContainerTurn, says: `turn.selector "div.list" matches the list of the chat's messages`, not: conformance.CheckPositionID, sends: -1,
 		},
 		{
+			name: "a turn selector on the message list, empty before the first send",
+			profile: func(p, ad map[string]any) {
+				ad["turn"] = map[string]any{"selector": "div.list", "speaker": map[string]any{"selector": "div.t", "attribute": "data-who", "assistant": []string{"bot"}, "user": []string{"user"}}, "id": map[string]any{"attribute": "data-k"}}
+			},
+			s:     libSession(do("nav"), pg(libPage("Send", "")), do("type q1"), do("click n2"), pg(libPage("Send", "", q1)), pg(libPage("Send", "", q1, bot("First answer.")))),
+			check: conformance.CheckContainerTurn, says: "holds 2 elements with a speaker value", not: conformance.CheckNoSpeaker, sends: -1,
+		},
+		{
 			name: "a page-level generating signal that never clears",
 			profile: func(p, ad map[string]any) {
 				p["generating"] = map[string]any{"selectors": []string{"form.composer"}}
