@@ -14,6 +14,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"golang.org/x/net/html"
@@ -73,6 +74,12 @@ const (
 	// declared kind is no violation; what can break is checked instead.
 	CheckPositionShift = "position-shift" // declared position ids: a turn inserted above shifted them
 	CheckIDReused      = "id-reused"      // declared volatile ids: one id named two turns in one load
+
+	// The mistakes of adapters for chat UI libraries (SPEC LIB-6).
+	CheckContainerTurn  = "container-turn"          // one turn holds several messages: the selector matches their list
+	CheckStoppedAsDone  = "stopped-as-complete"     // an answer stopped with Stop, marked stopped by the site, read complete
+	CheckGeneratingStay = "generating-never-clears" // a page-level generating signal shows on the idle page before a send
+	CheckSendBy         = "send-by"                 // clicks on the send control are no sends under send.by "enter"
 )
 
 // Severities.
@@ -145,8 +152,13 @@ type Decision struct {
 	GroupsAdded int    `json:"groupsAdded"`
 
 	users0, groups0, capture int
-	speakers                 string
-	structure                bool // the send's last capture had turns
+	// failed: the texts of the baseline's failed groups; failedGone how
+	// many of them the site took away since (an error message removed at
+	// the next send: not the send's doing)
+	failed     []string
+	failedGone int
+	speakers   string
+	structure  bool // the send's last capture had turns
 	// streamed: the new group's text changed from capture to capture, or
 	// the page's stop control or generating signal showed beside it
 	streamed bool
@@ -207,7 +219,14 @@ func Check(file string, s *replay.Session, ad adapter.Adapter, opt Options) Sess
 	// its quiet wait; before it, the composer and send checks are skipped
 	quietSession := slices.ContainsFunc(s.Steps, func(st replay.Step) bool { return st.Kind == replay.KindQuiet })
 	quiet := !quietSession
-	var noTurns *Violation // a capture with no turns after a send, until a turn shows
+	var noTurns *Violation      // a capture with no turns after a send, until a turn shows
+	var posViolation *Violation // every group with a position id (unless a container turn is why)
+	var prevDoc *observe.Document
+	// LIB-6: the groups generating when Stop was clicked (stopped-as-
+	// complete), clicks on the send control under send.by "enter"
+	stopped := map[string]string{} // id → the stop action
+	byClicks, byName := 0, ""
+	var candidates []string // the buttons of a page where the send control resolved to none
 	for si, st := range s.Steps {
 		if st.Kind == replay.KindRead {
 			continue // the page as the capture before showed it
@@ -233,6 +252,29 @@ func Check(file string, s *replay.Session, ad adapter.Adapter, opt Options) Sess
 			}
 			if st.Kind == replay.KindClick || st.Kind == replay.KindPress {
 				kind := actionKind(st, prevObs, opt, typed != "")
+				if kind == actStop {
+					for _, g := range prevRes.Groups {
+						if g.State == adapter.StateGenerating {
+							stopped[g.ID] = actionName(st, prevObs)
+						}
+					}
+					if pending != nil && pending.Group != "" {
+						stopped[pending.Group] = actionName(st, prevObs)
+					}
+				}
+				if p := opt.Profile; p != nil && p.SendBy == site.SendEnter && st.Kind == replay.KindClick && typed != "" && !p.Send.IsZero() && onControl(st, prevObs, p.Send) {
+					byClicks++
+					byName = actionName(st, prevObs)
+				}
+				if kind == actSend && opt.Profile != nil && prevDoc != nil && !ownGenerating(opt.Profile, prevDoc) {
+					// a send on a page whose answers all rest by the
+					// adapter's own reading, and still the page-level
+					// signal shows
+					if ev := opt.Profile.PageSignal(prevDoc); ev != "" && life.once(CheckGeneratingStay) {
+						rep.Violations = append(rep.Violations, Violation{Capture: max(0, len(rep.Captures)-1), Check: CheckGeneratingStay, Severity: SeverityError,
+							Detail: fmt.Sprintf("the page-level generating signal (%s) showed on the page a send was made on (step %d, %s), where no answer was streaming: it never clears, so every answer reads generating to its deadline; name a signal that shows only while an answer streams (the profile's \"generating\")", ev, si, actionName(st, prevObs))})
+					}
+				}
 				if kind == actOther {
 					other = &struct {
 						name  string
@@ -256,6 +298,13 @@ func Check(file string, s *replay.Session, ad adapter.Adapter, opt Options) Sess
 				baseline = baselineOf(pending.Baseline)
 				if kind == actReplace && lastIdx >= 0 {
 					baseline.InPlace(prevRes) // the new answer may keep the old one's id
+				}
+				if lastIdx >= 0 {
+					for _, g := range prevRes.Groups {
+						if g.State == adapter.StateFailed {
+							pending.failed = append(pending.failed, g.Text)
+						}
+					}
 				}
 			}
 			continue
@@ -310,6 +359,33 @@ func Check(file string, s *replay.Session, ad adapter.Adapter, opt Options) Sess
 		for _, v := range boundaries(o, res) {
 			add(CheckBoundary, v)
 		}
+		container := false
+		if file_ != nil && doc != nil {
+			turns := slices.Clone(res.Users)
+			for _, g := range res.Groups {
+				if g.Node != nil {
+					turns = append(turns, g.Node)
+				}
+			}
+			for _, n := range turns {
+				if k := file_.SpeakersInside(doc, n); k >= 2 {
+					container = true
+					if life.once(CheckContainerTurn) {
+						add(CheckContainerTurn, fmt.Sprintf("one turn (<%s>) holds %d elements with a speaker value: turn.selector %q matches the list of the chat's messages, so the whole thread is read as one turn; point turn.selector at one message (the element each message has its own of)", describeNode(n), k, file_.Diagnose(doc).TurnSelector))
+					}
+					break
+				}
+			}
+		}
+		for _, g := range res.Groups {
+			how, ok := stopped[g.ID]
+			if !ok || g.State != adapter.StateComplete || g.Node == nil || doc == nil {
+				continue
+			}
+			if ev := stopSign(doc, g.Node); ev != "" && life.once(CheckStoppedAsDone) {
+				add(CheckStoppedAsDone, fmt.Sprintf("group %s was stopped (%s) and the site marks it stopped (%s), but it is read complete (text %q): map the site's mark in states.stopped", g.ID, how, ev, cut(g.Text)))
+			}
+		}
 		seen := map[string]int{}
 		for i, g := range res.Groups {
 			if j, ok := seen[g.ID]; ok {
@@ -318,7 +394,7 @@ func Check(file string, s *replay.Session, ad adapter.Adapter, opt Options) Sess
 			}
 			seen[g.ID] = i
 		}
-		if !positionWarned {
+		if !positionWarned && !container {
 			pos := 0
 			var first adapter.Group
 			for _, g := range res.Groups {
@@ -332,7 +408,9 @@ func Check(file string, s *replay.Session, ad adapter.Adapter, opt Options) Sess
 			switch {
 			case pos > 0 && pos == len(res.Groups):
 				positionWarned = true
-				add(CheckPositionID, fmt.Sprintf("every group has a position id (%s): the id attribute is on no turn, so ids shift when turns are added at the top; set turn.id to the attribute that holds the message id, or, if the turns carry none, declare \"kind\": \"position\" in turn.id (adapter file version 2)", first.Rule))
+				// reported at the end, unless a container turn explains it
+				posViolation = &Violation{Capture: cr.Index, Check: CheckPositionID, Severity: SeverityError}
+				posViolation.Detail = fmt.Sprintf("every group has a position id (%s): the id attribute is on no turn, so ids shift when turns are added at the top; set turn.id to the attribute that holds the message id, or, if the turns carry none, declare \"kind\": \"position\" in turn.id (adapter file version 2)", first.Rule)
 			case pos > 0:
 				positionWarned = true
 				rep.Violations = append(rep.Violations, Violation{Capture: cr.Index, Check: CheckPositionID, Severity: SeverityWarning,
@@ -356,7 +434,16 @@ func Check(file string, s *replay.Session, ad adapter.Adapter, opt Options) Sess
 		generating := slices.ContainsFunc(res.Groups, func(g adapter.Group) bool { return g.State == adapter.StateGenerating })
 		if ready && cr.Send.Status != "ok" && !generating && !stopShows(o, doc, opt.Profile) {
 			if opt.Profile == nil || opt.Profile.SendBy != site.SendEnter {
-				add(CheckSend, fmt.Sprintf("%s: %s", controlName(opt, "send"), describe(cr.Send)))
+				detail := fmt.Sprintf("%s: %s", controlName(opt, "send"), describe(cr.Send))
+				if cr.Send.Status == string(locate.TargetNotFound) {
+					if bs := buttonsOn(o); len(bs) > 0 {
+						detail += "; the page's buttons: " + strings.Join(bs, ", ") + ": set the profile's \"send\" to the one that sends"
+						if candidates == nil {
+							candidates = bs
+						}
+					}
+				}
+				add(CheckSend, detail)
 			}
 		}
 		newLoad := navigated && idKind != adapter.IDStable // declared ids are made anew by each load
@@ -365,7 +452,18 @@ func Check(file string, s *replay.Session, ad adapter.Adapter, opt Options) Sess
 			clear(idText)
 		}
 		navigated = false
-		for i := 0; i < len(prev) && i < len(cr.Groups) && !newLoad; i++ {
+		// a regenerate or retry replaces one answer in place, wherever it
+		// stands: the site may take it out first and put the new one in
+		// its place a capture later
+		inPlace := pending != nil && pending.replace && oneApart(ids(prev), ids(cr.Groups), func(a, b string) bool { return a == b })
+		// a failed answer the site took away at a send (an error message
+		// removed when the next message goes) changes no other id
+		if pending != nil && !pending.replace {
+			prev = slices.DeleteFunc(slices.Clone(prev), func(g Group) bool {
+				return g.State == adapter.StateFailed && !slices.ContainsFunc(cr.Groups, func(h Group) bool { return h.ID == g.ID })
+			})
+		}
+		for i := 0; i < len(prev) && i < len(cr.Groups) && !newLoad && !inPlace; i++ {
 			if pending != nil && pending.replace && i == len(prev)-1 {
 				break // a regenerated or retried answer replaces the last group under a new id
 			}
@@ -387,14 +485,20 @@ func Check(file string, s *replay.Session, ad adapter.Adapter, opt Options) Sess
 		}
 		switch {
 		case idKind == adapter.IDPosition && !newLoad:
+			same := func(was, now adapter.Group) bool {
+				return was.State == adapter.StateGenerating || now.Text == was.Text || strings.HasPrefix(now.Text, was.Text)
+			}
+			if pending != nil && pending.replace && oneApart(prevRes.Groups, res.Groups, same) {
+				break // the regenerated answer taken out or put back in its place
+			}
 			for i := 0; i < len(prevRes.Groups) && i < len(res.Groups); i++ {
 				if pending != nil && pending.replace && i == len(prevRes.Groups)-1 {
 					break
 				}
-				was, now := prevRes.Groups[i], res.Groups[i]
-				if was.State == adapter.StateGenerating || now.Text == was.Text || strings.HasPrefix(now.Text, was.Text) {
+				if same(prevRes.Groups[i], res.Groups[i]) {
 					continue
 				}
+				was, now := prevRes.Groups[i], res.Groups[i]
 				add(CheckPositionShift, fmt.Sprintf("%s read %q in the capture before and now reads %q: a turn was inserted above it, so the declared position ids now name other turns; they hold only while turns are added at the end (let the page load its history before sending, or point turn.id at an attribute the turns carry)", now.ID, cut(was.Text), cut(now.Text)))
 				break
 			}
@@ -419,6 +523,12 @@ func Check(file string, s *replay.Session, ad adapter.Adapter, opt Options) Sess
 			pending.capture = cr.Index
 			pending.structure = res.Structure
 			pending.UsersAdded, pending.GroupsAdded = users-pending.users0, groups-pending.groups0
+			pending.failedGone = 0
+			for _, t := range pending.failed {
+				if !slices.ContainsFunc(res.Groups, func(g adapter.Group) bool { return g.Text == t }) {
+					pending.failedGone++
+				}
+			}
 			if file_ != nil && doc != nil {
 				pending.speakers = file_.Diagnose(doc).SpeakerList()
 			}
@@ -444,21 +554,75 @@ func Check(file string, s *replay.Session, ad adapter.Adapter, opt Options) Sess
 		prev = cr.Groups
 		prevRes = res
 		prevObs = o
+		prevDoc = doc
 		rep.Captures = append(rep.Captures, cr)
 	}
 	if pending != nil {
 		rep.close(pending)
 	}
-	if len(rep.Decisions) == 0 && hasSends(s) && (len(likely) > 0 || !sendSeen) {
-		rep.Violations = append(rep.Violations, Violation{Capture: max(0, len(rep.Captures)-1), Check: CheckNoSends, Severity: SeverityError, Detail: noSends(opt, likely)})
+	if byClicks > 0 {
+		rep.Violations = append(rep.Violations, Violation{Capture: max(0, len(rep.Captures)-1), Check: CheckSendBy, Severity: SeverityError,
+			Detail: fmt.Sprintf("the profile's send.by is \"enter\", but the session sends by clicking the send control (%s, %d×): under \"enter\" those clicks are no sends, so no check of them ran (%d sends or regenerates were checked); set send.by to \"click\", or record the session again", byName, byClicks, len(rep.Decisions))})
+	} else if len(rep.Decisions) == 0 && hasSends(s) && (len(likely) > 0 || !sendSeen) {
+		rep.Violations = append(rep.Violations, Violation{Capture: max(0, len(rep.Captures)-1), Check: CheckNoSends, Severity: SeverityError, Detail: noSends(opt, likely, candidates)})
 	}
 	if noTurns != nil {
 		rep.Violations = append(rep.Violations, *noTurns)
+	}
+	if posViolation != nil && !life.reported[CheckContainerTurn] {
+		// a container turn has no id of its own: container-turn says why
+		rep.Violations = append(rep.Violations, *posViolation)
+	}
+	if life.reported[CheckContainerTurn] {
+		// the empty list before the first message has no speaker: not a
+		// sidebar beside the turns, the same container
+		rep.Violations = slices.DeleteFunc(rep.Violations, func(v Violation) bool { return v.Check == CheckNoSpeaker })
+	}
+	if life.reported[CheckGeneratingStay] {
+		// a signal that never clears makes every answer look streamed:
+		// never-generating would blame the wrong signal
+		rep.Violations = slices.DeleteFunc(rep.Violations, func(v Violation) bool { return v.Check == CheckGenerating })
 	}
 	life.end(opt.Profile, func(check, detail string) {
 		rep.Violations = append(rep.Violations, Violation{Capture: max(0, len(rep.Captures)-1), Check: check, Detail: detail, Severity: SeverityError})
 	})
 	return rep
+}
+
+// oneApart reports whether now is was with at most one element taken
+// out, put in or replaced (same tells elements that are one).
+func oneApart[T any](was, now []T, same func(was, now T) bool) bool {
+	switch len(was) - len(now) {
+	case 0:
+		diff := 0
+		for i := range was {
+			if !same(was[i], now[i]) {
+				diff++
+			}
+		}
+		return diff <= 1
+	case 1:
+		return without(was, now, same)
+	case -1:
+		return without(now, was, func(a, b T) bool { return same(b, a) })
+	}
+	return false
+}
+
+// without reports whether short is long with one element taken out.
+func without[T any](long, short []T, same func(l, s T) bool) bool {
+	skipped := false
+	for i, j := 0, 0; j < len(short); i++ {
+		if same(long[i], short[j]) {
+			j++
+			continue
+		}
+		if skipped {
+			return false
+		}
+		skipped = true
+	}
+	return true
 }
 
 // settleOf is the settle window of p's answer waits (LIB-3).
@@ -473,9 +637,12 @@ func settleOf(p *site.Profile) int64 {
 // noSends says that no recorded action was a send, so every check of a
 // send (new-group, send-turns, never-generating, …) was skipped, and names
 // the actions after which a user turn appeared.
-func noSends(opt Options, likely map[string]int) string {
+func noSends(opt Options, likely map[string]int, candidates []string) string {
 	detail := fmt.Sprintf("the session records clicks or key presses, but none is on the send control (%s), so no check of a send ran", controlName(opt, "send"))
 	if len(likely) == 0 {
+		if len(candidates) > 0 {
+			detail += "; the page's buttons: " + strings.Join(candidates, ", ")
+		}
 		return detail + "; no action was followed by a new user turn either: check turn.speaker's user values and the send control"
 	}
 	var names []string
@@ -484,6 +651,74 @@ func noSends(opt Options, likely map[string]int) string {
 	}
 	slices.Sort(names)
 	return detail + "; a user turn appeared after " + strings.Join(names, ", ") + ": set the profile's \"send\" to that control"
+}
+
+// ownGenerating reports whether the profile's adapter, without the
+// page-level signals, reads a group of doc generating: a send made while
+// an answer streams (a site that queues messages) is no sign of a page
+// signal that never clears.
+func ownGenerating(p *site.Profile, doc *observe.Document) bool {
+	if p.Adapter == nil {
+		return false
+	}
+	return slices.ContainsFunc(p.Adapter.Groups(doc).Groups, func(g adapter.Group) bool { return g.State == adapter.StateGenerating })
+}
+
+// buttonsMax bounds the buttons a hint lists.
+const buttonsMax = 6
+
+// buttonsOn lists the page's visible buttons outside the turns, the
+// likely send controls: role, name, and the element with its class for a
+// button without a name (a selector's start).
+func buttonsOn(o *observe.Observation) []string {
+	if o == nil {
+		return nil
+	}
+	var out []string
+	for _, e := range o.All {
+		if e.Role != "button" || e.Group != "" {
+			continue
+		}
+		d := fmt.Sprintf("button %q", e.Name)
+		if n := e.HTMLNode(); e.Name == "" && n != nil {
+			d += " (" + describeNode(n) + ")"
+		}
+		if !slices.Contains(out, d) {
+			out = append(out, d)
+		}
+		if len(out) == buttonsMax {
+			break
+		}
+	}
+	return out
+}
+
+// describeNode is an element's tag and class: `div class="thread"`.
+func describeNode(n *html.Node) string {
+	d := n.Data
+	if c := observe.Attr(n, "class"); c != "" {
+		d += " class=" + strconv.Quote(c)
+	}
+	return d
+}
+
+// onControl reports whether a recorded click is on the element of c.
+func onControl(st replay.Step, o *observe.Observation, c site.Control) bool {
+	if o == nil {
+		return false
+	}
+	for _, e := range o.All {
+		if e.Node != st.Node {
+			continue
+		}
+		if c.Selector != "" {
+			m, err := adapter.CompileSelector(c.Selector)
+			n := e.HTMLNode()
+			return err == nil && n != nil && m.Match(n)
+		}
+		return e.Role == c.Role && (c.Name == "" || e.Name == c.Name)
+	}
+	return false
 }
 
 // hasSends reports whether the session holds a click or key press.
@@ -503,6 +738,8 @@ func actionName(st replay.Step, o *observe.Observation) string {
 				c := e.Role
 				if e.Name != "" {
 					c += fmt.Sprintf(" %q", e.Name)
+				} else if n := e.HTMLNode(); n != nil {
+					c += " <" + describeNode(n) + ">" // an icon button: its element
 				}
 				if st.Kind == replay.KindPress {
 					return fmt.Sprintf("press %s in %s", st.Key, c)
@@ -554,8 +791,11 @@ func (rep *Session) close(d *Decision) {
 	if d.Typed != "" && d.Group != "" && observe.Normalize(d.Text) == observe.Normalize(d.Typed) {
 		add(CheckSwapped, fmt.Sprintf("after step %d (%s) the new group %s holds exactly what was typed (%q): the user's turn is read as the assistant's; swap the assistant and user values of turn.speaker", d.Step, d.Action, d.Group, cut(d.Typed)))
 	}
-	if d.capture >= 0 && d.structure && (d.UsersAdded != 1 || d.GroupsAdded != 1) {
+	if d.capture >= 0 && d.structure && (d.UsersAdded != 1 || d.GroupsAdded+d.failedGone != 1) {
 		detail := fmt.Sprintf("after step %d (%s) the send added %d user turns and %d assistant groups, want 1 and 1", d.Step, d.Action, d.UsersAdded, d.GroupsAdded)
+		if d.failedGone > 0 {
+			detail += fmt.Sprintf(" (besides %d failed answers the site took away)", d.failedGone)
+		}
 		if d.speakers != "" {
 			detail += "; speaker values seen: " + d.speakers + "; a turn whose value is in neither turn.speaker list is dropped: list an answering persona's value under assistant, the person's under user"
 		}

@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -265,9 +266,10 @@ func (l *lifecycle) group(doc *observe.Document, g adapter.Group, capture int, a
 	}
 }
 
-// errorSign is the evidence of an error inside a turn: role=alert or a
+// errorSign is the evidence of an error inside a turn: role=alert, a
 // retry control ("Retry", "Try again"; Regenerate stands under every
-// answer and is none).
+// answer and is none), or a class or state attribute that says error
+// (a library's error bubble: "state-error", data-status="failed").
 func errorSign(doc *observe.Document, turn *html.Node) string {
 	found := ""
 	observe.WalkElements(turn, func(n *html.Node) bool {
@@ -279,6 +281,50 @@ func errorSign(doc *observe.Document, turn *html.Node) string {
 			found = "role=alert"
 		case role == "button" && nameIs(doc.Name(n), retryNames):
 			found = "a retry control " + strconv.Quote(doc.Name(n))
+		default:
+			found = stateMark(n, errorWords)
+		}
+		return found == ""
+	})
+	return found
+}
+
+var (
+	errorWords   = []string{"error", "errored", "failed", "failure"}
+	stoppedWords = []string{"stopped", "aborted", "cancelled", "canceled", "interrupted"}
+	// stoppedNotes are the notes a site shows under a stopped answer
+	stoppedNotes = []string{"stopped", "stopped generating", "generation stopped", "response stopped", "cancelled", "canceled", "interrupted", "(stopped)"}
+)
+
+// stateMark is the evidence that n's class or state attribute (data-state,
+// data-status) names one of words, as a whole token or a token's
+// dash-separated part ("state-error", "msg--failed"), "" for none.
+func stateMark(n *html.Node, words []string) string {
+	for _, attr := range []string{"class", "data-state", "data-status"} {
+		for _, tok := range strings.Fields(observe.Attr(n, attr)) {
+			for _, part := range strings.FieldsFunc(strings.ToLower(tok), func(r rune) bool { return r == '-' || r == '_' }) {
+				if slices.Contains(words, part) {
+					return fmt.Sprintf("%s %q", attr, tok)
+				}
+			}
+		}
+	}
+	return ""
+}
+
+// stopSign is the evidence inside a turn that the site marks it stopped:
+// a class or state attribute that says so, or a note ("Stopped").
+func stopSign(doc *observe.Document, turn *html.Node) string {
+	found := ""
+	observe.WalkElements(turn, func(n *html.Node) bool {
+		if found != "" || doc.Hidden(n) || observe.Role(n) == "button" {
+			return false
+		}
+		if found = stateMark(n, stoppedWords); found != "" {
+			return false
+		}
+		if own := strings.ToLower(observe.Normalize(ownText(doc, n))); own != "" && slices.Contains(stoppedNotes, own) {
+			found = fmt.Sprintf("the note %q", observe.Normalize(ownText(doc, n)))
 		}
 		return found == ""
 	})
@@ -290,8 +336,12 @@ func errorSign(doc *observe.Document, turn *html.Node) string {
 const controlTextMax = 40
 
 // controlText finds, inside a turn, an element holding two controls or
-// more and a short text of its own that the group's text contains.
+// more and a short text of its own that the group's text contains, or a
+// code block's label or toolbar ("python", "Copy code") read with it.
 func controlText(doc *observe.Document, turn *html.Node, text string) string {
+	if ev := codeLabel(doc, turn, text); ev != "" {
+		return ev
+	}
 	found := ""
 	observe.WalkElements(turn, func(n *html.Node) bool {
 		if found != "" || doc.Hidden(n) || observe.Role(n) == "button" {
@@ -316,6 +366,76 @@ func controlText(doc *observe.Document, turn *html.Node, text string) string {
 		return false
 	})
 	return found
+}
+
+// codeLabel finds a code block's header inside a turn: beside a <pre>, in
+// the block's own wrapper (not the answer's body, where paragraphs stand
+// beside it), elements with a short text of their own (a language label,
+// a toolbar) that the group's text contains.
+func codeLabel(doc *observe.Document, turn *html.Node, text string) string {
+	found := ""
+	observe.WalkElements(turn, func(n *html.Node) bool {
+		if found != "" || doc.Hidden(n) {
+			return false
+		}
+		if n.Data != "pre" {
+			return true
+		}
+		block := n
+		for block.Parent != nil && block.Parent != turn && onlyChild(block.Parent) == block {
+			block = block.Parent
+		}
+		wrap := block.Parent
+		if wrap == nil || wrap == turn {
+			return false
+		}
+		var label []string
+		var holder *html.Node
+		for c := wrap.FirstChild; c != nil; c = c.NextSibling {
+			if c.Type != html.ElementNode || c == block || doc.Hidden(c) {
+				continue
+			}
+			switch c.Data {
+			case "p", "ul", "ol", "table", "blockquote", "pre", "h1", "h2", "h3", "h4", "h5", "h6":
+				return false // the answer's body: its paragraphs beside the code
+			}
+			if own := observe.Normalize(ownText(doc, c)); own != "" {
+				label = append(label, own)
+				if holder == nil {
+					holder = c
+				}
+			}
+		}
+		own := strings.Join(label, " ")
+		inText := len(label) > 0 && !slices.ContainsFunc(label, func(l string) bool { return !strings.Contains(text, l) })
+		if inText && utf8.RuneCountInString(own) <= controlTextMax {
+			desc := holder.Data
+			if c := observe.Attr(holder, "class"); c != "" {
+				desc += " class=" + strconv.Quote(c)
+			}
+			found = fmt.Sprintf("%q from <%s>, a code block's label or toolbar beside its <pre>", own, desc)
+		}
+		return false
+	})
+	return found
+}
+
+// onlyChild is n's one visible element child, nil when it has none or
+// several, or text of its own.
+func onlyChild(n *html.Node) *html.Node {
+	var one *html.Node
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		switch {
+		case c.Type == html.TextNode && strings.TrimSpace(c.Data) != "":
+			return nil
+		case c.Type != html.ElementNode:
+		case one != nil:
+			return nil
+		default:
+			one = c
+		}
+	}
+	return one
 }
 
 func buttons(doc *observe.Document, n *html.Node) int {
