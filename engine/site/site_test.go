@@ -167,6 +167,18 @@ func TestPageSignals(t *testing.T) {
 			}
 		})
 	}
+	// a library that adds no answer on an error: the result names the
+	// page's failure (the send's outcome, answer.Baseline.Failed)
+	for _, tc := range []struct{ name, html, failure string }{
+		{"a toast and no answer group", `<div id="log"><div class="msg" data-from="me" data-id="1">hi</div></div><div class="toast error">Overloaded</div>`, `page failure signal selector ".toast.error"`},
+		{"no toast", `<div id="log"><div class="msg" data-from="me" data-id="1">hi</div></div>`, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if res := r.Groups(doc(t, tc.html)); res.Failure != tc.failure || len(res.Groups) != 0 {
+				t.Fatalf("failure %q with %d groups, want %q and none", res.Failure, len(res.Groups), tc.failure)
+			}
+		})
+	}
 }
 
 // LIB-3: settle_ms left out is the default (0 here), 0 turns the window
@@ -216,6 +228,18 @@ func TestScopedControlsAndFailureSignals(t *testing.T) {
 			g := res.Groups[len(res.Groups)-1]
 			if g.State != tc.state || g.Evidence != tc.evidence {
 				t.Fatalf("state %s (%s), want %s (%s)", g.State, g.Evidence, tc.state, tc.evidence)
+			}
+		})
+	}
+	// a library that adds no answer on an error: the result names the
+	// page's failure (the send's outcome, answer.Baseline.Failed)
+	for _, tc := range []struct{ name, html, failure string }{
+		{"a toast and no answer group", `<div id="log"><div class="msg" data-from="me" data-id="1">hi</div></div><div class="toast error">Overloaded</div>`, `page failure signal selector ".toast.error"`},
+		{"no toast", `<div id="log"><div class="msg" data-from="me" data-id="1">hi</div></div>`, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if res := r.Groups(doc(t, tc.html)); res.Failure != tc.failure || len(res.Groups) != 0 {
+				t.Fatalf("failure %q with %d groups, want %q and none", res.Failure, len(res.Groups), tc.failure)
 			}
 		})
 	}

@@ -79,10 +79,9 @@ Feature: The NLUX chat (@nlux/core), a renderer that animates its text
     Then the answer status is "ANSWER_STOPPED"
 
   # LIB-5: NLUX shows the failure as a toast outside the turns and adds no
-  # answer; the profile's page-level failed signal (the toast) marks only
-  # an answer that exists, so the send itself is not met; today: engine:
-  # click: OUTCOME_UNKNOWN: expected new_answer did not happen in time
-  @lib-pending @LIB-5
+  # answer; the profile's page-level failed signal (the toast) is the
+  # send's outcome and ends the answer ANSWER_FAILED.
+  @LIB-5
   Scenario: An error from the runnable is ANSWER_FAILED
     Given the site "nlux/nlux-wall.json"
     When I open the chat
