@@ -43,7 +43,7 @@ Feature: The deep-chat web component, messages in an open shadow root
   # the button turns back into Send. The Stop is clicked once words show,
   # as a person does: deep-chat 2.4.2 shows its Stop when the response
   # opens, and a Stop clicked before the first event let the whole answer
-  # stream in (seen on the page clock).
+  # stream in (seen on both clocks).
   @LIB-5
   Scenario: A long answer stopped with Stop is ANSWER_STOPPED
     Given the site "deepchat/deepchat.json"
