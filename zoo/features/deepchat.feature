@@ -1,5 +1,5 @@
 # Open shadow roots are tracked on both clocks (LIB-2): every scenario
-# here but the Stop runs live and replayed.
+# here runs live and replayed.
 @LIB-2
 Feature: The deep-chat web component, messages in an open shadow root
   zoo/deepchat: the deep-chat web component (its prebuilt bundle) over
