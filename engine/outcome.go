@@ -75,10 +75,17 @@ func (p *Page) evaluate(doc *observe.Document, groups adapter.Result, x Expect) 
 			return false, "", &Error{Code: NoBaseline, Op: "expect"}
 		}
 		g, ok := p.baseline.Newest(groups)
-		if !ok {
+		switch ev, failed := p.baseline.Failed(groups); {
+		case ok:
+			met = append(met, "new group "+g.ID)
+		case failed:
+			// the library adds no answer on an error: the page-level
+			// failure signal is the send's outcome (LIB-5), and the
+			// answer wait ends ANSWER_FAILED on it
+			met = append(met, "no new group; "+ev)
+		default:
 			return false, "no group outside the baseline", nil
 		}
-		met = append(met, "new group "+g.ID)
 	}
 	if x.URL != "" {
 		if doc.URL != x.URL {

@@ -253,8 +253,14 @@ func (p *Page) act(ctx context.Context, op string, t Target, x Expect, key strin
 		p.emit("baseline", trace.A("size", len(b.IDs)), trace.A("ids", b.IDs))
 	}
 	el, err := p.resolve(ctx, op, t)
-	if err == nil && el.Disabled {
-		el, err = p.awaitEnabled(ctx, op, t, x)
+	switch {
+	case x.Stop && errcode.Of(err) == locate.TargetNotFound:
+		// a Stop shows once the answer streams (deep-chat turns its
+		// send button into Stop when the first words arrive): it is
+		// waited for as a disabled send control is (LIB-5)
+		el, err = p.awaitEnabled(ctx, op, t, x, err)
+	case err == nil && el.Disabled:
+		el, err = p.awaitEnabled(ctx, op, t, x, nil)
 	}
 	if err != nil {
 		// refused: nothing was sent, so the answer wait stays as it was
@@ -293,8 +299,10 @@ func (p *Page) act(ctx context.Context, op string, t Target, x Expect, key strin
 // awaitEnabled waits, on the driver's clock, for the target of an action
 // to be enabled (a send button a library enables in a deferred update):
 // the element once it is, CONTROL_DISABLED when it still is at the
-// action's timeout (LIB-5).
-func (p *Page) awaitEnabled(ctx context.Context, op string, t Target, x Expect) (observe.Element, error) {
+// action's timeout (LIB-5). With missing (the target's TARGET_NOT_FOUND:
+// a Stop not shown yet) it waits for the target to show too, and a target
+// still missing at the timeout is that error.
+func (p *Page) awaitEnabled(ctx context.Context, op string, t Target, x Expect, missing error) (observe.Element, error) {
 	timeout := x.Timeout
 	if timeout <= 0 {
 		timeout = p.task.e.cfg.OutcomeTimeout
@@ -302,6 +310,9 @@ func (p *Page) awaitEnabled(ctx context.Context, op string, t Target, x Expect) 
 	deadline := p.d.Now().Add(timeout)
 	for {
 		if !p.d.Now().Before(deadline) {
+			if missing != nil {
+				return observe.Element{}, missing
+			}
 			p.emit(op, trace.A("target", t), trace.A("code", ControlDisabled))
 			return observe.Element{}, &Error{Code: ControlDisabled, Op: op,
 				Detail: fmt.Sprintf("%s stayed disabled for %s; nothing was sent", t, timeout)}
@@ -324,6 +335,11 @@ func (p *Page) awaitEnabled(ctx context.Context, op string, t Target, x Expect) 
 			return observe.Element{}, err
 		}
 		el, err := resolveIn(o, t, group)
+		if missing != nil && errcode.Of(err) == locate.TargetNotFound {
+			missing = err
+			continue
+		}
+		missing = nil
 		if err != nil || !el.Disabled {
 			return el, err
 		}

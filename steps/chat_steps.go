@@ -245,6 +245,11 @@ func sendUpTo(ctx context.Context, text string, wait time.Duration) error {
 
 func stopAnswer(ctx context.Context) error {
 	w := worldOf(ctx)
+	if p := w.profile(); p.NoStop != "" {
+		// a site without a Stop says so in its profile: the scenario
+		// cannot run there, and says why
+		return w.skip(fmt.Sprintf("SKIPPING: %s has no Stop control: %s (its profile's stop.none)", w.profileName(), p.NoStop))
+	}
 	return act(ctx, func(p actPage) error { return w.profile().StopAnswer(ctx, p, sendWait) })
 }
 

@@ -222,6 +222,11 @@ type Result struct {
 	// Users are the elements that open user turns (the turn element, or
 	// the speaker heading), for conformance checks of turn boundaries.
 	Users []*html.Node `json:"-"`
+	// Failure is the evidence of a page-level failure signal on the page
+	// (a toast or banner outside the turns, a site profile's "failed"
+	// signals, LIB-5), "" for none. A send whose library adds no answer
+	// group on an error ends ANSWER_FAILED on it (answer.Baseline).
+	Failure string `json:"failure,omitempty"`
 }
 
 // Adapter finds answer groups in a parsed capture.

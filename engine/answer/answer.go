@@ -39,6 +39,8 @@ type Baseline struct {
 	// replacing is the id of the group an action replaces in place
 	// (regenerate, retry), and before how it read then (InPlace).
 	replacing, before string
+	// failure is the page-level failure signal shown before sending.
+	failure string
 }
 
 // InPlace marks the last group of r as the one the action replaces in
@@ -81,11 +83,23 @@ func (b Baseline) isNew(g adapter.Group) bool {
 
 // NewBaseline records the groups of r.
 func NewBaseline(r adapter.Result) Baseline {
-	b := Baseline{IDs: r.IDs(), set: map[string]bool{}}
+	b := Baseline{IDs: r.IDs(), set: map[string]bool{}, failure: r.Failure}
 	for _, id := range b.IDs {
 		b.set[id] = true
 	}
 	return b
+}
+
+// Failed returns the evidence of a page-level failure signal (LIB-5) r
+// shows that the page did not show before sending: the send's outcome
+// when the library adds no answer group on an error (a toast or an alert
+// outside the turns). A signal already shown before sending is an earlier
+// send's.
+func (b Baseline) Failed(r adapter.Result) (string, bool) {
+	if r.Failure == "" || b.failure != "" {
+		return "", false
+	}
+	return r.Failure, true
 }
 
 // Has reports whether id was present before sending.
@@ -276,6 +290,18 @@ func Wait(ctx context.Context, src Source, b Baseline, opt Options, onState Obse
 				return res, nil
 			case adapter.StateStopped:
 				res.Status, res.Evidence = StatusStopped, g.Evidence
+				return res, nil
+			}
+		}
+		if res.GroupID == "" {
+			if ev, ok := b.Failed(r); ok {
+				// the library added no answer: the page's failure
+				// signal is the answer (LIB-5)
+				res.States = append(res.States, adapter.StateFailed)
+				if onState != nil {
+					onState("", adapter.StateFailed, ev)
+				}
+				res.Status, res.Evidence = StatusFailed, ev+" (no answer group: the page added none)"
 				return res, nil
 			}
 		}

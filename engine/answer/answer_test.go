@@ -89,11 +89,14 @@ type script struct {
 	now    time.Time
 	t0     time.Time
 	frames []frame
+	// failure is the page-level failure signal shown from failFrom on
+	failure  string
+	failFrom time.Duration
 }
 
 type frame struct {
 	at    time.Duration
-	state string
+	state string // "" shows no new group
 	text  string
 	media []adapter.Media
 }
@@ -107,8 +110,11 @@ func (s *script) Groups(context.Context) (adapter.Result, error) {
 		}
 		cur = &s.frames[i]
 	}
-	if cur != nil {
+	if cur != nil && cur.state != "" {
 		r.Groups = append(r.Groups, adapter.Group{ID: "new", State: cur.state, Text: cur.text, Media: cur.media})
+	}
+	if s.failure != "" && !s.t0.Add(s.failFrom).After(s.now) {
+		r.Failure = s.failure
 	}
 	return r, nil
 }
@@ -117,7 +123,11 @@ func (s *script) Now() time.Time { return s.now }
 
 func (s *script) Sleep(_ context.Context, d time.Duration) error {
 	target := s.now.Add(d)
-	for _, f := range s.frames {
+	frames := s.frames
+	if s.failure != "" {
+		frames = append(frames[:len(frames):len(frames)], frame{at: s.failFrom})
+	}
+	for _, f := range frames {
 		if at := s.t0.Add(f.at); at.After(s.now) && at.Before(target) {
 			target = at
 			break
@@ -180,6 +190,50 @@ func TestWaitSettles(t *testing.T) {
 			}
 			if res.Status != tt.status || res.Text != tt.text || strings.Join(res.States, ">") != tt.states {
 				t.Errorf("got %s %q states %q (%s), want %s %q states %q", res.Status, res.Text, strings.Join(res.States, ">"), res.Evidence, tt.status, tt.text, tt.states)
+			}
+			if got := src.now.Sub(t0); got != time.Duration(tt.endsAtMS)*ms {
+				t.Errorf("ended at %s, want %d ms", got, tt.endsAtMS)
+			}
+		})
+	}
+}
+
+// LIB-5: a page-level failure signal (a toast outside the turns) that
+// appears after the send ends the wait ANSWER_FAILED when the library
+// added no answer group; one already on the page before the send is not
+// this send's.
+func TestWaitPageFailureWithoutAGroup(t *testing.T) {
+	const ms = time.Millisecond
+	const toast = `page failure signal selector ".toast"`
+	tests := []struct {
+		name     string
+		before   string // the failure signal at the baseline
+		frames   []frame
+		failAtMS int
+		status   string
+		states   string
+		endsAtMS int
+	}{
+		{"a toast and no answer group", "", nil, 200, StatusFailed, "failed", 200},
+		{"the toast of an earlier send is not this send's", toast, nil, 0, StatusNoNewAnswer, "", 1000},
+		{"an answer group's own state decides", "",
+			[]frame{{0, adapter.StateGenerating, "Hel", nil}, {100 * ms, adapter.StateComplete, "Hello.", nil}}, 100,
+			StatusComplete, "generating>complete", 400},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t0 := time.Unix(0, 0)
+			src := &script{now: t0, t0: t0, frames: tt.frames, failure: toast, failFrom: time.Duration(tt.failAtMS) * ms}
+			b := NewBaseline(adapter.Result{Groups: []adapter.Group{{ID: "old"}}, Failure: tt.before})
+			res, err := Wait(context.Background(), src, b, Options{Timeout: time.Second}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Status != tt.status || strings.Join(res.States, ">") != tt.states {
+				t.Errorf("got %s states %q (%s), want %s states %q", res.Status, strings.Join(res.States, ">"), res.Evidence, tt.status, tt.states)
+			}
+			if tt.status == StatusFailed && !strings.Contains(res.Evidence, toast) {
+				t.Errorf("evidence %q does not name the signal", res.Evidence)
 			}
 			if got := src.now.Sub(t0); got != time.Duration(tt.endsAtMS)*ms {
 				t.Errorf("ended at %s, want %d ms", got, tt.endsAtMS)

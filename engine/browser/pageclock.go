@@ -58,7 +58,13 @@ import (
 // listens to, and on an EventSource, a WebSocket or a Worker (their
 // messages, and a WebSocket's close), and releases it one part per slot:
 // a body's parts are its lines (cut after each newline, or every
-// PageClockStreamPartMax bytes), a message stream's parts its messages.
+// PageClockStreamPartMax bytes; an SSE body's, text/event-stream, are its
+// whole events, cut at their blank line, so a page that parses each read
+// as whole events never sees half of one), a message stream's parts its
+// messages. A fetch body's end (its close, or its error) reaches the page
+// with its last part, in the same slot: the last part that arrived is
+// held until the next one or the end does, so the page never reads the
+// end of one request's stream a slot after it may have sent again.
 // A stream's first slot is PageClockStreamInterval of lab time after the
 // page started reading it (or opened it, or sent on it), and each part
 // released makes the next slot one interval later: the schedule depends

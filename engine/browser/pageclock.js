@@ -131,7 +131,7 @@
           reject(signal.reason !== undefined ? signal.reason : new DOMException("The user aborted a request.", "AbortError"));
         });
         real.then((r) => {
-          fetched.set(r, {name: "fetch " + method + " " + r.url, signal});
+          fetched.set(r, {name: "fetch " + method + " " + r.url, signal, sse: /^\s*text\/event-stream/i.test(r.headers.get("content-type") || "")});
           hold(s, () => resolve(r), true);
         }, (e) => { hold(s, () => reject(e), true); });
       });
@@ -152,11 +152,15 @@
       return rs;
     }});
   }
-  // lines splits bytes after each newline (and every PART bytes without
-  // one): the parts of a body are fixed by its bytes, not by how the
-  // network cut them.
-  const lines = () => {
+  // cutter splits bytes after each newline, or for an SSE body
+  // (text/event-stream) after each event (at its blank line), and every
+  // PART bytes without one: the parts of a body are fixed by its bytes,
+  // not by how the network cut them, and a page that parses each read as
+  // whole events never sees half of one.
+  const CR = 13;
+  const cutter = (sse) => {
     let pend = new Uint8Array(0);
+    const ends = (b, i, j) => !sse || j === i || b[j - 1] === NL || (b[j - 1] === CR && j - 2 >= i && b[j - 2] === NL);
     return {
       push(v) {
         const b = new Uint8Array(pend.length + v.length);
@@ -164,7 +168,7 @@
         const out = [];
         let i = 0;
         for (let j = 0; j < b.length; j++) {
-          if (b[j] === NL || j + 1 - i >= PART) { out.push(b.slice(i, j + 1)); i = j + 1; }
+          if ((b[j] === NL && ends(b, i, j)) || j + 1 - i >= PART) { out.push(b.slice(i, j + 1)); i = j + 1; }
         }
         pend = b.slice(i);
         return out;
@@ -184,20 +188,26 @@
       s = stream("body", info.name);
       if (info.signal) { if (info.signal.aborted) { abort(); return; } info.signal.addEventListener("abort", abort); }
       expect(s);
-      const cut = lines();
+      const cut = cutter(info.sse);
+      // The last part that arrived is held back (s.look) until the next
+      // one or the end does: the end reaches the page with the last part,
+      // in the same slot, never a slot later when the page may have sent
+      // again and would take the end for the new request's.
+      const put = (part) => { const p = s.look; s.look = part; if (p) hold(s, () => ctl.enqueue(p)); };
+      const last = (fn) => { const p = s.look; s.look = null; hold(s, () => { if (p) ctl.enqueue(p); fn(); }, true); };
       try {
         reader = real.getReader();
         for (;;) {
           const {value, done} = await reader.read();
           if (done) break;
-          for (const part of cut.push(value)) hold(s, () => ctl.enqueue(part));
+          for (const part of cut.push(value)) put(part);
         }
         const r = cut.rest();
-        if (r) hold(s, () => ctl.enqueue(r));
-        hold(s, () => ctl.close(), true);
+        if (r) put(r);
+        last(() => ctl.close());
       } catch (e) {
         if (s.done) return;
-        hold(s, () => ctl.error(e), true);
+        last(() => ctl.error(e));
       }
     };
     return new ReadableStream({
@@ -235,9 +245,16 @@
           const all = rtGet.call(x);
           st.pend += all.slice(st.seen);
           st.seen = all.length;
+          // a line at a time, or an event (up to its blank line) of an
+          // SSE response
+          const cut = () => {
+            if (!st.sse) { const i = st.pend.indexOf("\n"); return i >= 0 ? i + 1 : -1; }
+            const m = /\r?\n\r?\n/.exec(st.pend);
+            return m ? m.index + m[0].length : -1;
+          };
           let i;
-          while ((i = st.pend.indexOf("\n")) >= 0 || st.pend.length >= PART || (last && st.pend.length)) {
-            const n = i >= 0 ? i + 1 : Math.min(PART, st.pend.length);
+          while ((i = cut()) >= 0 || st.pend.length >= PART || (last && st.pend.length)) {
+            const n = i >= 0 ? i : Math.min(PART, st.pend.length);
             const part = st.pend.slice(0, n);
             st.pend = st.pend.slice(n);
             hold(st.s, () => { st.text += part; st.shown = 3; fire("readystatechange"); fire("progress", st.last); });
@@ -250,6 +267,7 @@
             const t = typeGet.call(x);
             if (rs < 3 || !(st.listens || x.onprogress || x.onreadystatechange) || (t !== "" && t !== "text")) return;
             st.s = stream("body", st.name);
+            st.sse = /^\s*text\/event-stream/i.test(x.getResponseHeader("content-type") || "");
             st.shown = 2;
             if (st.end) st.end();
           }
@@ -387,7 +405,7 @@
     return loadingIn(document);
   };
   const tick = () => new Promise(r => realSetTimeout(r, 5));
-  const held = (s) => s.name + " (" + (s.kind === "body" ? "part " + (s.parts + 1) + " of its body not arrived" : s.kind === "response" ? "no response for " + Math.round(realNow() - s.since) + " ms" : "no message for " + Math.round(realNow() - s.since) + " ms") + ")";
+  const held = (s) => s.name + " (" + (s.kind === "body" ? (s.look ? "part " + (s.parts + 2) + " of its body or its end not arrived; part " + (s.parts + 1) + " is held until then" : "part " + (s.parts + 1) + " of its body not arrived") : s.kind === "response" ? "no response for " + Math.round(realNow() - s.since) + " ms" : "no message for " + Math.round(realNow() - s.since) + " ms") + ")";
   W.__replaylabClock = {
     now: () => now,
     unpaced: (m) => { unpaced.add(String(m)); },

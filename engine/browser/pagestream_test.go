@@ -21,8 +21,10 @@ import (
 // streamPage reads one stream of five parts ("1" … "5") over the
 // transport its ?t= names and writes what it received so far into #out,
 // then "done" when the stream ended: fetch + ReadableStream (NDJSON),
-// XMLHttpRequest progress, EventSource (a "done" event ends it) and
-// WebSocket (the server closes it; ?keep=1 keeps it open). start()
+// fetch of an SSE body parsed as whole events per read (as NLUX's
+// LangServe adapter does: an event cut in two is dropped), XMLHttpRequest
+// progress, EventSource (a "done" event ends it) and WebSocket (the
+// server closes it; ?keep=1 keeps it open). start()
 // begins; #state says "stopped" once stop() aborted a fetch.
 const streamPage = `<!doctype html><html><body><p id="out">idle</p><p id="state"></p>
 <script>
@@ -47,6 +49,23 @@ window.start = () => {
       }
       end("done");
     } catch (e) { document.getElementById("state").textContent = e.name === "AbortError" ? "stopped" : String(e); }
+  })();
+  if (t === "ssefetch") (async () => {
+    const r = await fetch("/ssefetch");
+    const reader = r.body.getReader(), dec = new TextDecoder();
+    for (;;) {
+      const {value, done} = await reader.read();
+      if (done) break;
+      for (const block of dec.decode(value).split("\n\n")) {
+        let ev = "", data = null;
+        for (const l of block.split("\n")) {
+          if (l.startsWith("event: ")) ev = l.slice(7);
+          if (l.startsWith("data: ")) data = l.slice(6);
+        }
+        if (ev === "data" && data !== null) show(data);
+      }
+    }
+    end("done");
   })();
   if (t === "xhr") {
     const x = new XMLHttpRequest();
@@ -92,6 +111,19 @@ func streamServer(t *testing.T) *httptest.Server {
 			}
 			w.(http.Flusher).Flush()
 		}
+	})
+	mux.HandleFunc("/ssefetch", func(w http.ResponseWriter, r *http.Request) {
+		// each event written a line at a time, so the network cuts it
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.(http.Flusher).Flush()
+		for i := 1; i <= 5; i++ {
+			for _, line := range []string{"event: data\n", fmt.Sprintf("data: %d\n", i), "\n"} {
+				gap()
+				_, _ = fmt.Fprint(w, line)
+				w.(http.Flusher).Flush()
+			}
+		}
+		_, _ = fmt.Fprint(w, "event: end\n\n")
 	})
 	mux.HandleFunc("/sse", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/event-stream")
@@ -164,7 +196,10 @@ func streamLab(t *testing.T, query string) (*browser.Page, *clock.Lab, func() st
 // TestPageClockPacesStreams: each transport's five parts reach the page
 // one per 20 ms of lab time, whatever the wall-time gaps the server put
 // between them, and every state is read; then its end. A fetch's response
-// takes one slot of its own before its body's parts. Without the pacing
+// takes one slot of its own before its body's parts; an SSE body's parts
+// are its whole events, and a body's end reaches the page with its last
+// part, in order, never a slot later (where the page could have sent
+// again meanwhile). Without the pacing
 // the lab finds no timer of the page's, sleeps to the deadline at once and
 // reads a stream still arriving (or an empty one).
 func TestPageClockPacesStreams(t *testing.T) {
@@ -173,12 +208,14 @@ func TestPageClockPacesStreams(t *testing.T) {
 	want := []string{"1", "1 2", "1 2 3", "1 2 3 4", "1 2 3 4 5"}
 	for _, tc := range []struct {
 		name, transport, end string
-		lead                 int // slots before the first part (a fetch's response)
+		lead                 int  // slots before the first part (a fetch's response)
+		withLast             bool // the end comes with the last part
 	}{
-		{"fetch body read as a stream", "fetch", "done", 1},
-		{"XMLHttpRequest progress", "xhr", "done 4", 0},
-		{"EventSource messages and a named event", "sse", "done", 0},
-		{"WebSocket messages and the close", "ws", "done", 0},
+		{"fetch body read as a stream", "fetch", "done", 1, true},
+		{"fetch of an SSE body, whole events", "ssefetch", "done", 1, false}, // its end event is a part
+		{"XMLHttpRequest progress", "xhr", "done 4", 0, false},
+		{"EventSource messages and a named event", "sse", "done", 0, false},
+		{"WebSocket messages and the close", "ws", "done", 0, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p, lab, read := streamLab(t, "t="+tc.transport)
@@ -194,6 +231,9 @@ func TestPageClockPacesStreams(t *testing.T) {
 				states = append(states, "idle")
 			}
 			states = append(append(states, want...), "1 2 3 4 5 "+tc.end)
+			if tc.withLast {
+				states = append(states[:len(states)-2], states[len(states)-1])
+			}
 			for i, w := range states {
 				if err := p.Sleep(ctx, 10*time.Second); err != nil {
 					t.Fatalf("slot %d: %v", i+1, err)
@@ -366,7 +406,8 @@ func TestPageClockNamesAStreamInAFrame(t *testing.T) {
 
 // TestPageClockNamesABodyThatStalls: a body whose next part does not come
 // holds the read for the settle's bound and then fails it, naming the
-// request and the part.
+// request and the part; the part that came is held until the next one or
+// the end (which comes with the last part), and is named too.
 func TestPageClockNamesABodyThatStalls(t *testing.T) {
 	ctx := context.Background()
 	browser.SetPageClockSettleForTest(t, 1500*time.Millisecond)
@@ -397,18 +438,16 @@ func TestPageClockNamesABodyThatStalls(t *testing.T) {
 	if _, err := p.EvalForTest(ctx, "start()"); err != nil {
 		t.Fatal(err)
 	}
-	for range 2 { // the response, then the first part
-		if err := p.Sleep(ctx, 10*time.Second); err != nil {
-			t.Fatal(err)
-		}
+	if err := p.Sleep(ctx, 10*time.Second); err != nil { // the response
+		t.Fatal(err)
 	}
 	err := p.Sleep(ctx, 10*time.Second)
-	want := "fetch GET " + srv.URL + "/ndjson (part 2 of its body not arrived)"
+	want := "fetch GET " + srv.URL + "/ndjson (part 2 of its body or its end not arrived; part 1 is held until then)"
 	if !errors.Is(err, browser.ErrPageClock) || !strings.Contains(err.Error(), want) {
 		t.Fatalf("sleep over a stalled body: %v, want %v naming %q", err, browser.ErrPageClock, want)
 	}
-	if at := lab.Now().Sub(clock.Epoch); at != 3*browser.PageClockStreamInterval {
-		t.Fatalf("the lab moved to %v past the stalled part, want it held at its slot %v", at, 3*browser.PageClockStreamInterval)
+	if at := lab.Now().Sub(clock.Epoch); at != 2*browser.PageClockStreamInterval {
+		t.Fatalf("the lab moved to %v past the stalled part, want it held at its slot %v", at, 2*browser.PageClockStreamInterval)
 	}
 }
 

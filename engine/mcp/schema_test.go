@@ -227,3 +227,96 @@ func TestResultsMatchOutputSchemas(t *testing.T) {
 		}
 	}
 }
+
+// TestTargetSelectorScopeAndStopOnTheWire (LIB-5): the tools' target
+// takes a CSS selector and a scope (the newest answer or a group's id),
+// and the expectation takes stop, as the Go API's engine.Target and
+// engine.Expect do: the input schemas list them, and calls use them.
+func TestTargetSelectorScopeAndStopOnTheWire(t *testing.T) {
+	ctx := context.Background()
+	cs := mcptest.Start(t, mcp.Options{Driver: func(context.Context, string, string) (engine.Driver, func() error, error) {
+		return &chatDriver{now: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}, func() error { return nil }, nil
+	}}).CS
+	list, err := cs.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tool := range list.Tools {
+		if tool.Name != "click" {
+			continue
+		}
+		raw, err := json.Marshal(tool.InputSchema)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var s jsonschema.Schema
+		if err := json.Unmarshal(raw, &s); err != nil {
+			t.Fatal(err)
+		}
+		prop := func(path ...string) *jsonschema.Schema {
+			t.Helper()
+			cur := &s
+			for _, p := range path {
+				if cur.Ref != "" { // a $ref into $defs
+					cur = s.Defs[strings.TrimPrefix(cur.Ref, "#/$defs/")]
+				}
+				if cur == nil || cur.Properties[p] == nil {
+					t.Fatalf("click's input schema has no %s", strings.Join(path, "."))
+				}
+				cur = cur.Properties[p]
+			}
+			return cur
+		}
+		for _, path := range [][]string{{"target", "selector"}, {"target", "scope"}, {"expect", "stop"}, {"expect", "gone", "selector"}} {
+			if p := prop(path...); p.Description == "" {
+				t.Errorf("click: %s has no description", strings.Join(path, "."))
+			}
+		}
+	}
+
+	begin, err := cs.CallTool(ctx, &mcpsdk.CallToolParams{Name: "begin", Arguments: map[string]any{"goal": "wire"}})
+	if err != nil || begin.IsError {
+		t.Fatalf("begin: %v %v", err, begin)
+	}
+	var out struct{ Task string }
+	data, _ := json.Marshal(begin.StructuredContent)
+	_ = json.Unmarshal(data, &out)
+	call := func(tool string, args map[string]any) (string, bool) {
+		t.Helper()
+		args["task"] = out.Task
+		res, err := cs.CallTool(ctx, &mcpsdk.CallToolParams{Name: tool, Arguments: args})
+		if err != nil {
+			t.Fatalf("%s: %v", tool, err)
+		}
+		return mcp.TextOf(res), !res.IsError
+	}
+	msg := map[string]any{"role": "textbox", "name": "Message"}
+	if text, ok := call("navigate", map[string]any{"url": "http://chat.test/"}); !ok {
+		t.Fatal(text)
+	}
+	if text, ok := call("fill", map[string]any{"target": msg, "text": "Next question"}); !ok {
+		t.Fatal(text)
+	}
+	for _, tc := range []struct {
+		name   string
+		args   map[string]any
+		ok     bool
+		output string // what the result or error says
+	}{
+		{"a send given by selector", map[string]any{"target": map[string]any{"selector": "form button[type=submit]"}, "expect": map[string]any{"newAnswer": true}}, true, `"ok":true`},
+		{"a control scoped to the newest answer it is not in", map[string]any{"target": map[string]any{"role": "button", "name": "Copy", "scope": "newest"}, "expect": map[string]any{"textVisible": "Hi"}}, false, "TARGET_NOT_FOUND"},
+		{"a control scoped to a group by id", map[string]any{"target": map[string]any{"role": "button", "name": "Copy", "scope": "a0"}, "expect": map[string]any{"textVisible": "Hi", "stop": true}}, true, `"ok":true`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			text, ok := call("click", tc.args)
+			if ok != tc.ok || !strings.Contains(text, tc.output) {
+				t.Fatalf("click ok=%v: %s; want ok=%v with %s", ok, text, tc.ok, tc.output)
+			}
+		})
+	}
+	// the click with stop marked the answer the send started as stopped
+	text, ok := call("waitAnswer", map[string]any{"timeoutMs": 1000})
+	if !ok || !strings.Contains(text, "ANSWER_STOPPED") {
+		t.Fatalf("waitAnswer after a click expecting stop: %s, want ANSWER_STOPPED", text)
+	}
+}

@@ -78,6 +78,9 @@ type Target struct {
 	Within string `json:"within,omitempty" jsonschema:"keep the matches inside a context: a ref (same row, list item, group or landmark as that element) or a text of the element's context (its row's or item's text, e.g. notes.txt)"`
 	Near   string `json:"near,omitempty" jsonschema:"keep the matches closest to this visible text"`
 	Nth    int    `json:"nth,omitempty" jsonschema:"the nth remaining match in page order, from 1"`
+	// LIB-5: controls as real UIs make them
+	Selector string `json:"selector,omitempty" jsonschema:"a CSS selector that must match exactly one element (it reaches into open shadow roots), for a control without a role or name, e.g. an icon button; instead of role and name"`
+	Scope    string `json:"scope,omitempty" jsonschema:"keep only the matches inside one answer group: newest (the newest answer) or a group's id from a snapshot; so one Regenerate or Copy per answer is not ambiguous"`
 }
 
 // FieldExpect is "the field's value is".
@@ -92,7 +95,8 @@ type Expect struct {
 	URL         string       `json:"url,omitempty" jsonschema:"the absolute URL the page must be at (a relative one is INVALID_EXPECTATION, checked before anything is sent)"`
 	TextVisible string       `json:"textVisible,omitempty" jsonschema:"text that must be visible"`
 	NewAnswer   bool         `json:"newAnswer,omitempty" jsonschema:"a new answer group must appear (records the baseline for waitAnswer)"`
-	Gone        *Target      `json:"gone,omitempty" jsonschema:"an element that must disappear"`
+	Gone        *Target      `json:"gone,omitempty" jsonschema:"an element that must disappear (no longer match its role and name or its selector, e.g. a Stop that turns into Send in place)"`
+	Stop        bool         `json:"stop,omitempty" jsonschema:"the action is the site's Stop control on the answer the last send started: once the outcome is met, waitAnswer ends that answer ANSWER_STOPPED whether or not the site shows a stopped note"`
 	Field       *FieldExpect `json:"field,omitempty" jsonschema:"a field that must hold a value"`
 	TimeoutMS   int          `json:"timeoutMs,omitempty" jsonschema:"how long to wait for the outcome, in milliseconds; default 5000"`
 }
@@ -200,18 +204,19 @@ type ToolError struct {
 }
 
 func (t Target) engine() engine.Target {
-	return engine.Target{Ref: t.Ref, Locator: locate.Locator{Role: t.Role, Name: t.Name, Href: t.Href, Within: t.Within, Near: t.Near, Nth: t.Nth}}
+	return engine.Target{Ref: t.Ref, Locator: locate.Locator{Role: t.Role, Name: t.Name, Href: t.Href, Within: t.Within, Near: t.Near, Nth: t.Nth},
+		Selector: t.Selector, In: t.Scope}
 }
 
 func targetOf(t engine.Target) Target {
-	return Target{Ref: t.Ref, Role: t.Role, Name: t.Name, Href: t.Href, Within: t.Within, Near: t.Near, Nth: t.Nth}
+	return Target{Ref: t.Ref, Role: t.Role, Name: t.Name, Href: t.Href, Within: t.Within, Near: t.Near, Nth: t.Nth, Selector: t.Selector, Scope: t.In}
 }
 
 func (x *Expect) engine() engine.Expect {
 	if x == nil {
 		return engine.Expect{}
 	}
-	e := engine.Expect{URL: x.URL, TextVisible: x.TextVisible, NewAnswer: x.NewAnswer, Timeout: time.Duration(x.TimeoutMS) * time.Millisecond}
+	e := engine.Expect{URL: x.URL, TextVisible: x.TextVisible, NewAnswer: x.NewAnswer, Stop: x.Stop, Timeout: time.Duration(x.TimeoutMS) * time.Millisecond}
 	if x.Gone != nil {
 		g := x.Gone.engine()
 		e.Gone = &g
@@ -223,7 +228,7 @@ func (x *Expect) engine() engine.Expect {
 }
 
 func expectOf(x engine.Expect) *Expect {
-	e := &Expect{URL: x.URL, TextVisible: x.TextVisible, NewAnswer: x.NewAnswer, TimeoutMS: int(x.Timeout / time.Millisecond)}
+	e := &Expect{URL: x.URL, TextVisible: x.TextVisible, NewAnswer: x.NewAnswer, Stop: x.Stop, TimeoutMS: int(x.Timeout / time.Millisecond)}
 	if x.Gone != nil {
 		g := targetOf(*x.Gone)
 		e.Gone = &g

@@ -3,11 +3,16 @@ package site
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/replaylab/replaylab/engine"
 	"github.com/replaylab/replaylab/engine/locate"
 )
+
+// ErrNoStop is wrapped by StopAnswer on a site whose profile declares it
+// has no Stop control ("stop": {"none": "why"}); the error says why.
+var ErrNoStop = errors.New("site: the site has no Stop control")
 
 // Page is what sending needs of a page (engine.Page, or the same
 // operations over MCP).
@@ -103,6 +108,9 @@ func (p *Profile) NonSend() []Control {
 // a stopped note on the site (Expect.Stop). A stop is no send: the
 // baseline of the last send stays.
 func (p *Profile) StopAnswer(ctx context.Context, pg Page, wait time.Duration) error {
+	if p.NoStop != "" {
+		return fmt.Errorf("%w: %s (the profile's stop.none)", ErrNoStop, p.NoStop)
+	}
 	t := Target(p.StopControl())
 	return pg.Click(ctx, t, engine.Expect{Gone: &t, Stop: true, Timeout: wait})
 }

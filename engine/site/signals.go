@@ -12,8 +12,9 @@ import (
 
 // Reader returns the adapter the engine reads p's pages with: p's adapter,
 // plus p's page-level signals. While a failure signal is on the page
-// (outside the hidden parts), the newest assistant group — when it comes
-// after the last user turn — has failed (LIB-5); else, while a generating
+// (outside the hidden parts), the result says so (adapter.Result.Failure)
+// and the newest assistant group — when it comes after the last user turn
+// — has failed (LIB-5); else, while a generating
 // signal is, that group is generating; the signal is the evidence.
 // Without signals it is p.Adapter itself.
 func (p *Profile) Reader() adapter.Adapter {
@@ -29,6 +30,12 @@ func (r *reader) Name() string { return r.p.Adapter.Name() }
 
 func (r *reader) Groups(doc *observe.Document) adapter.Result {
 	res := r.p.Adapter.Groups(doc)
+	failure := signal(doc, r.p.Failed, r.p.failSels)
+	if failure != "" {
+		// the page's failure, whether or not an answer group shows it:
+		// a library that adds no answer on an error (LIB-5)
+		res.Failure = "page failure signal " + failure
+	}
 	n := len(res.Groups)
 	if n == 0 {
 		return res
@@ -46,9 +53,9 @@ func (r *reader) Groups(doc *observe.Document) adapter.Result {
 			return res // the newest turn is the user's: no group answers it yet
 		}
 	}
-	if ev := signal(doc, r.p.Failed, r.p.failSels); ev != "" {
+	if failure != "" {
 		last.State = adapter.StateFailed
-		last.Evidence = "page failure signal " + ev
+		last.Evidence = res.Failure
 		return res
 	}
 	if last.State != adapter.StateComplete {

@@ -22,7 +22,8 @@
 //	  "composer": {"role": "textbox", "name": "Message"},   // required: role and name, or {"selector": "div.composer"}
 //	  "send": {"role": "button", "name": "Send", "by": "click"}, // required; "by": "click" (default) or "enter"
 //	                                                        // (Enter is pressed in the composer; role/name may then be left out)
-//	  "stop": {"role": "button", "name": "Stop"},            // optional: the control that replaces Send while streaming
+//	  "stop": {"role": "button", "name": "Stop"},            // optional: the control that replaces Send while streaming;
+//	                                                        //   {"none": "why"} for a site without one (a stop skips)
 //	  "regenerate": {"role": "button", "name": "Regenerate"}, // optional (default: button "Regenerate")
 //	  "retry": {"role": "button", "name": "Retry"},          // optional (default: button "Retry" or "Try again")
 //	                                         // stop, regenerate and retry may add "in": "newest" (or a group id):
@@ -173,6 +174,10 @@ type Profile struct {
 	Send          Control
 	SendBy        string
 	Stop          Control
+	// NoStop says why the site has no Stop control (the profile's
+	// "stop": {"none": "…"}): StopAnswer refuses with ErrNoStop, and a
+	// scenario that stops an answer is skipped with the reason.
+	NoStop string
 	// Regenerate and Retry are the controls that regenerate an answer or
 	// retry a failed one (APP-3); zero: the built-in names.
 	Regenerate Control
@@ -365,7 +370,15 @@ func (ps *parser) profile(o jsonfile.Object, source, root string) *Profile {
 		p.Send = ps.control(s, p.SendBy == SendClick)
 	}
 	if s, ok := ps.Object(o, "stop", false); ok {
-		p.Stop = ps.control(s, true)
+		if _, none := s.M["none"]; none {
+			ps.Known(s, "none")
+			p.NoStop = ps.Str(s, "none", true)
+			if ps.Err == nil && strings.TrimSpace(p.NoStop) == "" {
+				ps.Fail(jsonfile.Join(s.Path, "none"), "empty: say why the site has no Stop control")
+			}
+		} else {
+			p.Stop = ps.control(s, true)
+		}
 	}
 	if s, ok := ps.Object(o, "regenerate", false); ok {
 		p.Regenerate = ps.control(s, true)

@@ -1,6 +1,7 @@
 package site
 
 import (
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -114,6 +115,8 @@ func TestParseBad(t *testing.T) {
 		{"ready bad selector", `{"version":1,"name":"a","base_url":"http://x","adapter":"marker","composer":{"role":"textbox"},"send":{"by":"enter"},"ready":{"selector":"div[["}}`, "ready.selector", "invalid CSS selector"},
 		{"ready unknown field", `{"version":1,"name":"a","base_url":"http://x","adapter":"marker","composer":{"role":"textbox"},"send":{"by":"enter"},"ready":{"present":"x"}}`, "ready.present", "unknown field"},
 		{"ready timeout", `{"version":1,"name":"a","base_url":"http://x","adapter":"marker","composer":{"role":"textbox"},"send":{"by":"enter"},"ready":{"absent":".spinner","timeout_ms":0}}`, "ready.timeout_ms", ""},
+		{"stop none empty", `{"version":1,"name":"a","base_url":"http://x","adapter":"marker","composer":{"role":"textbox"},"send":{"by":"enter"},"stop":{"none":" "}}`, "stop.none", "empty"},
+		{"stop none and a role", `{"version":1,"name":"a","base_url":"http://x","adapter":"marker","composer":{"role":"textbox"},"send":{"by":"enter"},"stop":{"none":"x","role":"button"}}`, "stop.role", "unknown field"},
 		{"settle too long", `{"version":1,"name":"a","base_url":"http://x","adapter":"marker","composer":{"role":"textbox"},"send":{"by":"enter"},"settle_ms":60000}`, "settle_ms", "out of range 0…10000"},
 		{"settle negative", `{"version":1,"name":"a","base_url":"http://x","adapter":"marker","composer":{"role":"textbox"},"send":{"by":"enter"},"settle_ms":-1}`, "settle_ms", "out of range"},
 		{"scoped send", `{"version":1,"name":"a","base_url":"http://x","adapter":"marker","composer":{"role":"textbox"},"send":{"selector":"b","in":"newest"}}`, "send.in", "unknown field"},
@@ -219,6 +222,18 @@ func TestScopedControlsAndFailureSignals(t *testing.T) {
 			}
 		})
 	}
+	// a library that adds no answer on an error: the result names the
+	// page's failure (the send's outcome, answer.Baseline.Failed)
+	for _, tc := range []struct{ name, html, failure string }{
+		{"a toast and no answer group", `<div id="log"><div class="msg" data-from="me" data-id="1">hi</div></div><div class="toast error">Overloaded</div>`, `page failure signal selector ".toast.error"`},
+		{"no toast", `<div id="log"><div class="msg" data-from="me" data-id="1">hi</div></div>`, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if res := r.Groups(doc(t, tc.html)); res.Failure != tc.failure || len(res.Groups) != 0 {
+				t.Fatalf("failure %q with %d groups, want %q and none", res.Failure, len(res.Groups), tc.failure)
+			}
+		})
+	}
 }
 
 func TestSpeakerPattern(t *testing.T) {
@@ -280,5 +295,18 @@ func TestReady(t *testing.T) {
 	d, _ := Parse([]byte(good), "acme.json")
 	if r := d.Readiness(); r.Check != nil || r.AtLoad {
 		t.Errorf("a profile without ready takes the default: %+v", r)
+	}
+}
+
+// A site without a Stop control says so in its profile: StopAnswer
+// refuses with ErrNoStop and the reason, and clicks nothing.
+func TestNoStop(t *testing.T) {
+	p, err := Parse([]byte(strings.Replace(good, `"stop": {"role": "button", "name": "Stop"},`, `"stop": {"none": "its one button is disabled while it streams"},`, 1)), "acme.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = p.StopAnswer(context.Background(), nil, time.Second)
+	if !errors.Is(err, ErrNoStop) || !strings.Contains(err.Error(), "its one button is disabled while it streams") {
+		t.Fatalf("StopAnswer: %v, want ErrNoStop with the reason", err)
 	}
 }

@@ -58,10 +58,8 @@ Feature: The AI SDK chat (@ai-sdk/react useChat), ids made in the browser
 
   # LIB-5: useChat shows the error as an alert outside the turns and adds
   # no assistant turn; the profile's page-level failed signal (the alert)
-  # marks only an answer that exists, so the send itself is not met;
-  # today: engine: click: OUTCOME_UNKNOWN: expected new_answer did not
-  # happen in time
-  @lib-pending @LIB-5
+  # is the send's outcome and ends the answer ANSWER_FAILED.
+  @LIB-5
   Scenario: An error from the stream is ANSWER_FAILED
     Given the site "aisdk/aisdk.json"
     When I open the chat

@@ -27,13 +27,10 @@ Feature: The NLUX chat (@nlux/core), a renderer that animates its text
       | clock | profile             |
       | wall  | nlux/nlux-wall.json |
 
-    # The send now waits for NLUX's deferred enable (LIB-5) and the click
-    # posts the prompt, but the page clock releases a fetch body a line at
-    # a time, and NLUX's LangServe adapter parses each read as whole SSE
-    # events ("event: data" without its "data:" line is dropped): no text
-    # arrives and NLUX restores the prompt; today: engine: click:
-    # OUTCOME_UNKNOWN: expected new_answer did not happen in time
-    @lib-pending @LIB-5
+    # The send waits for NLUX's deferred enable (LIB-5); the page clock
+    # releases its LangServe stream a whole SSE event at a time, which is
+    # how NLUX's adapter parses each read.
+    @LIB-5
     Examples:
       | clock | profile        |
       | page  | nlux/nlux.json |
@@ -53,11 +50,25 @@ Feature: The NLUX chat (@nlux/core), a renderer that animates its text
     And the answer text is "2 + 2 equals 4."
     And the answer group is the last group on the page
 
-  # LIB-5: @nlux/core 2.17's composer disables its one button while it
-  # waits and streams (it has no Stop); today: engine: click:
-  # CONTROL_DISABLED: selector=".nlux-comp-composer button" stayed
-  # disabled for 10s; nothing was sent
-  @lib-pending @LIB-5
+  # On the page clock the first answer's stream ends (its close) in the
+  # slot of its last event, before the next send: the close never clears
+  # the second answer's loading state (its text was "2" when it did).
+  Scenario: A second send on the page clock takes the first answer as its baseline
+    Given the site "nlux/nlux.json"
+    When I open the chat
+    And I send "What is the capital of France?"
+    And I wait for the answer
+    And I send "What is 2 + 2?"
+    And I wait for the answer
+    Then the baseline holds 1 group
+    And the answer status is "complete"
+    And the answer text is "2 + 2 equals 4."
+    And the answer group is the last group on the page
+
+  # @nlux/core 2.17's composer disables its one button while it waits and
+  # streams: it has no Stop. Its profiles say so ("stop": {"none": …}),
+  # and this scenario is skipped with that reason on both drivers.
+  @LIB-5
   Scenario: A long answer stopped with Stop is ANSWER_STOPPED
     Given the site "nlux/nlux-wall.json"
     When I open the chat
@@ -67,10 +78,9 @@ Feature: The NLUX chat (@nlux/core), a renderer that animates its text
     Then the answer status is "ANSWER_STOPPED"
 
   # LIB-5: NLUX shows the failure as a toast outside the turns and adds no
-  # answer; the profile's page-level failed signal (the toast) marks only
-  # an answer that exists, so the send itself is not met; today: engine:
-  # click: OUTCOME_UNKNOWN: expected new_answer did not happen in time
-  @lib-pending @LIB-5
+  # answer; the profile's page-level failed signal (the toast) is the
+  # send's outcome and ends the answer ANSWER_FAILED.
+  @LIB-5
   Scenario: An error from the runnable is ANSWER_FAILED
     Given the site "nlux/nlux-wall.json"
     When I open the chat
