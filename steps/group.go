@@ -4,6 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"reflect"
+	"runtime"
+	"strings"
 
 	"github.com/cucumber/godog"
 
@@ -109,4 +115,87 @@ func (w World) MCPCommand() ([]string, error) { return w.w.mcpCommand() }
 // error, purpose ends the hint ("to explore on PostgreSQL").
 func (w World) NeedPostgres(who, purpose string) (string, error) {
 	return w.w.needPostgres(who, purpose)
+}
+
+// DeclaredGroup is a Group's catalogue without its step functions: what
+// a program lists, completes and recognises in features but does not run
+// itself (replaylab's binary and the self-tests' groups, which only go
+// test binds: see Unbound).
+type DeclaredGroup struct {
+	Name     string         `json:"name"`
+	SelfTest bool           `json:"selfTest,omitempty"`
+	Steps    []DeclaredStep `json:"steps"`
+}
+
+// DeclaredStep is one step of a DeclaredGroup, as Table.Step adds it.
+type DeclaredStep struct {
+	Pattern string `json:"pattern"`
+	Meaning string `json:"meaning"`
+	Example string `json:"example"`
+	// Source is where the step's function is declared ("file:line" from
+	// the module root), for go to definition and the JSON catalogue.
+	Source string `json:"source,omitempty"`
+}
+
+// Declare returns the catalogue of groups, in their order and their
+// steps' table order.
+func Declare(groups ...Group) []DeclaredGroup {
+	out := make([]DeclaredGroup, 0, len(groups))
+	for _, g := range groups {
+		var t table
+		g.Steps(&Table{group: g, t: &t})
+		dg := DeclaredGroup{Name: g.Name, SelfTest: g.SelfTest, Steps: make([]DeclaredStep, 0, len(t.defs))}
+		for _, d := range t.defs {
+			dg.Steps = append(dg.Steps, DeclaredStep{Pattern: d.Pattern, Meaning: d.Meaning, Example: d.Example, Source: sourceOf(d.Fn)})
+		}
+		out = append(out, dg)
+	}
+	return out
+}
+
+// Unbound returns the declared groups as Groups whose steps are listed
+// and matched like any other but do not run here: a scenario that reaches
+// one is skipped, with the message skip gives for it (which should name
+// the command that runs the scenario where the steps are bound).
+func Unbound(decl []DeclaredGroup, skip func(w World, group string, d DeclaredStep) string) []Group {
+	out := make([]Group, 0, len(decl))
+	for _, dg := range decl {
+		out = append(out, Group{Name: dg.Name, SelfTest: dg.SelfTest, Steps: func(t *Table) {
+			for _, d := range dg.Steps {
+				t.Step(d.Pattern, d.Meaning, d.Example, func(ctx context.Context) error {
+					w := WorldOf(ctx)
+					return w.Skip(skip(w, dg.Name, d))
+				})
+				t.t.defs[len(t.t.defs)-1].Source = d.Source
+			}
+		}})
+	}
+	return out
+}
+
+// sourceOf is where fn is declared, "file:line" with the file from the
+// root of its module (the nearest directory above it with a go.mod, or
+// the module path in a -trimpath build); "" for no function.
+func sourceOf(fn any) string {
+	v := reflect.ValueOf(fn)
+	if v.Kind() != reflect.Func || v.IsNil() {
+		return ""
+	}
+	f := runtime.FuncForPC(v.Pointer())
+	if f == nil {
+		return ""
+	}
+	file, line := f.FileLine(f.Entry())
+	file = filepath.ToSlash(file)
+	if i := strings.Index(file, ownModule+"/"); i >= 0 {
+		file = file[i+len(ownModule)+1:]
+	} else {
+		for dir := path.Dir(file); dir != "/" && dir != "."; dir = path.Dir(dir) {
+			if _, err := os.Stat(filepath.FromSlash(dir + "/go.mod")); err == nil {
+				file = strings.TrimPrefix(file, dir+"/")
+				break
+			}
+		}
+	}
+	return fmt.Sprintf("%s:%d", file, line)
 }

@@ -10,7 +10,6 @@ import (
 
 	"github.com/replaylab/replaylab/harness"
 	"github.com/replaylab/replaylab/harness/lsp"
-	"github.com/replaylab/replaylab/internal/selftest"
 	"github.com/replaylab/replaylab/steps"
 )
 
@@ -99,7 +98,7 @@ func catalogueDefs(all bool) []harness.StepDef {
 // (a QA project's).
 func catalogue(all bool) lsp.Vocabulary {
 	vocabOnce.Do(func() {
-		defs := steps.Catalogue(selftest.Groups()...)
+		defs := steps.Catalogue(selfTestGroups()...)
 		defsAll, defsQA = defs, harness.QA(defs)
 		vocabAll = lsp.Catalogue(defsAll)
 		vocab = lsp.Catalogue(defsQA)

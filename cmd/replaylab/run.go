@@ -15,7 +15,6 @@ import (
 	"github.com/replaylab/replaylab"
 	"github.com/replaylab/replaylab/engine/replay"
 	"github.com/replaylab/replaylab/harness"
-	"github.com/replaylab/replaylab/internal/selftest"
 	"github.com/replaylab/replaylab/steps"
 )
 
@@ -170,7 +169,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 		Command: invokedAs(), HintFlags: hintFlags(fs), RerunFile: rerunFile, CostFile: costFile, LiveCostFile: liveCostFile,
 		Context: ctx},
 		steps.Options{Root: dir, Seed: *seed, Browser: browserOpts, Pool: pool, Stderr: stderr,
-			MCPCommand: []string{self, "mcp"}, Site: sitePath, BaseURL: baseURL, BaseURLs: byName, SelfTests: embedded, Groups: selftest.Groups()})
+			MCPCommand: []string{self, "mcp"}, Site: sitePath, BaseURL: baseURL, BaseURLs: byName, SelfTests: embedded, Groups: selfTestGroups()})
 	if err != nil {
 		return exitBadInput, badInput("%v", err)
 	}
@@ -325,7 +324,7 @@ func cmdSteps(ctx context.Context, args []string, stdout, stderr io.Writer) (int
 	if *format != harness.FormatMarkdown && *format != harness.FormatJSON {
 		return exitBadInput, fmt.Errorf("steps: unknown --format %q (want markdown or json)", *format)
 	}
-	defs := steps.Catalogue(selftest.Groups()...)
+	defs := steps.Catalogue(selfTestGroups()...)
 	if !*all {
 		defs = harness.QA(defs)
 	}
