@@ -13,6 +13,7 @@ import (
 
 	"github.com/cucumber/godog"
 
+	"github.com/replaylab/replaylab/engine"
 	"github.com/replaylab/replaylab/engine/replay"
 	"github.com/replaylab/replaylab/engine/trace"
 	"github.com/replaylab/replaylab/harness"
@@ -49,8 +50,19 @@ func (t *Table) Step(pattern, meaning, example string, fn any) {
 	t.t.defs[len(t.t.defs)-1].SelfTest = t.group.SelfTest
 }
 
-// World is a scenario's world as a Group's steps see it.
+// World is a scenario's world as a Group's steps see it: its trace, its
+// state per group (State), its page (Page), and what the run says
+// (Root, Mode, Slug). A Group drives the engine through Page and keeps
+// anything else it needs in a state type of its own.
 type World struct{ w *world }
+
+// Page returns the engine page of the scenario's current tab (the main
+// tab, or the one the vocabulary's "I switch to the … tab" chose),
+// opening it on first use as the vocabulary's own steps do: live, a
+// browser page whose session the run records; replayed, the tab's
+// recorded session, checked against the scenario. Every step of the
+// scenario, the vocabulary's and any group's, drives the same page.
+func (w World) Page(ctx context.Context) (*engine.Page, error) { return w.w.tabPage(ctx) }
 
 // WorldOf returns the world of the scenario whose step gets ctx.
 func WorldOf(ctx context.Context) World { return World{worldOf(ctx)} }

@@ -37,9 +37,6 @@ import (
 	"github.com/replaylab/replaylab/sim"
 )
 
-// PostgresURLEnv names the PostgreSQL server for "postgres" scenarios.
-const PostgresURLEnv = "REPLAYLAB_PG_URL"
-
 // Actors of requests that carry no bearer token (ledgerlab).
 const (
 	ledProvider = ledgerlab.Provider
@@ -234,21 +231,6 @@ func ledGivenLedgerStore(ctx context.Context, backend string) error {
 	}
 	_, err := w.ledLab(ctx)
 	return err
-}
-
-// needPostgres returns the PostgreSQL server of PostgresURLEnv. Without
-// one the scenario is skipped with a visible message, or fails in CI
-// (CI=true); who names the steps in the error, purpose ends the hint
-// ("to explore on PostgreSQL").
-func (w *world) needPostgres(who, purpose string) (string, error) {
-	if u := os.Getenv(PostgresURLEnv); u != "" {
-		return u, nil
-	}
-	msg := fmt.Sprintf("%s is not set; set it to postgres://user:pass@127.0.0.1:5432/db?sslmode=disable %s", PostgresURLEnv, purpose)
-	if os.Getenv("CI") == "true" {
-		return "", fmt.Errorf("%s: CI=true and %s: PostgreSQL scenarios are required in CI", who, msg)
-	}
-	return "", w.skip(fmt.Sprintf("SKIPPING %s: %s", w.slug, msg))
 }
 
 func ledGivenProvider(ctx context.Context, provider, behaviour, output string) error {
