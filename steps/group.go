@@ -44,10 +44,45 @@ type Table struct {
 
 // Step adds a step to the group: its pattern (a regular expression, its
 // groups the arguments of fn), what it means, an example that no other
-// step's pattern matches, and fn, a godog step function.
-func (t *Table) Step(pattern, meaning, example string, fn any) {
-	t.t.step(t.group.Name, pattern, meaning, example, fn)
+// step's pattern matches, fn, a godog step function, and the catalogue's
+// facts about it (opts: Defaults, NeedsSim, Action, Result, WithTable,
+// LoadsFile).
+func (t *Table) Step(pattern, meaning, example string, fn any, opts ...StepOpt) {
+	t.StepIn(t.group.Name, pattern, meaning, example, fn, opts...)
+}
+
+// StepIn adds a step as Step does, listed under the heading group
+// instead of the Group's name (a domain whose steps the catalogue lists
+// under several headings).
+func (t *Table) StepIn(group, pattern, meaning, example string, fn any, opts ...StepOpt) {
+	t.t.step(group, pattern, meaning, example, fn, opts...)
 	t.t.defs[len(t.t.defs)-1].SelfTest = t.group.SelfTest
+}
+
+// StepOpt adds a fact to a catalogue step.
+type StepOpt func(*StepDef)
+
+// Defaults states the step's defaults with their units ("waits up to
+// 10 s for …").
+func Defaults(s string) StepOpt { return defaults(s) }
+
+// NeedsSim marks a step that works on the built-in sim only.
+func NeedsSim(d *StepDef) { needsSim(d) }
+
+// Action marks a step that acts on the page and keeps its result.
+func Action(d *StepDef) { isAction(d) }
+
+// Result marks a check of the last action's kept result.
+func Result(d *StepDef) { isResult(d) }
+
+// WithTable gives the data table (or doc string) the step's example
+// continues with, one line each.
+func WithTable(rows ...string) StepOpt { return withTable(rows...) }
+
+// LoadsFile marks argument arg (0: the first) as a file the step loads,
+// named from the project root: a dry run loads it with load.
+func LoadsFile(arg int, kind string, load func(root, path string) error) StepOpt {
+	return loadsFile(arg, kind, load)
 }
 
 // World is a scenario's world as a Group's steps see it: its trace, its
@@ -79,6 +114,10 @@ func (w World) Slug() string { return w.w.slug }
 
 // Root is the run's project root.
 func (w World) Root() string { return w.w.sc.Root() }
+
+// Seed is the run's seed (Options.Seed): every generated text and
+// fault plan draws from it.
+func (w World) Seed() int64 { return w.w.fx.opt.Seed }
 
 // Mode is the run's recording mode.
 func (w World) Mode() replay.Mode { return w.w.sc.Mode() }

@@ -11,6 +11,7 @@ import (
 	"github.com/replaylab/replaylab/harness"
 	"github.com/replaylab/replaylab/harness/lsp"
 	"github.com/replaylab/replaylab/steps"
+	"github.com/replaylab/replaylab/steps/vocabulary"
 )
 
 // lspStdin is the language server's input; tests replace it.
@@ -98,7 +99,7 @@ func catalogueDefs(all bool) []harness.StepDef {
 // (a QA project's).
 func catalogue(all bool) lsp.Vocabulary {
 	vocabOnce.Do(func() {
-		defs := steps.Catalogue(selfTestGroups()...)
+		defs := vocabulary.Catalogue(selfTestGroups()...)
 		defsAll, defsQA = defs, harness.QA(defs)
 		vocabAll = lsp.Catalogue(defsAll)
 		vocab = lsp.Catalogue(defsQA)

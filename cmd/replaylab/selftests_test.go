@@ -10,6 +10,7 @@ import (
 	"github.com/replaylab/replaylab/harness"
 	"github.com/replaylab/replaylab/internal/selftest"
 	"github.com/replaylab/replaylab/steps"
+	"github.com/replaylab/replaylab/steps/vocabulary"
 )
 
 var updateSelfTests = flag.Bool("update-selftests", false, "rewrite selftests.json from internal/selftest's groups")
@@ -39,7 +40,7 @@ func TestSelfTestCatalogue(t *testing.T) {
 		buf    *bytes.Buffer
 		groups []steps.Group
 	}{{&got, selfTestGroups()}, {&full, selftest.Groups()}} {
-		if err := harness.WriteCatalogue(c.buf, harness.Catalogue{Steps: steps.Catalogue(c.groups...)}, harness.FormatJSON); err != nil {
+		if err := harness.WriteCatalogue(c.buf, harness.Catalogue{Steps: vocabulary.Catalogue(c.groups...)}, harness.FormatJSON); err != nil {
 			t.Fatal(err)
 		}
 	}

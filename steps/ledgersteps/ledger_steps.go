@@ -1,4 +1,4 @@
-package steps
+package ledgersteps
 
 // Ledger steps (SPEC §6, §9): every scenario that uses them starts its own
 // sim with a real ledger — a SQLite file in a temp dir, or a fresh schema
@@ -35,6 +35,7 @@ import (
 	"github.com/replaylab/replaylab/ledger"
 	"github.com/replaylab/replaylab/ledger/ledgerlab"
 	"github.com/replaylab/replaylab/sim"
+	"github.com/replaylab/replaylab/steps"
 )
 
 // Actors of requests that carry no bearer token (ledgerlab).
@@ -204,14 +205,14 @@ func (w *world) ledLab(ctx context.Context) (*ledgerState, error) {
 	if st.lab != nil {
 		return st, nil
 	}
-	lab, err := ledgerlab.Start(ctx, ledgerlab.Config{Store: st.backend, PostgresURL: os.Getenv(PostgresURLEnv), Seed: w.fx.opt.Seed, Tune: st.tunes})
+	lab, err := ledgerlab.Start(ctx, ledgerlab.Config{Store: st.backend, PostgresURL: os.Getenv(steps.PostgresURLEnv), Seed: w.Seed(), Tune: st.tunes})
 	if err != nil {
 		return nil, fmt.Errorf("ledger steps: %w", err)
 	}
 	st.lab = lab
-	w.onFinish(func() {
+	w.OnFinish(func() {
 		if err := st.lab.Close(); err != nil {
-			fmt.Fprintf(os.Stderr, "ledger steps: cleanup of %s: %v\n", w.slug, err)
+			fmt.Fprintf(os.Stderr, "ledger steps: cleanup of %s: %v\n", w.Slug(), err)
 		}
 	})
 	return st, nil
@@ -225,7 +226,7 @@ func ledGivenLedgerStore(ctx context.Context, backend string) error {
 	}
 	st.backend = backend
 	if backend == "postgres" {
-		if _, err := w.needPostgres("ledger steps", "to run this scenario against PostgreSQL"); err != nil {
+		if _, err := w.NeedPostgres("ledger steps", "to run this scenario against PostgreSQL"); err != nil {
 			return err
 		}
 	}
@@ -611,7 +612,7 @@ func ledOpenPatchPage(ctx context.Context, actor string) error {
 		return err
 	}
 	// read the page as the engine reads any page: roles, names, disabled
-	doc, err := observe.ParseHTML(CanonicalBase+"/patch", string(r.Body))
+	doc, err := observe.ParseHTML(steps.CanonicalBase+"/patch", string(r.Body))
 	if err != nil {
 		return err
 	}
