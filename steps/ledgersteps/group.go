@@ -9,7 +9,6 @@ package ledgersteps
 
 import (
 	"context"
-	"time"
 
 	"github.com/replaylab/replaylab/steps"
 )
@@ -52,5 +51,3 @@ func stateOf[T any](w *world) *T { return steps.State[T](w.World) }
 
 // defaults states a step's defaults and units.
 func defaults(s string) steps.StepOpt { return steps.Defaults(s) }
-
-func ms(n int) time.Duration { return time.Duration(n) * time.Millisecond }
