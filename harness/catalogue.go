@@ -43,6 +43,10 @@ type StepDef struct {
 	SelfTest bool `json:"selfTest,omitempty"`
 	// Fn implements the step (what godog calls).
 	Fn any `json:"-"`
+	// Source is where the step's own function is declared ("file:line"
+	// from the module root) when Fn is not it: a step a program lists
+	// and recognises but binds elsewhere (steps.Unbound). Empty: Fn's.
+	Source string `json:"-"`
 	// Files are the arguments that name a file the step loads (a site
 	// profile, an adapter): a dry run loads each (see DryRun).
 	Files []FileArg `json:"-"`
@@ -173,7 +177,11 @@ func WriteCatalogue(w io.Writer, c Catalogue, format string) error {
 		}
 		steps := make([]jsonStep, len(defs))
 		for i, d := range defs {
-			steps[i] = jsonStep{d, funcLocation(d.Fn)}
+			loc := d.Source
+			if loc == "" {
+				loc = funcLocation(d.Fn)
+			}
+			steps[i] = jsonStep{d, loc}
 		}
 		return enc.Encode(struct {
 			Version int        `json:"version"`

@@ -34,8 +34,8 @@ type table struct{ defs []StepDef }
 // goes stale.
 func groups() []func(*table) {
 	return []func(*table){
-		actSteps, answerSteps, patchSteps, chatSteps, clockSteps,
-		ledgerSteps, ledgerTrustSteps, ledgerHardenedSteps, locateSteps, loopSteps,
+		actSteps, answerSteps, chatSteps, clockSteps,
+		locateSteps, loopSteps,
 		mcpSteps, observeSteps, recordingSteps,
 		siteSteps, siteRefusalSteps, siteValidateSteps, vocabSteps, storageSteps, shadowSteps,
 	}
@@ -49,7 +49,7 @@ var selfTestGroups = map[string]bool{
 }
 
 // stepOpt adds catalogue facts to a step of a table.
-type stepOpt func(*StepDef)
+type stepOpt = StepOpt
 
 // needsSim marks a step that works on the built-in sim only.
 func needsSim(d *StepDef) { d.NeedsSim = true }

@@ -92,22 +92,6 @@ func mcpSteps(r *table) {
 	agentSteps(r)
 }
 
-// mcpCommand is the command that starts `replaylab mcp`.
-func (w *world) mcpCommand() ([]string, error) {
-	if c := w.fx.opt.MCPCommand; len(c) > 0 {
-		return append([]string(nil), c...), nil
-	}
-	root, err := filepath.Abs(w.sc.Root())
-	if err != nil {
-		return nil, err
-	}
-	bin, err := procs.Binary(root)
-	if err != nil {
-		return nil, fmt.Errorf("steps: the MCP scenarios: %w", err)
-	}
-	return []string{bin, "mcp"}, nil
-}
-
 // mcpSessions lists the recorded sessions of the scenario's process.
 func mcpSessions(base string) ([]string, error) {
 	return filepath.Glob(strings.TrimSuffix(base, ".json") + "@*.json")

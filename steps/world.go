@@ -19,7 +19,7 @@ import (
 	"github.com/replaylab/replaylab/engine/site"
 	"github.com/replaylab/replaylab/engine/trace"
 	"github.com/replaylab/replaylab/harness"
-	"github.com/replaylab/replaylab/internal/testskip"
+	"github.com/replaylab/replaylab/internal/skipnote"
 	"github.com/replaylab/replaylab/report"
 	"github.com/replaylab/replaylab/sim"
 )
@@ -397,7 +397,7 @@ func (w *world) startSim() error {
 func (w *world) skip(msg string) error {
 	w.skipped = true
 	fmt.Fprintln(os.Stderr, msg)
-	testskip.Record(msg) // printed again when go test ends (TestMain)
+	skipnote.Record(msg) // printed again when go test ends (testskip.Main)
 	return fmt.Errorf("%w: %s", godog.ErrSkip, msg)
 }
 

@@ -10,6 +10,7 @@ import (
 	"github.com/replaylab/replaylab/harness"
 	"github.com/replaylab/replaylab/internal/testskip"
 	"github.com/replaylab/replaylab/steps"
+	"github.com/replaylab/replaylab/steps/vocabulary"
 	"github.com/replaylab/replaylab/zoo"
 )
 
@@ -61,7 +62,7 @@ func TestZooScenarios(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			r, err := steps.NewRunner(harness.Options{Root: ".", Mode: mode, Tags: tags, Format: "progress", TestingT: t, Update: rerecord, Concurrency: 1,
+			r, err := vocabulary.NewRunner(harness.Options{Root: ".", Mode: mode, Tags: tags, Format: "progress", TestingT: t, Update: rerecord, Concurrency: 1,
 				Command: []string{"go", "run", "./cmd/replaylab", "run", "--root", "zoo"}, HintDir: ".."}, opt)
 			if err != nil {
 				t.Fatal(err)

@@ -15,7 +15,7 @@ import (
 	"github.com/replaylab/replaylab/engine/replay"
 	"github.com/replaylab/replaylab/engine/site"
 	"github.com/replaylab/replaylab/harness"
-	"github.com/replaylab/replaylab/steps"
+	"github.com/replaylab/replaylab/steps/vocabulary"
 )
 
 // codegenMediaWaitMS is how long a generated wait for an answer with a picture or
@@ -108,7 +108,7 @@ func cmdCodegen(ctx context.Context, args []string, stdout, stderr io.Writer) (i
 		return exitFailed, err
 	}
 	// only catalogue steps: the dry run's check of the text
-	chk, err := harness.NewChecker(harness.QA(steps.Catalogue()))
+	chk, err := harness.NewChecker(harness.QA(vocabulary.Catalogue()))
 	if err != nil {
 		return exitFailed, err
 	}

@@ -10,8 +10,8 @@ import (
 
 	"github.com/replaylab/replaylab/harness"
 	"github.com/replaylab/replaylab/harness/lsp"
-	"github.com/replaylab/replaylab/internal/selftest"
 	"github.com/replaylab/replaylab/steps"
+	"github.com/replaylab/replaylab/steps/vocabulary"
 )
 
 // lspStdin is the language server's input; tests replace it.
@@ -99,7 +99,7 @@ func catalogueDefs(all bool) []harness.StepDef {
 // (a QA project's).
 func catalogue(all bool) lsp.Vocabulary {
 	vocabOnce.Do(func() {
-		defs := steps.Catalogue(selftest.Groups()...)
+		defs := vocabulary.Catalogue(selfTestGroups()...)
 		defsAll, defsQA = defs, harness.QA(defs)
 		vocabAll = lsp.Catalogue(defsAll)
 		vocab = lsp.Catalogue(defsQA)

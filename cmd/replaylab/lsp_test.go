@@ -19,7 +19,7 @@ import (
 	"github.com/replaylab/replaylab/harness/lsp"
 	"github.com/replaylab/replaylab/harness/lsp/lsptest"
 	"github.com/replaylab/replaylab/internal/selftest"
-	"github.com/replaylab/replaylab/steps"
+	"github.com/replaylab/replaylab/steps/vocabulary"
 )
 
 // checkoutRoot is this checkout's root (features/, recordings/).
@@ -83,7 +83,7 @@ func TestLSPSession(t *testing.T) {
 	if d.Range.Start.Line != 2 || d.Severity != lsp.SeverityError {
 		t.Fatalf("got the undefined step at line %d severity %d, want line 2 severity 1", d.Range.Start.Line, d.Severity)
 	}
-	first := harness.Suggest(steps.Catalogue(selftest.Groups()...), `I opne the sim page "/duplicates"`, 1)[0].Example
+	first := harness.Suggest(vocabulary.Catalogue(selftest.Groups()...), `I opne the sim page "/duplicates"`, 1)[0].Example
 	if !strings.Contains(d.Message, "did you mean:\n  "+first) || first != `When I open the sim page "/sidebar"` {
 		t.Fatalf("got message %q, want the closest step %q first", d.Message, first)
 	}

@@ -15,8 +15,8 @@ import (
 	"github.com/replaylab/replaylab"
 	"github.com/replaylab/replaylab/engine/replay"
 	"github.com/replaylab/replaylab/harness"
-	"github.com/replaylab/replaylab/internal/selftest"
 	"github.com/replaylab/replaylab/steps"
+	"github.com/replaylab/replaylab/steps/vocabulary"
 )
 
 func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
@@ -165,12 +165,12 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 		}
 		defer stopSites()
 	}
-	s, err := steps.NewRunner(harness.Options{Root: dir, Paths: paths, Tags: *tags, AllowEmpty: *allowEmpty, Snippets: *snippets, NoColor: *noColor, Format: *format, Stderr: stderr,
+	s, err := vocabulary.NewRunner(harness.Options{Root: dir, Paths: paths, Tags: *tags, AllowEmpty: *allowEmpty, Snippets: *snippets, NoColor: *noColor, Format: *format, Stderr: stderr,
 		Update: *update, Mode: m, Seed: *seed, Concurrency: *conc, Output: stdout, Scale: scaleOpts,
 		Command: invokedAs(), HintFlags: hintFlags(fs), RerunFile: rerunFile, CostFile: costFile, LiveCostFile: liveCostFile,
 		Context: ctx},
 		steps.Options{Root: dir, Seed: *seed, Browser: browserOpts, Pool: pool, Stderr: stderr,
-			MCPCommand: []string{self, "mcp"}, Site: sitePath, BaseURL: baseURL, BaseURLs: byName, SelfTests: embedded, Groups: selftest.Groups()})
+			MCPCommand: []string{self, "mcp"}, Site: sitePath, BaseURL: baseURL, BaseURLs: byName, SelfTests: embedded, Groups: selfTestGroups()})
 	if err != nil {
 		return exitBadInput, badInput("%v", err)
 	}
@@ -325,7 +325,7 @@ func cmdSteps(ctx context.Context, args []string, stdout, stderr io.Writer) (int
 	if *format != harness.FormatMarkdown && *format != harness.FormatJSON {
 		return exitBadInput, fmt.Errorf("steps: unknown --format %q (want markdown or json)", *format)
 	}
-	defs := steps.Catalogue(selftest.Groups()...)
+	defs := vocabulary.Catalogue(selfTestGroups()...)
 	if !*all {
 		defs = harness.QA(defs)
 	}

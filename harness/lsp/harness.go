@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -24,6 +25,12 @@ func Catalogue(defs []harness.StepDef) Vocabulary {
 		st := Step{Group: d.Group, Pattern: d.Pattern, Meaning: d.Meaning, Example: d.Example, Table: d.Table,
 			Defaults: d.Defaults, Kind: d.Kind, NeedsSim: d.NeedsSim, AliasOf: d.AliasOf}
 		st.File, st.Line = funcFileLine(d.Fn)
+		if file, line, ok := strings.Cut(d.Source, ":"); ok {
+			// a step bound elsewhere: where its own function is
+			if n, err := strconv.Atoi(line); err == nil {
+				st.File, st.Line = file, n
+			}
+		}
 		if base != "" && strings.HasPrefix(filepath.ToSlash(st.File), base+"/") {
 			st.File = strings.TrimPrefix(filepath.ToSlash(st.File), base+"/")
 		}

@@ -21,6 +21,9 @@ type pkg struct {
 	Path    string
 	Imports []string // direct, non-test imports
 	Deps    []string // every package it depends on, transitively
+	// Testing: the package imports the standard library's testing
+	// itself (its non-test files).
+	Testing bool
 }
 
 // rule is one import rule. Subjects and patterns are package paths
@@ -37,6 +40,11 @@ type rule struct {
 	// importsNever: packages a subject must not import itself (it may
 	// depend on a package that does).
 	importsNever []string
+	// noTestingDeps: no module package a subject depends on (nor the
+	// subject) imports testing, but those named here. (testing itself
+	// may still be linked through another module: godog imports it.)
+	noTestingDeps []string
+	noTesting     bool
 	// requires: the rule applies once this package exists (it may be
 	// created after the rule is written).
 	requires string
@@ -95,23 +103,40 @@ var rules = []rule{
 		only:     []string{"steps/...", "harness/...", "engine/...", "ledger/...", "sim/...", "explore/...", "report/...", "internal/..."},
 	},
 	{
+		name:     "the steps runtime depends on no domain group: steps/<domain>steps and steps/vocabulary import it, never the reverse",
+		subjects: []string{"steps"},
+		never:    []string{"steps/..."},
+	},
+	{
+		name:     "a domain group imports the steps runtime and no other group (nor the vocabulary that composes them)",
+		subjects: []string{"steps/..."},
+		except:   []string{"steps", "steps/vocabulary"},
+		only:     []string{"steps", "harness/...", "engine/...", "ledger/...", "sim/...", "explore/...", "report/...", "internal/..."},
+	},
+	{
 		name:     "steps never depends on internal/selftest (the self-tests sit on the vocabulary's seam, steps.Group)",
 		subjects: []string{"steps/..."},
 		never:    []string{"internal/selftest/..."},
 		requires: "internal/selftest",
 	},
 	{
-		name:     "internal/selftest imports steps, harness, engine/*, ledger, explore, report and internal packages (no sim: it reaches a scenario through steps)",
+		name:     "internal/selftest imports steps (the runtime and the composed vocabulary), harness, engine/*, ledger, explore, report and internal packages (no sim: it reaches a scenario through steps)",
 		subjects: []string{"internal/selftest/..."},
-		only:     []string{"steps", "harness/...", "engine/...", "ledger/...", "explore/...", "report/...", "internal/..."},
+		only:     []string{"steps", "steps/vocabulary", "harness/...", "engine/...", "ledger/...", "explore/...", "report/...", "internal/..."},
 		requires: "internal/selftest",
 	},
 	{
-		name:     "only cmd imports internal/selftest (it composes the self-tests into the fixtures it builds)",
+		name:     "no package imports internal/selftest: the self-tests are bound only under go test (its tests, and cmd/replaylab's, which check the binary's copy of their catalogue)",
 		subjects: []string{"..."},
-		except:   []string{"cmd/...", "internal/selftest/..."},
+		except:   []string{"internal/selftest/..."},
 		never:    []string{"internal/selftest/..."},
 		requires: "internal/selftest",
+	},
+	{
+		name:      "the replaylab binary links no test code: no internal/selftest, internal/testskip, harness/lsp/lsptest, and no package of the module that imports testing (harness passes godog's *testing.T; godog imports testing itself)",
+		subjects:  []string{"cmd/replaylab"},
+		never:     []string{"internal/selftest/...", "internal/testskip/...", "harness/lsp/lsptest/..."},
+		noTesting: true, noTestingDeps: []string{"harness"},
 	},
 	{
 		name:     "engine/errcode is a leaf: it imports no package of the module",
@@ -157,6 +182,13 @@ func check(r rule, pkgs map[string]*pkg) []string {
 		for _, dep := range p.Deps {
 			if matchAny(r.never, dep) {
 				out = append(out, fmt.Sprintf("%s imports %s (%s): breaks %q", via(p, dep, pkgs), dep, "depended on by "+p.Path, r.name))
+			}
+		}
+		if r.noTesting {
+			for _, d := range append([]string{p.Path}, p.Deps...) {
+				if q := pkgs[d]; q != nil && q.Testing && !matchAny(r.noTestingDeps, d) {
+					out = append(out, fmt.Sprintf("%s imports testing (depended on by %s): breaks %q", d, p.Path, r.name))
+				}
 			}
 		}
 		for _, imp := range p.Imports {
@@ -256,7 +288,7 @@ func listModule(t *testing.T) map[string]*pkg {
 		if l.Standard || (l.ImportPath != module && !strings.HasPrefix(l.ImportPath, module+"/")) {
 			continue
 		}
-		p := &pkg{Path: relative(l.ImportPath), Imports: keep(l.Imports), Deps: keep(l.Deps)}
+		p := &pkg{Path: relative(l.ImportPath), Imports: keep(l.Imports), Deps: keep(l.Deps), Testing: slices.Contains(l.Imports, "testing")}
 		pkgs[p.Path] = p
 	}
 	if len(pkgs) < 10 {
@@ -326,16 +358,34 @@ func TestRulesCatchViolations(t *testing.T) {
 			graph(&pkg{Path: "engine/browser", Imports: []string{"github.com/chromedp/chromedp"}}), ""},
 		{"steps imports cmd", byName("steps imports"),
 			graph(&pkg{Path: "steps", Imports: []string{"cmd/replaylab"}}), `steps imports cmd/replaylab`},
+		{"the runtime imports a domain group", byName("the steps runtime depends on no domain group"),
+			graph(&pkg{Path: "steps", Imports: []string{"steps/ledgersteps"}, Deps: []string{"steps/ledgersteps"}}), `steps imports steps/ledgersteps`},
+		{"a domain group imports another", byName("a domain group imports the steps runtime"),
+			graph(&pkg{Path: "steps/ledgersteps", Imports: []string{"steps", "steps/chatsteps"}}), `steps/ledgersteps imports steps/chatsteps: breaks`},
+		{"a domain group imports the vocabulary", byName("a domain group imports the steps runtime"),
+			graph(&pkg{Path: "steps/ledgersteps", Imports: []string{"steps/vocabulary"}}), `steps/ledgersteps imports steps/vocabulary: breaks`},
+		{"a domain group within its rule", byName("a domain group imports the steps runtime"),
+			graph(&pkg{Path: "steps/ledgersteps", Imports: []string{"steps", "ledger/ledgerlab", "engine/trace", "sim"}}), ""},
 		{"steps imports the self-tests", byName("steps never depends on internal/selftest"),
 			graph(&pkg{Path: "steps", Imports: []string{"internal/selftest"}, Deps: []string{"internal/selftest"}}), `steps imports internal/selftest`},
 		{"the self-tests import sim", byName("internal/selftest imports"),
 			graph(&pkg{Path: "internal/selftest", Imports: []string{"steps", "sim"}}), `internal/selftest imports sim: breaks`},
 		{"the self-tests within their rule", byName("internal/selftest imports"),
 			graph(&pkg{Path: "internal/selftest", Imports: []string{"steps", "harness/lsp", "engine/trace", "explore", "internal/syncbuf"}}), ""},
-		{"report depends on the self-tests", byName("only cmd imports internal/selftest"),
+		{"report depends on the self-tests", byName("no package imports internal/selftest"),
 			graph(&pkg{Path: "report", Imports: []string{"internal/selftest"}, Deps: []string{"internal/selftest", "steps"}}), `report imports internal/selftest`},
-		{"cmd may import the self-tests", byName("only cmd imports internal/selftest"),
-			graph(&pkg{Path: "cmd/replaylab", Imports: []string{"internal/selftest"}, Deps: []string{"internal/selftest"}}), ""},
+		{"cmd imports the self-tests", byName("no package imports internal/selftest"),
+			graph(&pkg{Path: "cmd/replaylab", Imports: []string{"internal/selftest"}, Deps: []string{"internal/selftest"}}), `cmd/replaylab imports internal/selftest`},
+		{"the binary links the self-tests", byName("the replaylab binary links no test code"),
+			graph(&pkg{Path: "cmd/replaylab", Imports: []string{"steps"}, Deps: []string{"steps", "internal/selftest"}},
+				&pkg{Path: "steps", Imports: []string{"internal/selftest"}}), `steps imports internal/selftest (depended on by cmd/replaylab)`},
+		{"the binary depends on a package that imports testing", byName("the replaylab binary links no test code"),
+			graph(&pkg{Path: "cmd/replaylab", Imports: []string{"steps"}, Deps: []string{"steps", "internal/skipnote"}},
+				&pkg{Path: "steps", Imports: []string{"internal/skipnote"}}, &pkg{Path: "internal/skipnote", Testing: true}),
+			`internal/skipnote imports testing (depended on by cmd/replaylab)`},
+		{"the binary within its rule", byName("the replaylab binary links no test code"),
+			graph(&pkg{Path: "cmd/replaylab", Imports: []string{"harness", "steps"}, Deps: []string{"harness", "steps", "github.com/cucumber/godog"}},
+				&pkg{Path: "harness", Testing: true}, &pkg{Path: "steps"}), ""},
 		{"errcode imports observe", byName("engine/errcode is a leaf"),
 			graph(&pkg{Path: "engine/errcode", Imports: []string{"engine/observe"}}), `engine/errcode imports engine/observe`},
 		{"engine imports the ledger", byName("engine never imports ledger"),

@@ -15,6 +15,7 @@ import (
 	"github.com/replaylab/replaylab/internal/procs"
 	"github.com/replaylab/replaylab/internal/testskip"
 	"github.com/replaylab/replaylab/steps"
+	"github.com/replaylab/replaylab/steps/vocabulary"
 	"github.com/replaylab/replaylab/testsite"
 )
 
@@ -59,7 +60,7 @@ func TestFeatures(t *testing.T) {
 				// hints name the command a developer of this repository runs
 				// from its root
 				Command: []string{"go", "run", "./cmd/replaylab", "run"}, HintDir: root}
-			s, err := steps.NewRunner(opt, siteOptions(t, driver))
+			s, err := vocabulary.NewRunner(opt, siteOptions(t, driver))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -110,13 +111,13 @@ func requireBrowser(t *testing.T) {
 // sound (every example matches its step alone), and the groups' steps
 // are in it, marked as the groups say.
 func TestCatalogue(t *testing.T) {
-	if err := steps.CheckCatalogue(Groups()...); err != nil {
+	if err := vocabulary.CheckCatalogue(Groups()...); err != nil {
 		t.Fatal(err)
 	}
 	for _, g := range Groups() {
 		t.Run(g.Name, func(t *testing.T) {
 			n := 0
-			for _, d := range steps.Catalogue(Groups()...) {
+			for _, d := range vocabulary.Catalogue(Groups()...) {
 				if d.Group == g.Name {
 					n++
 					if d.SelfTest != g.SelfTest {

@@ -22,6 +22,7 @@ import (
 	"github.com/replaylab/replaylab/engine/trace"
 	"github.com/replaylab/replaylab/harness"
 	"github.com/replaylab/replaylab/steps"
+	"github.com/replaylab/replaylab/steps/vocabulary"
 )
 
 // The harness tests itself the way godog does: a scenario writes feature
@@ -148,7 +149,7 @@ func runHarness(ctx context.Context, name, tags string, update bool) error {
 	_ = os.Remove(filepath.Join(h.root, "cucumber.json"))
 	format := "progress,junit:" + filepath.Join(h.root, "junit.xml") + ",cucumber:" + filepath.Join(h.root, "cucumber.json")
 	// relative paths are looked up in the project (as from a shell there)
-	s, err := steps.NewRunner(harness.Options{Root: h.root, Dir: h.root, Paths: []string{filepath.Join("features", name)}, Tags: tags, Format: format, Output: &out, Stderr: &out, Update: update}, steps.Options{Groups: Groups()})
+	s, err := vocabulary.NewRunner(harness.Options{Root: h.root, Dir: h.root, Paths: []string{filepath.Join("features", name)}, Tags: tags, Format: format, Output: &out, Stderr: &out, Update: update}, steps.Options{Groups: Groups()})
 	if err != nil {
 		return err
 	}
@@ -385,7 +386,7 @@ func harnessQACatalogue(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	qa, err := steps.New(steps.Options{Root: h.root, Groups: Groups()})
+	qa, err := vocabulary.New(steps.Options{Root: h.root, Groups: Groups()})
 	if err != nil {
 		return err
 	}
@@ -423,7 +424,7 @@ func runHarnessWith(ctx context.Context, name string, opt harness.Options, attr 
 	}
 	var out bytes.Buffer
 	opt.Root, opt.Dir, opt.Paths, opt.Format, opt.Output, opt.Stderr = h.root, h.root, []string{filepath.Join("features", name)}, "progress", &out, &out
-	s, err := steps.NewRunner(opt, steps.Options{Groups: Groups()})
+	s, err := vocabulary.NewRunner(opt, steps.Options{Groups: Groups()})
 	if err != nil {
 		return err
 	}

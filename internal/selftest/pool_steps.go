@@ -18,6 +18,7 @@ import (
 	"github.com/replaylab/replaylab/harness"
 	"github.com/replaylab/replaylab/internal/syncbuf"
 	"github.com/replaylab/replaylab/steps"
+	"github.com/replaylab/replaylab/steps/vocabulary"
 )
 
 // REP-4: the harness runs a scratch project live on a pool of two remote
@@ -153,7 +154,7 @@ func poolRun(ctx context.Context, name string, urls []string, stderr interface {
 		return err
 	}
 	var out bytes.Buffer
-	s, err := steps.NewRunner(harness.Options{Root: h.root, Paths: []string{filepath.Join("features", name)}, Mode: replay.ModeRecord, Update: true,
+	s, err := vocabulary.NewRunner(harness.Options{Root: h.root, Paths: []string{filepath.Join("features", name)}, Mode: replay.ModeRecord, Update: true,
 		Format: "progress", Output: &out, Concurrency: 1, Scale: harness.Scale{Stderr: stderr, Progress: true}},
 		steps.Options{Pool: urls, Stderr: stderr, Groups: Groups()})
 	if err != nil {

@@ -17,6 +17,7 @@ import (
 	"github.com/replaylab/replaylab/harness"
 	"github.com/replaylab/replaylab/report"
 	"github.com/replaylab/replaylab/steps"
+	"github.com/replaylab/replaylab/steps/vocabulary"
 )
 
 // Steps that run the harness on a scratch project with the report, shard
@@ -112,7 +113,7 @@ func runHarnessOpts(ctx context.Context, name string, opt harness.Options, out s
 	opt.Format = "progress,junit:" + filepath.Join(out, "junit.xml") + ",cucumber:" + filepath.Join(out, "cucumber.json") + ",html:" + filepath.Join(out, "html")
 	opt.Format += ",message:" + filepath.Join(out, messagesName) + ",github:" + filepath.Join(out, githubName)
 	// the flaky scenarios use the self-test step that fails once
-	s, err := steps.NewRunner(opt, steps.Options{SelfTests: true, Groups: Groups()})
+	s, err := vocabulary.NewRunner(opt, steps.Options{SelfTests: true, Groups: Groups()})
 	if err != nil {
 		return err
 	}

@@ -14,23 +14,14 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"sort"
-	"sync"
 	"testing"
-)
 
-var (
-	mu    sync.Mutex
-	notes = map[string]bool{}
+	"github.com/replaylab/replaylab/internal/skipnote"
 )
 
 // Record notes a skip (a whole group of tests or scenarios, once per
-// message) to be printed by Main.
-func Record(msg string) {
-	mu.Lock()
-	notes[msg] = true
-	mu.Unlock()
-}
+// message) to be printed by Main (internal/skipnote keeps the notes).
+func Record(msg string) { skipnote.Record(msg) }
 
 // Skip records the message and skips t.
 func Skip(t testing.TB, format string, args ...any) {
@@ -68,18 +59,4 @@ func Main(m *testing.M) int {
 }
 
 // Print writes the recorded skips, one "SKIPPING …" line each.
-func Print(w io.Writer) {
-	mu.Lock()
-	var msgs []string
-	for m := range notes {
-		msgs = append(msgs, m)
-	}
-	mu.Unlock()
-	sort.Strings(msgs)
-	for _, m := range msgs {
-		if len(m) < 8 || m[:8] != "SKIPPING" {
-			m = "SKIPPING " + m
-		}
-		fmt.Fprintln(w, m)
-	}
-}
+func Print(w io.Writer) { skipnote.Print(w) }

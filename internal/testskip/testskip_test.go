@@ -8,6 +8,8 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
+
+	"github.com/replaylab/replaylab/internal/skipnote"
 )
 
 func TestPrint(t *testing.T) {
@@ -77,9 +79,7 @@ func TestNeed(t *testing.T) {
 			n := &needTB{}
 			Need(n, "browser tests", c.err)
 			if c.skip != "" {
-				mu.Lock()
-				delete(notes, c.skip) // not a skip of this run
-				mu.Unlock()
+				skipnote.Forget(c.skip) // not a skip of this run
 			}
 			if n.fatal != c.fatal || n.skip != c.skip {
 				t.Errorf("fatal %q skip %q, want fatal %q skip %q", n.fatal, n.skip, c.fatal, c.skip)

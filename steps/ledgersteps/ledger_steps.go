@@ -1,4 +1,4 @@
-package steps
+package ledgersteps
 
 // Ledger steps (SPEC §6, §9): every scenario that uses them starts its own
 // sim with a real ledger — a SQLite file in a temp dir, or a fresh schema
@@ -35,10 +35,8 @@ import (
 	"github.com/replaylab/replaylab/ledger"
 	"github.com/replaylab/replaylab/ledger/ledgerlab"
 	"github.com/replaylab/replaylab/sim"
+	"github.com/replaylab/replaylab/steps"
 )
-
-// PostgresURLEnv names the PostgreSQL server for "postgres" scenarios.
-const PostgresURLEnv = "REPLAYLAB_PG_URL"
 
 // Actors of requests that carry no bearer token (ledgerlab).
 const (
@@ -207,14 +205,14 @@ func (w *world) ledLab(ctx context.Context) (*ledgerState, error) {
 	if st.lab != nil {
 		return st, nil
 	}
-	lab, err := ledgerlab.Start(ctx, ledgerlab.Config{Store: st.backend, PostgresURL: os.Getenv(PostgresURLEnv), Seed: w.fx.opt.Seed, Tune: st.tunes})
+	lab, err := ledgerlab.Start(ctx, ledgerlab.Config{Store: st.backend, PostgresURL: os.Getenv(steps.PostgresURLEnv), Seed: w.Seed(), Tune: st.tunes})
 	if err != nil {
 		return nil, fmt.Errorf("ledger steps: %w", err)
 	}
 	st.lab = lab
-	w.onFinish(func() {
+	w.OnFinish(func() {
 		if err := st.lab.Close(); err != nil {
-			fmt.Fprintf(os.Stderr, "ledger steps: cleanup of %s: %v\n", w.slug, err)
+			fmt.Fprintf(os.Stderr, "ledger steps: cleanup of %s: %v\n", w.Slug(), err)
 		}
 	})
 	return st, nil
@@ -228,27 +226,12 @@ func ledGivenLedgerStore(ctx context.Context, backend string) error {
 	}
 	st.backend = backend
 	if backend == "postgres" {
-		if _, err := w.needPostgres("ledger steps", "to run this scenario against PostgreSQL"); err != nil {
+		if _, err := w.NeedPostgres("ledger steps", "to run this scenario against PostgreSQL"); err != nil {
 			return err
 		}
 	}
 	_, err := w.ledLab(ctx)
 	return err
-}
-
-// needPostgres returns the PostgreSQL server of PostgresURLEnv. Without
-// one the scenario is skipped with a visible message, or fails in CI
-// (CI=true); who names the steps in the error, purpose ends the hint
-// ("to explore on PostgreSQL").
-func (w *world) needPostgres(who, purpose string) (string, error) {
-	if u := os.Getenv(PostgresURLEnv); u != "" {
-		return u, nil
-	}
-	msg := fmt.Sprintf("%s is not set; set it to postgres://user:pass@127.0.0.1:5432/db?sslmode=disable %s", PostgresURLEnv, purpose)
-	if os.Getenv("CI") == "true" {
-		return "", fmt.Errorf("%s: CI=true and %s: PostgreSQL scenarios are required in CI", who, msg)
-	}
-	return "", w.skip(fmt.Sprintf("SKIPPING %s: %s", w.slug, msg))
 }
 
 func ledGivenProvider(ctx context.Context, provider, behaviour, output string) error {
@@ -629,7 +612,7 @@ func ledOpenPatchPage(ctx context.Context, actor string) error {
 		return err
 	}
 	// read the page as the engine reads any page: roles, names, disabled
-	doc, err := observe.ParseHTML(CanonicalBase+"/patch", string(r.Body))
+	doc, err := observe.ParseHTML(steps.CanonicalBase+"/patch", string(r.Body))
 	if err != nil {
 		return err
 	}

@@ -1,4 +1,4 @@
-package steps
+package ledgersteps
 
 // Steps of the hardened ledger (SPEC §17: LED-14 nothing stranded, LED-15
 // keys that outlive the process, LED-16 bounded everywhere, LED-17 a
@@ -181,7 +181,7 @@ func ledLockWrites(ctx context.Context) error {
 		return err
 	}
 	hs.release = release
-	w.onFinish(func() {
+	w.OnFinish(func() {
 		if hs.release != nil {
 			_ = hs.release()
 			hs.release = nil

@@ -1,4 +1,4 @@
-package steps
+package ledgersteps
 
 import (
 	"os"
@@ -13,7 +13,7 @@ import (
 // behaves the same on both stores: the golden traces of the SQLite and
 // PostgreSQL runs of one scenario are identical.
 func TestLedgerStoresGiveOneTrace(t *testing.T) {
-	dir := filepath.Join("..", "recordings", "golden", "ledger")
+	dir := filepath.Join("..", "..", "recordings", "golden", "ledger")
 	read := func(name string) []trace.Event {
 		t.Helper()
 		b, err := os.ReadFile(filepath.Join(dir, name))
@@ -36,7 +36,7 @@ func TestLedgerStoresGiveOneTrace(t *testing.T) {
 // TestLedgerRecoveryStoresGiveOneTrace: LED-13's recovery scenario gives
 // the same trace on SQLite and PostgreSQL.
 func TestLedgerRecoveryStoresGiveOneTrace(t *testing.T) {
-	dir := filepath.Join("..", "recordings", "golden", "ledger-trust")
+	dir := filepath.Join("..", "..", "recordings", "golden", "ledger-trust")
 	var traces []string
 	for _, store := range []string{"sqlite", "postgres"} {
 		b, err := os.ReadFile(filepath.Join(dir, "work-lost-in-a-crash-is-re-sent-once-after-the-restart-stored-in-"+store+".golden"))

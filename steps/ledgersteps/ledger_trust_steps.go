@@ -1,4 +1,4 @@
-package steps
+package ledgersteps
 
 // Steps of the ledger's trust boundary (SPEC §13: LED-11 signed callbacks,
 // LED-12 no credentials in pages, LED-13 recovery after a crash). Like the
