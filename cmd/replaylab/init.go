@@ -155,10 +155,16 @@ func cmdInit(ctx context.Context, args []string, stdout, stderr io.Writer) (int,
 	fmt.Fprint(stdout, report)
 	if n := rep.Errors(); n > 0 {
 		return exitInitInvalid, fmt.Errorf("validate found %d violations of the inferred adapter over its own session (listed above); set the fields the report names by hand, then check again: %s",
-			n, harness.ShellJoin(append(invokedAs(), "validate", "--site", profPath, *out)))
+			n, harness.ShellJoin(append(replaylabCmd(), "validate", "--site", profPath, *out)))
 	}
 	fmt.Fprintf(stderr, "replaylab init: wrote %s, %s, %s and %s; validate: 0 violations\n", profPath, adPath, sessionPath, filepath.Join(*out, initReport))
 	return exitOK, nil
+}
+
+// replaylabCmd is how hints spell the replaylab command itself.
+func replaylabCmd() []string {
+	a := invokedAs() // ends with the run command
+	return a[:len(a)-1]
 }
 
 func siteNameOK(n string) bool {
@@ -238,11 +244,11 @@ func (l *initLive) run(ctx context.Context, sessionPath string) (*replay.Session
 	rec := replay.NewRecorder(page, steps.SiteCanonicalBase, replay.Hooks{Scrub: scrub, Rewrite: replay.BaseRewriter(steps.SiteCanonicalBase, l.base)})
 	if err := rec.Navigate(ctx, l.url); err != nil {
 		return nil, exitInitUnreachable, fmt.Errorf("the page %s did not open: %w\nstart the site, then run init again: %s", l.url, err,
-			harness.ShellJoin(append(invokedAs(), "init", l.url)))
+			harness.ShellJoin(append(replaylabCmd(), "init", l.url)))
 	}
 	if st := rec.NavigationStatus(); st >= 400 {
 		return nil, exitInitUnreachable, fmt.Errorf("the page %s answered HTTP %d: give the chat page's URL (observe shows what a URL serves: %s)", l.url, st,
-			harness.ShellJoin(append(invokedAs(), "observe", l.url)))
+			harness.ShellJoin(append(replaylabCmd(), "observe", l.url)))
 	}
 	if busy, err := rec.WaitQuiet(ctx, 300*time.Millisecond, 10*time.Second); err != nil {
 		return nil, exitFailed, err
@@ -260,8 +266,8 @@ func (l *initLive) run(ctx context.Context, sessionPath string) (*replay.Session
 	comp, err := l.findComposer(doc)
 	if err != nil {
 		return nil, exitInitNoComposer, fmt.Errorf("%w\nsee what the page shows (%s), then name it: %s", err,
-			harness.ShellJoin(append(invokedAs(), "observe", l.url)),
-			harness.ShellJoin(append(invokedAs(), "init", "--composer", "CSS-SELECTOR", l.url)))
+			harness.ShellJoin(append(replaylabCmd(), "observe", l.url)),
+			harness.ShellJoin(append(replaylabCmd(), "init", "--composer", "CSS-SELECTOR", l.url)))
 	}
 	snd, err := l.findSend(doc, comp.Node)
 	if err != nil {
@@ -301,8 +307,13 @@ func (l *initLive) run(ctx context.Context, sessionPath string) (*replay.Session
 		if time.Since(start) >= l.quiet {
 			break // quiet: the answer is over
 		}
-		if err := waitBurst(ctx, page, lim, time.Until(deadline)); err != nil {
-			break
+		// a change: capture once the burst settles (as record does),
+		// at most lim.BurstMax after it began
+		for burst := time.Now(); time.Since(burst) < lim.BurstMax; {
+			before := time.Now()
+			if err := page.Sleep(ctx, lim.Debounce); err != nil || time.Since(before) >= lim.Debounce {
+				break
+			}
 		}
 	}
 	after, _ := page.Requests(ctx)

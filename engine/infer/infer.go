@@ -115,6 +115,12 @@ type Adapter struct {
 	Name    string  `json:"name"`
 	Turn    Turn    `json:"turn"`
 	States  *States `json:"states,omitempty"`
+	Text    *Text   `json:"text,omitempty"`
+}
+
+// Text is the adapter's text: what inside a turn is no answer text.
+type Text struct {
+	Exclude []string `json:"exclude,omitempty"`
 }
 
 // Ready is a profile's ready.
@@ -975,6 +981,38 @@ func (r *Result) perAnswer(in *input, t *turnInfo) {
 		}
 		return true
 	})
+	// a toolbar: an element holding two controls or more and a text of
+	// its own (a model badge) is no answer text
+	var toolbars []string
+	observe.WalkElements(t.answer, func(n *html.Node) bool {
+		if n == t.answer || d.Hidden(n) {
+			return n == t.answer
+		}
+		nb, own := 0, false
+		observe.WalkElements(n, func(c *html.Node) bool {
+			if observe.Role(c) == "button" {
+				nb++
+				return false
+			}
+			for x := c.FirstChild; x != nil; x = x.NextSibling {
+				if x.Type == html.TextNode && strings.TrimSpace(x.Data) != "" {
+					own = true
+				}
+			}
+			return true
+		})
+		if nb >= 2 && own {
+			if s := sigOf(n); s != "" && !slices.Contains(toolbars, s) {
+				toolbars = append(toolbars, s)
+				r.add("text.exclude", s, fmt.Sprintf("inside the answer, %q holds %d controls and a text of its own (%q): a toolbar, no answer text", s, nb, d.Text(n)), Medium)
+			}
+			return false
+		}
+		return true
+	})
+	if len(toolbars) > 0 {
+		r.Adapter.Text = &Text{Exclude: toolbars}
+	}
 	for _, nm := range names {
 		switch l := strings.ToLower(nm); {
 		case strings.Contains(l, "regenerate") || strings.Contains(l, "retry") || strings.Contains(l, "try again") || strings.Contains(l, "redo"):
