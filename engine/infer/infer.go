@@ -262,7 +262,7 @@ func newInput(s *replay.Session) (*input, error) {
 			in.byEnter = st.Kind == replay.KindPress
 			in.sendNode = st.Node
 		case st.Kind == replay.KindType && in.sendIdx >= 0:
-			goto done // the next send: one send is inferred from
+			goto done // the next send: the answer's window ends
 		}
 	}
 done:
@@ -389,15 +389,15 @@ func (r *Result) turns(in *input) (*turnInfo, error) {
 			break
 		}
 		var answer *html.Node
-		for s := a.Parent.FirstChild; s != nil; s = s.NextSibling {
-			if s == a || s.Type != html.ElementNode || s.Data != a.Data || !isNew(s) || fin.Hidden(s) {
+		for s := a.NextSibling; s != nil && answer == nil; s = s.NextSibling {
+			if s.Type != html.ElementNode || s.Data != a.Data || !isNew(s) || fin.Hidden(s) {
 				continue
 			}
 			if ca, cs := classes(a), classes(s); (len(ca) > 0 || len(cs) > 0) && len(intersect(ca, cs)) == 0 {
 				continue // another kind of element: a name label beside the text
 			}
 			if t := fin.Text(s); t != "" && !strings.Contains(t, in.sent) || hasMedia(s) {
-				answer = s // the last one: a placeholder may stay before the answer
+				answer = s // the first after the user's turn: a later send's turns follow it
 			}
 		}
 		if answer == nil {
@@ -736,13 +736,13 @@ func randomID(v string) bool {
 // answerIn is the answer in a capture: the last turn after the user's
 // turn that holds the sent text.
 func answerIn(in *input, t *turnInfo, d *observe.Document) *html.Node {
-	var user, ans *html.Node
+	var ans *html.Node
+	user := false
 	for _, n := range matches(d, t.match) {
-		if strings.Contains(d.Text(n), in.sent) {
-			user, ans = n, nil
-			continue
-		}
-		if user != nil {
+		switch {
+		case strings.Contains(d.Text(n), in.sent):
+			user, ans = true, nil // the last such turn is this send's
+		case user && ans == nil:
 			ans = n
 		}
 	}
@@ -774,12 +774,11 @@ func (r *Result) generating(in *input, t *turnInfo) {
 			count[f]++
 		}
 	}
-	doneTurns := map[string]bool{}
-	for _, s := range t.siblings {
-		if s == t.user {
-			continue
-		}
-		for f := range turnFeatures(fin, s) {
+	// what a finished turn shows: the answer at the end, the turns that
+	// were there before the send
+	doneTurns := turnFeatures(fin, t.answer)
+	for _, s := range matches(in.baseline.doc, t.match) {
+		for f := range turnFeatures(in.baseline.doc, s) {
 			doneTurns[f] = true
 		}
 	}
@@ -1001,7 +1000,7 @@ func (r *Result) perAnswer(in *input, t *turnInfo) {
 			}
 			return true
 		})
-		if nb >= 2 && own {
+		if rest := len(d.Text(n)) - buttonText(d, n); nb >= 2 && own && rest <= 40 && rest*2 < len(d.Text(t.answer)) {
 			if s := sigOf(n); s != "" && !slices.Contains(toolbars, s) {
 				toolbars = append(toolbars, s)
 				r.add("text.exclude", s, fmt.Sprintf("inside the answer, %q holds %d controls and a text of its own (%q): a toolbar, no answer text", s, nb, d.Text(n)), Medium)
@@ -1022,6 +1021,19 @@ func (r *Result) perAnswer(in *input, t *turnInfo) {
 			r.add("per-answer control", fmt.Sprintf("button %q", nm), "inside the finished answer: a step clicks it with `in the newest answer`", High)
 		}
 	}
+}
+
+// buttonText is the length of the text n's buttons hold.
+func buttonText(d *observe.Document, n *html.Node) int {
+	l := 0
+	observe.WalkElements(n, func(c *html.Node) bool {
+		if observe.Role(c) == "button" {
+			l += len(d.Text(c))
+			return false
+		}
+		return true
+	})
+	return l
 }
 
 // shadow says whether the turns live inside a custom element (an open

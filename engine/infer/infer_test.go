@@ -30,8 +30,24 @@ func TestInferRecordedSessions(t *testing.T) {
 			"div.message", "data-role", "data-message-id", "volatile", true, `button "Stop"`},
 		{"zoo chatscope: no ids", "../../zoo/chatscope/recordings/send/session.json",
 			"section.cs-message", "aria-label", "", "position", true, `button "Stop"`},
-		{"zoo deep-chat: open shadow roots", "../../zoo/deepchat/recordings/send/session.json",
-			"div.outer-message-container", "class", "", "position", false, ""},
+		// recorded live by init itself (testdata/*.session.json): the sim's
+		// three styles, the test site, its chat app, three zoo libraries
+		{"init live: sim marker", "testdata/marker.session.json",
+			"div.turn", "data-message-author-role", "data-message-id", "stable", true, `button "Stop generating"`},
+		{"init live: sim heading", "testdata/heading.session.json",
+			"article.turn", "class", "", "position", true, `button "Stop generating"`},
+		{"init live: sim list", "testdata/list.session.json",
+			"li.entry", "span.who data-speaker", "data-entry", "stable", true, ""},
+		{"init live: test site", "testdata/testsite.session.json",
+			"div.msg", "img.avatar alt", "data-mid", "stable", true, `button "Stop"`},
+		{"init live: chat app", "testdata/chatapp.session.json",
+			"article.turn", "data-speaker", "data-msg", "stable", true, `button "Stop generating"`},
+		{"init live: zoo deep-chat, open shadow roots", "testdata/deepchat.session.json",
+			"div.outer-message-container", "class", "", "position", true, `selector "div.input-button"`},
+		{"init live: zoo chatscope, no ids", "testdata/chatscope.session.json",
+			"section.cs-message", "aria-label", "", "position", true, `button "Stop"`},
+		{"init live: zoo aisdk, ids made in the browser", "testdata/aisdk.session.json",
+			"div.message", "data-role", "data-message-id", "volatile", true, `button "Stop"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s, err := replay.Load(tc.session)
