@@ -85,10 +85,10 @@ func cmdInit(ctx context.Context, args []string, stdout, stderr io.Writer) (int,
 	}
 	var s *replay.Session
 	if *from != "" {
+		if _, err := os.Stat(*from); errors.Is(err, os.ErrNotExist) {
+			return exitBadInput, badInput("--from %s: no such file", *from)
+		}
 		if s, err = replay.Load(*from); err != nil {
-			if errors.Is(err, os.ErrNotExist) {
-				return exitBadInput, badInput("--from %s: no such file", *from)
-			}
 			return exitBadInput, badInput("--from %s: not a recorded session: %v", *from, err)
 		}
 	} else {
