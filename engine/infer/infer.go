@@ -605,6 +605,27 @@ func (r *Result) speaker(in *input, t *turnInfo) {
 	if len(cands) > 1 {
 		r.add("turn.speaker (also)", cands[1].ev, "another signal that tells them apart, not chosen", Low)
 	}
+	// a name label ("You", "Assistant") the chosen signal does not skip
+	// is no answer text
+	answerText := d.Text(t.answer)
+	for _, o := range cands {
+		if o.sp.Attribute != "" || o.sp.Selector == "" || o.sp.Selector == c.sp.Selector {
+			continue
+		}
+		m, err := adapter.CompileSelector(o.sp.Selector)
+		if err != nil {
+			continue
+		}
+		x := first(t.answer, m)
+		if x == nil || len(d.Text(x)) > 20 || d.Text(x) == answerText || strings.Contains(d.Text(x), in.sent) {
+			continue
+		}
+		if r.Adapter.Text == nil {
+			r.Adapter.Text = &Text{}
+		}
+		r.Adapter.Text.Exclude = append(r.Adapter.Text.Exclude, o.sp.Selector)
+		r.add("text.exclude", o.sp.Selector, fmt.Sprintf("%s holds the speaker's name (%q on the answer, %q on the user's turn): a label, no answer text", o.sp.Selector, d.Text(x), o.sp.User[0]), Medium)
+	}
 }
 
 var speakerAttrRE = regexp.MustCompile(`(?i)role|author|speaker|who|from|sender|direction|aria-label|persona|type`)
@@ -1010,7 +1031,10 @@ func (r *Result) perAnswer(in *input, t *turnInfo) {
 		return true
 	})
 	if len(toolbars) > 0 {
-		r.Adapter.Text = &Text{Exclude: toolbars}
+		if r.Adapter.Text == nil {
+			r.Adapter.Text = &Text{}
+		}
+		r.Adapter.Text.Exclude = append(r.Adapter.Text.Exclude, toolbars...)
 	}
 	for _, nm := range names {
 		switch l := strings.ToLower(nm); {
