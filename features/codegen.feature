@@ -36,6 +36,15 @@ Feature: Scenarios from a recording
     Then the run exits 3
     And the run output mentions "the dry run found problems: 1 in 1 scenarios (1 no-recording)"
 
+  Scenario: A click that is no send becomes a click step in the narrowest scope that finds its control
+    Given the scratch project holds a copy of the repository's "testsite"
+    And the scratch project holds a copy of the repository's "recordings/sessions/library-lifecycle/one-regenerate-and-one-copy-per-answer-scoped-to-the-newest-answer-they-are-not-ambiguous-wall-clock.json"
+    When I run replaylab with "codegen --from recordings/sessions/library-lifecycle/one-regenerate-and-one-copy-per-answer-scoped-to-the-newest-answer-they-are-not-ambiguous-wall-clock.json --site testsite/chatapp-lib-wall.json --feature Copies --scenario Copies"
+    Then the run exits 0
+    And the run output mentions "When I click the button "
+    And the run output mentions " in the newest answer expecting the text "
+    And the run output mentions "And I regenerate the answer"
+
   Scenario: A feature file codegen writes is not overwritten
     Given the scratch project holds a copy of the repository's "testsite"
     And a feature file "send.feature" with:

@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	neturl "net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/replaylab/replaylab/engine/adapter"
@@ -188,6 +190,12 @@ func codegenRecord(ctx context.Context, url, root, siteFile string, stdout, stde
 // codegenNames are the names a generated feature uses.
 type codegenNames struct {
 	site, feature, scenario string
+	// clicks are the steps of the session's clicks that are no send, by
+	// the index of the recorded step (codegenClicks)
+	clicks map[int]string
+	// decisionClicks are the Regenerate and Retry clicks that are click
+	// steps (another answer's control), by the decision's step
+	decisionClicks map[int]string
 }
 
 // codegenFeature writes the feature of session s (read from file) with
@@ -203,7 +211,13 @@ func codegenFeature(s *replay.Session, file string, ad adapter.Adapter, opt conf
 	if open == "" {
 		return "", fmt.Errorf("codegen: %s opens no page", file)
 	}
-	return codegenText(conformance.Check(file, s, ad, opt), open, file, n)
+	rep := conformance.Check(file, s, ad, opt)
+	clicks, decisions, err := codegenClicks(s, rep, ad, file)
+	if err != nil {
+		return "", err
+	}
+	n.clicks, n.decisionClicks = clicks, decisions
+	return codegenText(rep, open, file, n)
 }
 
 // codegenText is the feature of the sends rep found in the session read
@@ -211,19 +225,47 @@ func codegenFeature(s *replay.Session, file string, ad adapter.Adapter, opt conf
 func codegenText(rep conformance.Session, open, file string, n codegenNames) (string, error) {
 	var body []string
 	var sent []string
+	// the clicks that are no send, in the order they were made among the sends
+	var clickAt []int
+	for i := range n.clicks {
+		clickAt = append(clickAt, i)
+	}
+	slices.Sort(clickAt)
+	// an action after a check opens with When, after an action with And
+	actionKw := func() string {
+		if len(body) == 0 {
+			return "And" // after When I open
+		}
+		last := body[len(body)-1]
+		if strings.HasPrefix(last, "Then ") || strings.HasPrefix(last, "And the ") {
+			return "When"
+		}
+		return "And"
+	}
+	clicksBefore := func(step int) {
+		for len(clickAt) > 0 && clickAt[0] < step {
+			body = append(body, actionKw()+" "+n.clicks[clickAt[0]])
+			clickAt = clickAt[1:]
+		}
+	}
 	for _, d := range rep.Decisions {
-		if d.Typed == "" {
-			return "", fmt.Errorf("codegen: %s: the action at step %d (%s) sends nothing typed: only sends become steps so far", file, d.Step, d.Action)
-		}
-		if strings.Contains(d.Typed, `"`) {
+		clicksBefore(d.Step)
+		kw := actionKw()
+		switch action := strings.ToLower(d.Action); {
+		case d.Typed == "" && n.decisionClicks[d.Step] != "":
+			body = append(body, kw+" "+n.decisionClicks[d.Step])
+		case d.Typed == "" && strings.Contains(action, "regenerate"):
+			body = append(body, kw+" I regenerate the answer")
+		case d.Typed == "" && (strings.Contains(action, "retry") || strings.Contains(action, "try again")):
+			body = append(body, kw+" I retry the answer")
+		case d.Typed == "":
+			return "", fmt.Errorf("codegen: %s: the action at step %d (%s) sends nothing typed and is no Regenerate or Retry", file, d.Step, d.Action)
+		case strings.Contains(d.Typed, `"`):
 			return "", fmt.Errorf("codegen: %s: the text typed at step %d holds a double quote, which a step cannot quote: %q", file, d.Step, d.Typed)
+		default:
+			sent = append(sent, d.Typed)
+			body = append(body, fmt.Sprintf("%s I send %q", kw, d.Typed))
 		}
-		kw := "When"
-		if len(sent) == 0 {
-			kw = "And" // after When I open
-		}
-		sent = append(sent, d.Typed)
-		body = append(body, fmt.Sprintf("%s I send %q", kw, d.Typed))
 		if d.Group == "" {
 			return "", fmt.Errorf("codegen: %s: no answer appeared after the send at step %d (%s); validate the session with this adapter: replaylab validate %s", file, d.Step, d.Action, validateArgs(n.site, file))
 		}
@@ -236,12 +278,19 @@ func codegenText(rep conformance.Session, open, file string, n codegenNames) (st
 		if len(d.States) > 0 {
 			body = append(body, fmt.Sprintf("Then the answer status is %q", d.States[len(d.States)-1]))
 		}
-		if len(d.States) > 1 {
+		states := d.States
+		if i := slices.Index(states, "generating"); i > 0 && !slices.Contains(states[:i], "failed") {
+			// an empty bubble before the first token reads complete to
+			// the validator; the engine's wait never takes an empty group
+			// for the answer, so its states start generating
+			states = states[i:]
+		}
+		if len(states) > 1 {
 			// a recorder captures on bursts of changes: a short answer may
 			// be captured complete only, where the engine's wait sees it
 			// generating first; only a transition the session caught is
 			// checked
-			body = append(body, fmt.Sprintf("And the states seen are %q", strings.Join(d.States, ", ")))
+			body = append(body, fmt.Sprintf("And the states seen are %q", strings.Join(states, ", ")))
 		}
 		switch text := strings.TrimSpace(d.Text); {
 		case text == "":
@@ -253,7 +302,8 @@ func codegenText(rep conformance.Session, open, file string, n codegenNames) (st
 			}
 		}
 	}
-	if len(body) == 0 {
+	clicksBefore(math.MaxInt)
+	if len(sent) == 0 && len(body) == 0 {
 		return "", fmt.Errorf("codegen: %s holds no send (no click on the send control or Enter after typing); validate it: replaylab validate %s", file, validateArgs(n.site, file))
 	}
 	feature := n.feature
@@ -265,8 +315,10 @@ func codegenText(rep conformance.Session, open, file string, n codegenNames) (st
 		feature = "Recorded " + base
 	}
 	scenario := n.scenario
-	if scenario == "" {
+	if scenario == "" && len(sent) > 0 {
 		scenario = "Sends " + strings.Join(quoteAll(sent), " and ")
+	} else if scenario == "" {
+		scenario = "Clicks on " + open
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Generated by replaylab codegen from %s.\nFeature: %s\n\n  Scenario: %s\n", filepath.ToSlash(file), feature, scenario)

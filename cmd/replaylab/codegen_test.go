@@ -266,7 +266,93 @@ func TestCodegenChecks(t *testing.T) {
 			}
 		})
 	}
-	if _, err := codegenText(conformance.Session{Decisions: []conformance.Decision{{Step: 4, Action: `click button "Regenerate"`, Group: "m2"}}}, "/", "s.json", codegenNames{}); err == nil || !strings.Contains(err.Error(), "sends nothing typed") {
+	if _, err := codegenText(conformance.Session{Decisions: []conformance.Decision{{Step: 4, Action: `click button "Archive"`, Group: "m2"}}}, "/", "s.json", codegenNames{}); err == nil || !strings.Contains(err.Error(), "sends nothing typed and is no Regenerate or Retry") {
 		t.Errorf("a click that types nothing: %v, want it refused", err)
+	}
+	got, err := codegenText(conformance.Session{Decisions: []conformance.Decision{
+		{Step: 4, Action: `click button "Send"`, Typed: "Hi", Group: "m1", States: []string{"complete", "generating", "complete"}, Text: "Hello."},
+		{Step: 9, Action: `click button "Regenerate"`, Group: "m2", States: []string{"complete"}, Text: "Hello again."},
+	}}, "/", "s.json", codegenNames{clicks: map[int]string{6: `I click the button "Copy" in the newest answer expecting the text "Copied"`}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []string{
+		`And the states seen are "generating, complete"` + "\n", // the empty bubble read complete before the first token is left out
+		"\n    When I click the button \"Copy\" in the newest answer expecting the text \"Copied\"\n    And I regenerate the answer\n    And I wait for the answer\n",
+	} {
+		if !strings.Contains(got, w) {
+			t.Errorf("no %q in:\n%s", w, got)
+		}
+	}
+}
+
+// TestCodegenClicks: a session's clicks that are no send become click
+// steps by role and name in the narrowest scope that finds the control
+// alone, expecting the text the click showed; the feature passes live,
+// then replayed, unchanged (codegen of a session of the chat app's
+// library style, and of a zoo library's).
+func TestCodegenClicks(t *testing.T) {
+	root := checkoutRoot(t)
+	for _, tc := range []struct {
+		name, session, site string
+		want                string
+	}{
+		{"a Copy per answer, scoped to the newest answer",
+			"recordings/sessions/library-lifecycle/one-regenerate-and-one-copy-per-answer-scoped-to-the-newest-answer-they-are-not-ambiguous-wall-clock.json",
+			"testsite/chatapp-lib-wall.json",
+			"    When I click the button \"Copy\" in the newest answer expecting the text \"Copied m2\"\n    And I regenerate the answer\n"},
+		{"a zoo library: chatscope, no ids, icon send",
+			"zoo/chatscope/recordings/send/session.json", "zoo/chatscope/chatscope.json",
+			"    When I send \"What is 2 + 2?\"\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			for _, p := range []string{filepath.Dir(tc.site), tc.session} {
+				if _, err := os.Stat(filepath.Join(dir, p)); err == nil {
+					continue // copied with the site's folder
+				}
+				if st, err := os.Stat(filepath.Join(root, p)); err == nil && st.IsDir() {
+					if err := os.CopyFS(filepath.Join(dir, p), os.DirFS(filepath.Join(root, p))); err != nil {
+						t.Fatal(err)
+					}
+					continue
+				}
+				b, err := os.ReadFile(filepath.Join(root, p))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, p)), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(filepath.Join(dir, p), b, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := os.MkdirAll(filepath.Join(dir, "features"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			t.Chdir(dir)
+			var stdout, stderr bytes.Buffer
+			if code := run(context.Background(), []string{"codegen", "--from", tc.session, "--site", tc.site, "--out", "features/gen.feature"}, &stdout, &stderr); code != exitOK {
+				t.Fatalf("codegen exit %d: %s", code, stderr.String())
+			}
+			b, err := os.ReadFile("features/gen.feature")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(string(b), tc.want) {
+				t.Fatalf("no %q in:\n%s", tc.want, b)
+			}
+			needBrowser(t)
+			for _, args := range [][]string{
+				{"run", "--driver", "browser", "--mode", "record-once", "features/gen.feature"},
+				{"run", "features/gen.feature"},
+			} {
+				var o, e bytes.Buffer
+				if code := run(context.Background(), args, &o, &e); code != exitOK {
+					t.Fatalf("%v: exit %d\n%s\n%s\n%s", args, code, b, o.String(), e.String())
+				}
+			}
+		})
 	}
 }

@@ -7,6 +7,7 @@
 //	replaylab observe [--adapter NAME|FILE] [--view full|page] [--json] SOURCE
 //	replaylab find --role ROLE [--name NAME] [--href URL] [--text TEXT] [--offset N] [--limit N] [--json] SOURCE
 //	replaylab record --url URL --out DIR [--adapter A]
+//	replaylab init [--send TEXT] [--out DIR] [--storage-state FILE] [--visible] URL | --from SESSION.json
 //	replaylab validate --adapter A [--json FILE] DIR
 //	replaylab mcp [--adapter A] [--http ADDR]
 //	replaylab lsp [--root DIR]
@@ -62,6 +63,7 @@ func init() {
 		{"observe", "print what the engine sees of an .html file, a capture or a URL", cmdObserve},
 		{"find", "run a fresh find and print the resolve verdict", cmdFind},
 		{"record", "record a live session of a page (captures after every burst of changes)", cmdRecord},
+		{"init", "bring a chat site in with one command: open URL, send one message, infer and write its profile and adapter, validate them (--from SESSION.json: offline)", cmdInit},
 		{"codegen", "turn a recorded session (--from SESSION.json) or what a person does on URL in a visible browser into a feature file of catalogue steps", cmdCodegen},
 		{"validate", "check an adapter against recorded sessions (groups, boundaries, controls, id stability)", cmdValidate},
 		{"steps", "print the step catalogue (filter by words; --format markdown|json)", cmdSteps},
