@@ -150,6 +150,12 @@ type Decision struct {
 	Text        string `json:"text,omitempty"`
 	UsersAdded  int    `json:"usersAdded"`
 	GroupsAdded int    `json:"groupsAdded"`
+	// Failure is the evidence of the page-level failure signal (a site
+	// profile's "failed", LIB-5) that met the send when no new group
+	// did: absent before the send, present after it, read as the engine
+	// reads it (answer.Baseline.Failed). The library added no answer:
+	// the engine ends such a send ANSWER_FAILED.
+	Failure string `json:"failure,omitempty"`
 
 	users0, groups0, capture int
 	// failed: the texts of the baseline's failed groups; failedGone how
@@ -220,6 +226,7 @@ func Check(file string, s *replay.Session, ad adapter.Adapter, opt Options) Sess
 	quietSession := slices.ContainsFunc(s.Steps, func(st replay.Step) bool { return st.Kind == replay.KindQuiet })
 	quiet := !quietSession
 	var noTurns *Violation      // a capture with no turns after a send, until a turn shows
+	noTurnsStep := -1           // the step of the send noTurns followed
 	var posViolation *Violation // every group with a position id (unless a container turn is why)
 	var prevDoc *observe.Document
 	// LIB-6: the groups generating when Stop was clicked (stopped-as-
@@ -295,7 +302,11 @@ func Check(file string, s *replay.Session, ad adapter.Adapter, opt Options) Sess
 				if lastIdx >= 0 {
 					pending.Baseline = append(pending.Baseline, ids(prev)...)
 				}
-				baseline = baselineOf(pending.Baseline)
+				failure := ""
+				if lastIdx >= 0 {
+					failure = prevRes.Failure // a signal shown before the send is an earlier send's
+				}
+				baseline = baselineOf(pending.Baseline, failure)
 				if kind == actReplace && lastIdx >= 0 {
 					baseline.InPlace(prevRes) // the new answer may keep the old one's id
 				}
@@ -340,7 +351,23 @@ func Check(file string, s *replay.Session, ad adapter.Adapter, opt Options) Sess
 		if res.Structure {
 			noTurns = nil // the send's turns arrived
 		}
-		if ready && !res.Structure && (pending != nil || !hasSends(s)) {
+		if pending != nil && pending.Group == "" {
+			if ev, ok := baseline.Failed(res); ok && pending.Failure == "" {
+				// the library added no answer and showed its failure
+				// signal: the send's outcome, as the engine reads it
+				// (ANSWER_FAILED, LIB-5)
+				pending.Failure = ev
+				pending.States = append(pending.States, adapter.StateFailed)
+				if noTurnsStep == pending.Step {
+					// a library that takes the send's turns away on an
+					// error (NLUX shows its empty chat again) or never
+					// rendered them: no turns is what the page shows
+					noTurns = nil
+				}
+			}
+		}
+		failedSend := pending != nil && pending.Group == "" && pending.Failure != ""
+		if ready && !res.Structure && (pending != nil || !hasSends(s)) && !failedSend {
 			detail := "the " + res.Adapter + " adapter found no turns (STRUCTURE_UNKNOWN)"
 			if file_ != nil && doc != nil {
 				d := file_.Diagnose(doc)
@@ -354,6 +381,7 @@ func Check(file string, s *replay.Session, ad adapter.Adapter, opt Options) Sess
 				// turn may come captures later; reported only if no turn
 				// ever comes
 				noTurns = &Violation{Capture: cr.Index, Check: CheckStructure, Detail: detail, Severity: SeverityError}
+				noTurnsStep = pending.Step
 			}
 		}
 		for _, v := range boundaries(o, res) {
@@ -777,6 +805,15 @@ func (rep *Session) close(d *Decision) {
 	add := func(check, detail string) {
 		rep.Violations = append(rep.Violations, Violation{Capture: at, Check: check, Detail: detail, Severity: SeverityError})
 	}
+	if d.Group == "" && d.Failure != "" {
+		// the page's failure signal met the send (LIB-5): the library
+		// added no answer, so no group and no assistant turn are due; at
+		// most the send's own user turn stays (NLUX takes it away too)
+		if !d.replace && d.capture >= 0 && d.structure && (d.UsersAdded > 1 || d.GroupsAdded > 0) {
+			add(CheckSendTurns, fmt.Sprintf("after step %d (%s), which the page's failure signal met (%s), the send added %d user turns and %d assistant groups, want at most 1 and 0", d.Step, d.Action, d.Failure, d.UsersAdded, d.GroupsAdded))
+		}
+		return
+	}
 	if d.Group == "" {
 		add(CheckNewGroup, fmt.Sprintf("after step %d (%s) no group outside the baseline of %d appeared", d.Step, d.Action, len(d.Baseline)))
 	}
@@ -809,8 +846,10 @@ func (rep *Session) close(d *Decision) {
 	}
 }
 
-func baselineOf(ids []string) answer.Baseline {
-	return answer.NewBaseline(adapter.Result{Groups: groupsOf(ids)})
+// baselineOf is the engine's baseline of a send: the groups ids before
+// it, and the page-level failure signal the page showed then.
+func baselineOf(ids []string, failure string) answer.Baseline {
+	return answer.NewBaseline(adapter.Result{Groups: groupsOf(ids), Failure: failure})
 }
 
 func groupsOf(ids []string) []adapter.Group {

@@ -124,6 +124,12 @@ func TestLibraryMistakes(t *testing.T) {
 	const code = `<p>Like this:</p><div class="code-block"><div class="code-head"><span>python</span></div><pre><code>print("hi")</code></pre></div>`
 	q1, q2 := user("q1"), user("q2")
 	first := bot("First answer.")
+	// a library that adds no answer on an error and shows a toast outside
+	// the turns instead (useChat's alert, NLUX's exception box, LIB-5)
+	const failedToast = `<div class="toast">Failed to stream content</div>`
+	toast := func(p, ad map[string]any) {
+		p["failed"] = map[string]any{"selectors": []string{"div.toast"}}
+	}
 	tests := []struct {
 		name    string
 		profile func(p, ad map[string]any)
@@ -258,6 +264,57 @@ func TestLibraryMistakes(t *testing.T) {
 				pg(libPage("Send", "", q1, lt{"bot", "failed-mapped", "<p>Error: overloaded.</p>", "e1"})), do("type q2"), do("click n2"),
 				pg(libPage("Send", "", q1, q2, busy("Sec").withID("m2"))), pg(libPage("Send", "", q1, q2, bot("Second answer.").withID("m2")))),
 			sends: 2,
+		},
+		{
+			name:    "a send met only by the page failure signal (no answer group) is no new-group or send-turns",
+			profile: toast,
+			s: libSession(do("nav"), pg(libPage("Send", "")), do("type q1"), do("click n2"),
+				pg(libPage("Send", "", q1)), pg(libPage("Send", failedToast, q1))),
+			sends: 1,
+		},
+		{
+			name:    "a send whose turns the library takes away with its failure signal is no structure",
+			profile: toast,
+			// NLUX: a loader without the user's turn, then the empty chat
+			// again beside the failure toast
+			s: libSession(do("nav"), pg(libPage("Send", "")), do("type q1"), do("click n2"),
+				pg(libPage("Send", "")), pg(libPage("Send", failedToast))),
+			sends: 1,
+		},
+		{
+			name:    "a send with no failure signal and no answer is new-group",
+			profile: toast,
+			s: libSession(do("nav"), pg(libPage("Send", "")), do("type q1"), do("click n2"),
+				pg(libPage("Send", "", q1)), pg(libPage("Send", "", q1))),
+			check: conformance.CheckNewGroup, says: "no group outside the baseline of 0 appeared", sends: 1,
+		},
+		{
+			name:    "a send with no failure signal and no answer is send-turns",
+			profile: toast,
+			s: libSession(do("nav"), pg(libPage("Send", "")), do("type q1"), do("click n2"),
+				pg(libPage("Send", "", q1)), pg(libPage("Send", "", q1))),
+			check: conformance.CheckSendTurns, says: "added 1 user turns and 0 assistant groups, want 1 and 1", sends: 1,
+		},
+		{
+			name:    "a failure signal shown before the send is no outcome of it",
+			profile: toast,
+			s: libSession(do("nav"), pg(libPage("Send", failedToast)), do("type q1"), do("click n2"),
+				pg(libPage("Send", failedToast, q1))),
+			check: conformance.CheckNewGroup, says: "no group outside the baseline of 0 appeared", sends: 1,
+		},
+		{
+			name:    "a send with no failure signal whose turns never show is structure",
+			profile: toast,
+			s: libSession(do("nav"), pg(libPage("Send", "")), do("type q1"), do("click n2"),
+				pg(libPage("Send", "")), pg(libPage("Send", ""))),
+			check: conformance.CheckStructure, says: "found no turns", sends: 1,
+		},
+		{
+			name:    "two user turns for a send met by the failure signal is send-turns",
+			profile: toast,
+			s: libSession(do("nav"), pg(libPage("Send", "")), do("type q1"), do("click n2"),
+				pg(libPage("Send", failedToast, q1, q2))),
+			check: conformance.CheckSendTurns, says: "which the page's failure signal met (page failure signal selector \"div.toast\"), the send added 2 user turns and 0 assistant groups, want at most 1 and 0", sends: 1,
 		},
 		{
 			name: "an answer regenerated in place, taken out first, is no position-shift",
