@@ -224,17 +224,15 @@ func testCancelledCallGetsNoResponse(t *testing.T) {
 					return seen
 				}
 			}
-			select {
-			case m, ok := <-msgs:
-				if !ok {
-					t.Fatal("the server closed the connection")
-				}
-				if r, ok := m.(*jsonrpc.Response); ok {
-					f := responseID(r)
-					seen[f] = true
-					if f == id {
-						return seen
-					}
+			m, ok := <-msgs
+			if !ok {
+				t.Fatal("the server closed the connection")
+			}
+			if r, ok := m.(*jsonrpc.Response); ok {
+				f := responseID(r)
+				seen[f] = true
+				if f == id {
+					return seen
 				}
 			}
 		}

@@ -133,7 +133,7 @@ func (r *NeovimResult) Offered(label, snippet string) error {
 		}
 		labels = append(labels, it.Label)
 	}
-	return fmt.Errorf("Neovim's completion offers %d items, not %q: %s", len(labels), label, strings.Join(labels, "; "))
+	return fmt.Errorf("the completion Neovim read offers %d items, not %q: %s", len(labels), label, strings.Join(labels, "; "))
 }
 
 // Definition is the one location go to definition found.

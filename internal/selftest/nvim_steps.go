@@ -69,7 +69,7 @@ func neovimOpen(ctx context.Context, name string, completeLine, definitionLine i
 func neovimResult(ctx context.Context) (*NeovimResult, error) {
 	st := steps.State[neovimState](steps.WorldOf(ctx))
 	if st.res == nil {
-		return nil, errors.New(`Neovim has not opened a file (add: When Neovim opens "NAME", completes at the end of line N and goes to the definition on line M)`)
+		return nil, errors.New(`no file was opened in Neovim (add: When Neovim opens "NAME", completes at the end of line N and goes to the definition on line M)`)
 	}
 	return st.res, nil
 }
