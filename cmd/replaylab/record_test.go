@@ -56,9 +56,13 @@ func TestRecordCapturesEveryBurstAndScrubs(t *testing.T) {
 	go func() {
 		done <- run(ctx, []string{"record", "--url", srv.URL, "--out", out, "--duration", "2m", "--debounce", "100ms"}, &stdout, &stderr)
 	}()
-	// the third turn is in: stop (an interrupt saves what was captured)
-	for deadline := time.Now().Add(2 * time.Minute); !strings.Contains(stderr.String(), "3 groups") && time.Now().Before(deadline); {
-		time.Sleep(20 * time.Millisecond)
+	// the third turn is in: stop (an interrupt saves what was captured);
+	// Chromium and the page run meanwhile, so this polls what record
+	// printed, bounded only against a hang
+	for start := time.Now(); !strings.Contains(stderr.String(), "3 groups"); time.Sleep(20 * time.Millisecond) {
+		if time.Since(start) > 2*time.Minute {
+			t.Fatalf("record showed no third turn in 2 minutes (a hang guard):\n%s", stderr.String())
+		}
 	}
 	cancel()
 	if code := <-done; code != exitOK {

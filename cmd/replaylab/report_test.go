@@ -168,12 +168,12 @@ func TestHTMLReportInChromium(t *testing.T) {
 	for i := 0; i < 12 && !seen; i++ {
 		pos := eval[string](t, ctx, `document.getElementById("tt-pos").getAttribute("data-pos")`)
 		positions = append(positions, pos)
-		// the srcdoc loads asynchronously: wait for this position's document
-		for w := 0; w < 100; w++ {
-			if eval[string](t, ctx, `(function(){var d=document.getElementById("tt-frame").contentDocument; return d&&d.documentElement?d.documentElement.getAttribute("data-rl-pos")||"":""})()`) == pos {
-				break
+		// the srcdoc loads asynchronously in Chromium: poll for this
+		// position's document, bounded only against a hang
+		for start := time.Now(); eval[string](t, ctx, `(function(){var d=document.getElementById("tt-frame").contentDocument; return d&&d.documentElement?d.documentElement.getAttribute("data-rl-pos")||"":""})()`) != pos; time.Sleep(50 * time.Millisecond) {
+			if time.Since(start) > time.Minute {
+				t.Fatalf("the frame did not show position %s within a minute (a hang guard)", pos)
 			}
-			time.Sleep(50 * time.Millisecond)
 		}
 		txt := eval[string](t, ctx, frameText)
 		composer, _, _ := strings.Cut(txt, "|")

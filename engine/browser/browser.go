@@ -403,6 +403,9 @@ type Page struct {
 	last    *capture.Capture
 	lastGen uint64
 	lastEnd time.Time
+	// wallNow reads the time a capture's age is counted in (nil:
+	// time.Now; a test moves its own)
+	wallNow func() time.Time
 	clock   clock.Clock // nil: wall time, waking on page changes
 	pclock  *pageClock  // InstallPageClock's gate, or nil
 
@@ -936,6 +939,14 @@ func (p *Page) SleepsToTransitions() bool {
 // can wait longer between reads of an idle page.
 func (p *Page) NotifiesChanges() bool { return true }
 
+// now is the time a capture's age is counted in.
+func (p *Page) now() time.Time {
+	if p.wallNow != nil {
+		return p.wallNow()
+	}
+	return time.Now()
+}
+
 // Capture freezes the page. When nothing changed since the last capture
 // (no report of the page's change observer, no action, no Refresh) and
 // that capture is older than captureSettle, it returns that capture again
@@ -956,7 +967,7 @@ func (p *Page) Capture(ctx context.Context) (*capture.Capture, error) {
 	p.mu.Lock()
 	last, lastGen, lastEnd := p.last, p.lastGen, p.lastEnd
 	p.mu.Unlock()
-	if !lab && last != nil && lastGen == gen && time.Since(lastEnd) >= captureSettle {
+	if !lab && last != nil && lastGen == gen && p.now().Sub(lastEnd) >= captureSettle {
 		p.userSettled(ctx)
 		return last, nil
 	}
@@ -966,7 +977,7 @@ func (p *Page) Capture(ctx context.Context) (*capture.Capture, error) {
 	}
 	p.userSettled(ctx) // the user's actions before it come first
 	p.mu.Lock()
-	p.last, p.lastGen, p.lastEnd = c, gen, time.Now()
+	p.last, p.lastGen, p.lastEnd = c, gen, p.now()
 	p.mu.Unlock()
 	if p.warmNext.Swap(false) {
 		p.owner.warm()

@@ -46,6 +46,13 @@ func SetPageClockSettleForTest(t interface{ Cleanup(func()) }, d time.Duration) 
 	t.Cleanup(func() { pageClockSettle = old })
 }
 
+// CaptureSettle is how old a capture must be to be returned again.
+const CaptureSettle = captureSettle
+
+// SetCaptureClockForTest makes the page count its captures' age on now
+// (set it before the first capture).
+func (p *Page) SetCaptureClockForTest(now func() time.Time) { p.wallNow = now }
+
 // EvalForTest runs expr in the page's own world (as the page's scripts
 // would), awaits its promise, and counts it as an action: the next
 // Capture reads the page.

@@ -48,10 +48,15 @@ func serveTB(tb testing.TB, pages map[string]string) string {
 // TestUnchangedPageCostsNoCapture: a capture of a page nothing changed
 // since the last one is that capture again; a change the page's observer
 // reports, an action, and Refresh each make the next capture read the
-// page.
+// page. A capture's age is counted on a clock the test moves, so "young"
+// and "settled" do not depend on how fast the machine is.
 func TestUnchangedPageCostsNoCapture(t *testing.T) {
 	p := idlePage(t)
 	ctx := context.Background()
+	var wall atomic.Int64 // the captures' clock, in ns past its start
+	start := time.Now()
+	p.SetCaptureClockForTest(func() time.Time { return start.Add(time.Duration(wall.Load())) })
+	age := func() { wall.Add(int64(browser.CaptureSettle)) } // every capture so far is settled
 	base := serveTB(t, map[string]string{"/": `<!doctype html><main><p id=out>none</p>
 <button id=add onclick="document.getElementById('out').textContent='clicked'">Add</button>
 <input id=field aria-label=Field>
@@ -72,9 +77,11 @@ func TestUnchangedPageCostsNoCapture(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// the load's own mutations may still be reported: settle
+	// the load's own mutations may still be reported by Chromium: poll
+	// until two captures in a row are one
 	for range 20 {
 		time.Sleep(300 * time.Millisecond)
+		age()
 		next, err := p.Capture(ctx)
 		if err != nil {
 			t.Fatal(err)
@@ -84,7 +91,7 @@ func TestUnchangedPageCostsNoCapture(t *testing.T) {
 		}
 		first = next
 	}
-	time.Sleep(300 * time.Millisecond)
+	age()
 	again, err := p.Capture(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -102,7 +109,7 @@ func TestUnchangedPageCostsNoCapture(t *testing.T) {
 	r1 := reads()
 	c2, _ := p.Capture(ctx)
 	r2 := reads()
-	time.Sleep(300 * time.Millisecond)
+	age()
 	c3, _ := p.Capture(ctx)
 	if c1 == again || r2 == r1 || c3 != c2 || reads() != r2 {
 		t.Errorf("after Refresh: fresh %v, young read %v, settled reused %v; want true, true, true", c1 != again, r2 > r1, c3 == c2 && reads() == r2)
@@ -132,12 +139,15 @@ func TestUnchangedPageCostsNoCapture(t *testing.T) {
 		t.Fatal(err)
 	}
 	before, _ := p.Capture(ctx)
-	deadline := time.Now().Add(5 * time.Second)
+	// the page's timer runs in Chromium: wait for its change, bounded
+	// against a hang only
+	deadline := time.Now().Add(2 * time.Minute)
 	for !strings.Contains(capture(), ">later</p>") {
 		if time.Now().After(deadline) {
-			t.Fatal("a change the observer reported never reached a capture")
+			t.Fatal("a change the observer reported never reached a capture (2 minutes, a hang guard)")
 		}
 		_ = p.Sleep(ctx, time.Second)
+		age()
 	}
 	if c, _ := p.Capture(ctx); c == before {
 		t.Error("the change was read into the same capture")
@@ -147,10 +157,16 @@ func TestUnchangedPageCostsNoCapture(t *testing.T) {
 	if err := p.Click(ctx, node("silent")); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(300 * time.Millisecond)
-	p.Refresh()
-	if got := capture(); !strings.Contains(got, `data-rl-value="set by script"`) {
-		t.Error("Refresh did not read the value a script set")
+	// the script sets it 10 ms later in Chromium's time: poll, with a
+	// Refresh before each read, bounded against a hang only
+	for start := time.Now(); ; time.Sleep(100 * time.Millisecond) {
+		p.Refresh()
+		if strings.Contains(capture(), `data-rl-value="set by script"`) {
+			break
+		}
+		if time.Since(start) > 2*time.Minute {
+			t.Fatal("Refresh did not read the value a script set (2 minutes, a hang guard)")
+		}
 	}
 }
 

@@ -9,6 +9,8 @@ import (
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
+
+	"github.com/replaylab/replaylab/engine/clock"
 )
 
 // On a lab clock, time must not move while a navigation that an action
@@ -19,8 +21,9 @@ import (
 // renderer sent before it are seen first: chromedp.Listen runs in order)
 // and waits, in wall time, until no navigation is pending.
 
-// NavigationWaitMax bounds that wait in wall time; past it the sleep goes
-// on (the engine's own deadline then decides).
+// NavigationWaitMax bounds that wait in wall time, stretched by the
+// scheduling delay measured meanwhile (clock.WithStretchTimeout); past it
+// the sleep goes on (the engine's own deadline then decides).
 const NavigationWaitMax = 20 * time.Second
 
 type navigations struct {
@@ -77,20 +80,25 @@ func (p *Page) awaitNavigations(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	limit := time.NewTimer(NavigationWaitMax)
-	defer limit.Stop()
+	return p.navs.await(ctx, clock.WallStretcher)
+}
+
+// await waits until no navigation is pending, at most NavigationWaitMax
+// stretched by the scheduling delay s measures; only ctx ending is an
+// error.
+func (n *navigations) await(ctx context.Context, s clock.Stretcher) error {
+	limit, cancel := s.WithTimeout(ctx, NavigationWaitMax)
+	defer cancel()
 	for {
-		p.navs.mu.Lock()
-		n, ch := len(p.navs.pending), p.navs.changed
-		p.navs.mu.Unlock()
-		if n == 0 {
+		n.mu.Lock()
+		k, ch := len(n.pending), n.changed
+		n.mu.Unlock()
+		if k == 0 {
 			return nil
 		}
 		select {
 		case <-ch:
-		case <-limit.C:
-			return nil
-		case <-ctx.Done():
+		case <-limit.Done():
 			return ctx.Err()
 		}
 	}

@@ -199,7 +199,10 @@ type advanceResult struct {
 }
 
 // Settle runs the page's timers due up to the lab's instant and waits for
-// the page to be quiet (clock.Gate).
+// the page to be quiet (clock.Gate). The wait is bounded by
+// PageClockSettleTimeout stretched by the scheduling delay measured
+// meanwhile (clock.WithStretchTimeout): a page that was slow only because
+// the machine did not run it gets the time it lost.
 func (pc *pageClock) Settle(ctx context.Context) error {
 	pc.mu.Lock()
 	defer pc.mu.Unlock()
@@ -208,7 +211,69 @@ func (pc *pageClock) Settle(ctx context.Context) error {
 		return nil
 	}
 	at := pc.lab.Now()
-	expr := fmt.Sprintf(`window.__replaylabClock ? window.__replaylabClock.advance(%d, %d, %d) : null`, at.UnixMilli(), pageClockSettle.Milliseconds(), PageClockTimersMax)
+	res, lag, err := settleStretched(ctx, clock.WallStretcher, pageClockSettle, func(ctx context.Context, wall time.Duration, timers int) (*advanceResult, error) {
+		return pc.advance(ctx, at, wall, timers)
+	})
+	if err != nil {
+		return fmt.Errorf("browser: page clock at %v: %w", at.Sub(clock.Epoch), err)
+	}
+	pc.hasDue = false
+	if res == nil { // no page clock in this document (not loaded yet, an error page)
+		return nil
+	}
+	if len(res.Unpaced) > 0 {
+		return fmt.Errorf("%w: %s (frames keep wall time; a site that streams there needs \"clock\": \"wall\")", ErrStreamUnpaced, strings.Join(res.Unpaced, "; "))
+	}
+	if !res.Quiet {
+		return fmt.Errorf("%w at %v of lab time within %v of wall time (and %v of scheduling delay measured meanwhile): %s", ErrPageClock, at.Sub(clock.Epoch), pageClockSettle, lag.Round(time.Millisecond), res.Waiting)
+	}
+	pc.notes = res.Notes
+	if res.Next >= 0 {
+		pc.due, pc.hasDue = time.UnixMilli(res.Next).UTC(), true
+	}
+	return nil
+}
+
+// pageClockChunk bounds, in wall time, one advance of the page: a settle
+// waits in chunks, so that its bound can stretch between them.
+const pageClockChunk = time.Second
+
+// settleStretched calls advance, a chunk of wall time at a time, until the
+// page is quiet or says why it cannot be (a stream it cannot pace, more
+// than PageClockTimersMax timers), within limit stretched by the
+// scheduling delay s measures meanwhile. A page still busy when that
+// budget is spent is answered as advance last answered it (not quiet),
+// with the delay measured.
+func settleStretched(ctx context.Context, s clock.Stretcher, limit time.Duration, advance func(ctx context.Context, wall time.Duration, timers int) (*advanceResult, error)) (*advanceResult, time.Duration, error) {
+	sctx, cancel := s.WithTimeout(ctx, limit)
+	defer cancel()
+	chunk := min(limit, pageClockChunk)
+	ran := 0
+	for {
+		res, err := advance(ctx, chunk, PageClockTimersMax-ran)
+		if err != nil || res == nil || res.Quiet || len(res.Unpaced) > 0 {
+			return res, 0, err
+		}
+		ran += res.Ran
+		if ran >= PageClockTimersMax {
+			res.Waiting = fmt.Sprintf("more than %d timers due at one instant", PageClockTimersMax)
+			return res, 0, nil
+		}
+		if sctx.Err() != nil {
+			if err := ctx.Err(); err != nil {
+				return nil, 0, err
+			}
+			lag, _ := clock.StretchedBy(sctx)
+			return res, lag, nil
+		}
+	}
+}
+
+// advance runs the page's timers due up to at (at most timers of them)
+// and waits up to wall for it to be quiet; nil when the document has no
+// page clock.
+func (pc *pageClock) advance(ctx context.Context, at time.Time, wall time.Duration, timers int) (*advanceResult, error) {
+	expr := fmt.Sprintf(`window.__replaylabClock ? window.__replaylabClock.advance(%d, %d, %d) : null`, at.UnixMilli(), wall.Milliseconds(), timers)
 	var res *advanceResult
 	// a document replaced while we evaluate (a navigation the timers
 	// started) loses its context: evaluate again in the new one, bounded
@@ -238,27 +303,10 @@ func (pc *pageClock) Settle(ctx context.Context) error {
 			break
 		}
 		if err := clock.Wall.Sleep(ctx, 20*time.Millisecond); err != nil {
-			return err
+			return nil, err
 		}
 	}
-	if err != nil {
-		return fmt.Errorf("browser: page clock at %v: %w", at.Sub(clock.Epoch), err)
-	}
-	pc.hasDue = false
-	if res == nil { // no page clock in this document (not loaded yet, an error page)
-		return nil
-	}
-	if len(res.Unpaced) > 0 {
-		return fmt.Errorf("%w: %s (frames keep wall time; a site that streams there needs \"clock\": \"wall\")", ErrStreamUnpaced, strings.Join(res.Unpaced, "; "))
-	}
-	if !res.Quiet {
-		return fmt.Errorf("%w at %v of lab time within %v of wall time: %s", ErrPageClock, at.Sub(clock.Epoch), pageClockSettle, res.Waiting)
-	}
-	pc.notes = res.Notes
-	if res.Next >= 0 {
-		pc.due, pc.hasDue = time.UnixMilli(res.Next).UTC(), true
-	}
-	return nil
+	return res, err
 }
 
 // StreamNotes names the page's open streams that the page clock let go

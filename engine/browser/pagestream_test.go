@@ -335,14 +335,18 @@ func TestPageClockLetsAnOpenSocketGoQuiet(t *testing.T) {
 	if at := lab.Now().Sub(start); at != 4*iv+10*time.Second {
 		t.Fatalf("the lab is at %v, want the deadline after the socket went quiet", at)
 	}
-	if took < browser.PageClockStreamIdle || took > browser.PageClockStreamIdle+browser.PageClockSettleTimeout {
-		t.Fatalf("the quiet socket held the lab %v of wall time, want about %v", took, browser.PageClockStreamIdle)
+	// held for its idle bound at least (a loaded machine only holds it
+	// longer); that it then let go is the note below, not a stopwatch
+	if took < browser.PageClockStreamIdle {
+		t.Fatalf("the quiet socket held the lab %v of wall time, want at least %v", took, browser.PageClockStreamIdle)
 	}
 	if n := strings.Join(p.StreamNotes(), "; "); !regexp.MustCompile(`^WebSocket ws://\S+/ws\?t=ws&keep=1 went quiet after 3 message\(s\): none for 2000 ms of wall time$`).MatchString(n) {
 		t.Fatalf("notes after the socket went quiet: %q", n)
 	}
+	// the late message comes from the server in wall time, through
+	// Chromium: poll for its note, bounded against a hang only
 	var late string
-	for deadline := time.Now().Add(15 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+	for deadline := time.Now().Add(2 * time.Minute); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
 		if got := read(); got != "1 2 3" {
 			t.Fatalf("a late message reached the page unpaced: %q", got)
 		}
@@ -390,12 +394,13 @@ func TestPageClockNamesAStreamInAFrame(t *testing.T) {
 			if err := p.Navigate(ctx, top.URL+"/"); err != nil && !errors.Is(err, browser.ErrStreamUnpaced) {
 				t.Fatal(err)
 			}
+			// the frame's script runs in Chromium after the top page
+			// loaded: poll, bounded against a hang only
 			var err error
-			for range 50 { // the frame's script runs after the top page loaded
+			for start := time.Now(); time.Since(start) < 2*time.Minute; time.Sleep(20 * time.Millisecond) {
 				if _, err = p.Capture(ctx); err != nil {
 					break
 				}
-				time.Sleep(20 * time.Millisecond)
 			}
 			if !errors.Is(err, browser.ErrStreamUnpaced) || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "in the frame "+top.URL+"/frame") {
 				t.Fatalf("read: %v, want %v naming %q in the frame", err, browser.ErrStreamUnpaced, tc.want)
@@ -530,7 +535,17 @@ func TestPageClockLetsARequestThatNeverAnswersGoQuiet(t *testing.T) {
 		t.Fatalf("the page shows %q with no response, want idle", got)
 	}
 	close(release)
-	time.Sleep(300 * time.Millisecond) // the response arrives in wall time
+	// the response arrives in wall time, through Chromium: poll for the
+	// page clock's note that it came, bounded against a hang only
+	came := "fetch GET " + srv.URL + "/never?x=1: its response came "
+	for start := time.Now(); !strings.Contains(strings.Join(p.StreamNotes(), "; "), came); time.Sleep(50 * time.Millisecond) {
+		if time.Since(start) > 2*time.Minute {
+			t.Fatalf("no note %q in 2 minutes (a hang guard): %q", came, p.StreamNotes())
+		}
+		if got := read(); got != "idle" {
+			t.Fatalf("the late response reached the page unpaced: %q", got)
+		}
+	}
 	at := lab.Now()
 	if err := p.Sleep(ctx, 10*time.Second); err != nil {
 		t.Fatal(err)

@@ -54,7 +54,9 @@ func remoteChromium(t *testing.T) (string, *exec.Cmd) {
 			time.Sleep(20 * time.Millisecond)
 		}
 	})
-	deadline := time.Now().Add(30 * time.Second)
+	// Chromium starts in its own time: poll for its port file, bounded
+	// against a hang only
+	deadline := time.Now().Add(2 * time.Minute)
 	for time.Now().Before(deadline) {
 		data, err := os.ReadFile(filepath.Join(dir, "DevToolsActivePort"))
 		if lines := strings.Split(strings.TrimSpace(string(data)), "\n"); err == nil && len(lines) == 2 {
@@ -62,7 +64,7 @@ func remoteChromium(t *testing.T) (string, *exec.Cmd) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	t.Fatal("Chromium wrote no DevToolsActivePort")
+	t.Fatal("Chromium wrote no DevToolsActivePort in 2 minutes (a hang guard)")
 	return "", nil
 }
 

@@ -58,7 +58,9 @@ func TestWatchUser(t *testing.T) {
 		{Kind: "type", Node: nodes["Message"], Text: "Again"},
 		{Kind: "press", Node: nodes["Message"], Key: "Enter"},
 	}
-	deadline := time.Now().Add(5 * time.Second)
+	// the events come from Chromium in its own time: poll, bounded
+	// against a hang only (the check below says what was missing)
+	deadline := time.Now().Add(2 * time.Minute)
 	for {
 		mu.Lock()
 		n := len(got)

@@ -20,7 +20,7 @@ const StretchTick = 50 * time.Millisecond
 // after about 3d. The context's Err is context.DeadlineExceeded once the
 // budget is spent; StretchedBy reports the delay it added.
 func WithStretchTimeout(parent context.Context, d time.Duration) (context.Context, context.CancelFunc) {
-	return wallStretch.with(parent, d)
+	return WallStretcher.WithTimeout(parent, d)
 }
 
 // StretchedBy reports the scheduling delay a context of WithStretchTimeout
@@ -35,35 +35,40 @@ func StretchedBy(ctx context.Context) (time.Duration, bool) {
 	return c.lag, true
 }
 
-// stretch is where a stretched wait reads time and waits (tests use a
-// fake, to make a machine late on demand).
-type stretch struct {
-	tick  time.Duration
-	now   func() time.Time
-	after func(time.Duration) <-chan time.Time
+// A Stretcher is where a stretched wait reads time and waits: Now reads
+// the time, After fires a timer of Tick. WallStretcher is the machine's
+// own; a test of a lab wait gives the wait one whose timer fires late on
+// demand, to be a loaded machine without spending wall time.
+type Stretcher struct {
+	Tick  time.Duration
+	Now   func() time.Time
+	After func(time.Duration) <-chan time.Time
 }
 
-var wallStretch = stretch{tick: StretchTick, now: time.Now, after: time.After}
+// WallStretcher measures the machine's scheduling delay on its own timer
+// (WithStretchTimeout).
+var WallStretcher = Stretcher{Tick: StretchTick, Now: time.Now, After: time.After}
 
-func (s stretch) with(parent context.Context, d time.Duration) (context.Context, context.CancelFunc) {
+// WithTimeout is WithStretchTimeout on s's time and timer.
+func (s Stretcher) WithTimeout(parent context.Context, d time.Duration) (context.Context, context.CancelFunc) {
 	c := &stretchCtx{parent: parent, done: make(chan struct{}), stop: make(chan struct{})}
 	if err := parent.Err(); err != nil {
 		c.end(err)
 		return c, func() {}
 	}
 	go func() {
-		left, prev := d, s.now()
+		left, prev := d, s.Now()
 		for left > 0 {
-			step := min(s.tick, left)
+			step := min(s.Tick, left)
 			select {
 			case <-parent.Done():
 				c.end(parent.Err())
 				return
 			case <-c.stop:
 				return
-			case <-s.after(step):
+			case <-s.After(step):
 			}
-			now := s.now()
+			now := s.Now()
 			if late := now.Sub(prev) - step; late > 0 {
 				c.mu.Lock()
 				c.lag += late

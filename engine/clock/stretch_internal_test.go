@@ -16,16 +16,16 @@ type lateMachine struct {
 	ticks chan chan time.Time
 }
 
-func newLateMachine() (*lateMachine, stretch) {
+func newLateMachine() (*lateMachine, Stretcher) {
 	m := &lateMachine{now: Epoch, ticks: make(chan chan time.Time)}
-	return m, stretch{
-		tick: 100 * time.Millisecond,
-		now: func() time.Time {
+	return m, Stretcher{
+		Tick: 100 * time.Millisecond,
+		Now: func() time.Time {
 			m.mu.Lock()
 			defer m.mu.Unlock()
 			return m.now
 		},
-		after: func(time.Duration) <-chan time.Time {
+		After: func(time.Duration) <-chan time.Time {
 			c := make(chan time.Time, 1)
 			m.ticks <- c
 			return c
@@ -64,7 +64,7 @@ func TestStretchCountsOnlyScheduledTime(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			m, s := newLateMachine()
-			ctx, cancel := s.with(context.Background(), time.Second)
+			ctx, cancel := s.WithTimeout(context.Background(), time.Second)
 			defer cancel()
 			for i := range 10 {
 				if !m.fire(ctx, 100*time.Millisecond, tc.late) {
@@ -93,14 +93,14 @@ func TestStretchCountsOnlyScheduledTime(t *testing.T) {
 // once, with their own errors.
 func TestStretchEndsWithItsParentAndCancel(t *testing.T) {
 	m, s := newLateMachine()
-	ctx, cancel := s.with(context.Background(), time.Second)
+	ctx, cancel := s.WithTimeout(context.Background(), time.Second)
 	<-m.ticks // waiting on its first tick
 	cancel()
 	if err := ctx.Err(); !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled: %v, want context.Canceled", err)
 	}
 	parent, pcancel := context.WithCancel(context.Background())
-	ctx, cancel = s.with(parent, time.Second)
+	ctx, cancel = s.WithTimeout(parent, time.Second)
 	defer cancel()
 	<-m.ticks
 	pcancel()

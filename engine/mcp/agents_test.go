@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -91,8 +92,16 @@ func TestArgumentErrorsCarryCodes(t *testing.T) {
 	}
 }
 
+// TestProgressDuringLongWait runs in a testing/synctest bubble: the wall
+// clock driver's waits and the server's progress ticker run on the
+// bubble's fake time, so the count of notifications is exact whatever
+// the machine's load.
 func TestProgressDuringLongWait(t *testing.T) {
-	ctx := context.Background()
+	synctest.Test(t, testProgressDuringLongWait)
+}
+
+func testProgressDuringLongWait(t *testing.T) {
+	ctx := t.Context()
 	var notes atomic.Int32
 	var lastToken atomic.Value
 	st, ct := mcpsdk.NewInMemoryTransports()
@@ -135,18 +144,11 @@ func TestProgressDuringLongWait(t *testing.T) {
 		t.Errorf("progress carried token %v, want the request's tok-1", tok)
 	}
 	// the client handles notifications apart from responses: the first
-	// call's last one may still be on its way when its result arrives
+	// call's last one may still be on its way when its result arrives;
+	// once every goroutine of the bubble waits, none is
 	settled := func() int32 {
-		n := notes.Load()
-		for stable := 0; stable < 3; {
-			time.Sleep(50 * time.Millisecond)
-			if m := notes.Load(); m != n {
-				n, stable = m, 0
-			} else {
-				stable++
-			}
-		}
-		return n
+		synctest.Wait()
+		return notes.Load()
 	}
 	before := settled()
 	call("waitFor", map[string]any{"task": "t1", "expect": map[string]any{"textVisible": "never shown", "timeoutMs": 400}}, nil)
@@ -157,9 +159,15 @@ func TestProgressDuringLongWait(t *testing.T) {
 
 // TestCancelledCallGetsNoResponse speaks JSON-RPC by hand: after
 // notifications/cancelled the long call is never answered, while the
-// session goes on answering.
+// session goes on answering at once. It runs in a testing/synctest
+// bubble: "at once" is no fake time at all, and "never" is every
+// goroutine waiting with no response sent.
 func TestCancelledCallGetsNoResponse(t *testing.T) {
-	ctx := context.Background()
+	synctest.Test(t, testCancelledCallGetsNoResponse)
+}
+
+func testCancelledCallGetsNoResponse(t *testing.T) {
+	ctx := t.Context()
 	st, ct := mcpsdk.NewInMemoryTransports()
 	srv := mcp.NewServer(mcp.Options{Driver: chatDrivers(true)})
 	sctx, cancel := context.WithCancel(ctx)
@@ -195,67 +203,84 @@ func TestCancelledCallGetsNoResponse(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	await := func(id float64, within time.Duration) map[float64]bool {
+	// await reads responses until id's (-1: until every goroutine of the
+	// bubble waits with nothing more to read)
+	await := func(id float64) map[float64]bool {
 		t.Helper()
 		seen := map[float64]bool{}
-		deadline := time.After(within)
 		for {
-			select {
-			case m, ok := <-msgs:
-				if !ok {
-					t.Fatal("the server closed the connection")
-				}
-				if r, ok := m.(*jsonrpc.Response); ok {
-					var f float64
-					switch x := r.ID.Raw().(type) {
-					case int64:
-						f = float64(x)
-					case float64:
-						f = x
-					}
-					seen[f] = true
-					if f == id {
+			if id < 0 {
+				synctest.Wait()
+				select {
+				case m, ok := <-msgs:
+					if !ok {
 						return seen
 					}
+					if r, ok := m.(*jsonrpc.Response); ok {
+						seen[responseID(r)] = true
+					}
+					continue
+				default:
+					return seen
 				}
-			case <-deadline:
-				return seen
+			}
+			m, ok := <-msgs
+			if !ok {
+				t.Fatal("the server closed the connection")
+			}
+			if r, ok := m.(*jsonrpc.Response); ok {
+				f := responseID(r)
+				seen[f] = true
+				if f == id {
+					return seen
+				}
 			}
 		}
 	}
 	send(1, "initialize", map[string]any{"protocolVersion": "2025-06-18", "capabilities": map[string]any{}, "clientInfo": map[string]any{"name": "raw", "version": "0"}})
-	if !await(1, 5*time.Second)[1] {
+	if !await(1)[1] {
 		t.Fatal("no answer to initialize")
 	}
 	send(nil, "notifications/initialized", map[string]any{})
 	send(2, "tools/call", map[string]any{"name": "begin", "arguments": map[string]any{"goal": "cancel"}})
 	// the server runs calls concurrently: the task exists once begin answered
-	if !await(2, 5*time.Second)[2] {
+	if !await(2)[2] {
 		t.Fatal("no answer to begin")
 	}
 	send(3, "tools/call", map[string]any{"name": "navigate", "arguments": map[string]any{"task": "t1", "url": "http://chat.test/"}})
-	if !await(3, 5*time.Second)[3] {
+	if !await(3)[3] {
 		t.Fatal("no answer to navigate")
 	}
 	send(4, "tools/call", map[string]any{"name": "waitFor", "arguments": map[string]any{"task": "t1", "expect": map[string]any{"textVisible": "never", "timeoutMs": 20000}}})
-	time.Sleep(200 * time.Millisecond)
+	synctest.Wait() // the wait runs: every goroutine waits on it
 	start := time.Now()
 	send(nil, "notifications/cancelled", map[string]any{"requestId": 4, "reason": "the user stopped it"})
 	// the task's next call runs once the cancelled wait let go of it
 	send(5, "tools/call", map[string]any{"name": "snapshot", "arguments": map[string]any{"task": "t1"}})
-	seen := await(5, 5*time.Second)
+	seen := await(5)
 	if !seen[5] {
-		t.Fatalf("no answer to the call after the cancellation within 5 s (seen %v)", seen)
+		t.Fatalf("no answer to the call after the cancellation (seen %v)", seen)
 	}
-	if took := time.Since(start); took > 2*time.Second {
-		t.Errorf("the cancelled wait held the task for %s", took)
+	if took := time.Since(start); took != 0 { // the bubble's time: only a wait moves it
+		t.Errorf("the cancelled wait held the task for %s of its 20 s", took)
 	}
-	for id := range await(-1, 500*time.Millisecond) {
+	for id := range await(-1) {
 		seen[id] = true
 	}
 	if seen[4] {
 		t.Error("the cancelled call got a response")
 	}
+}
+
+// responseID is a JSON-RPC response's numeric id.
+func responseID(r *jsonrpc.Response) float64 {
+	switch x := r.ID.Raw().(type) {
+	case int64:
+		return float64(x)
+	case float64:
+		return x
+	}
+	return 0
 }
 
 // refOf is the ref of the one element with role and name (and a context

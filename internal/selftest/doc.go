@@ -30,6 +30,7 @@ func Groups() []steps.Group {
 	return []steps.Group{
 		{Name: "Seeded explorer", SelfTest: true, Steps: exploreSteps},
 		{Name: "The editor (language server)", Steps: editorSteps},
+		{Name: "A real editor (Neovim)", SelfTest: true, Steps: neovimSteps},
 		{Name: "The harness itself", SelfTest: true, Steps: func(t *steps.Table) {
 			harnessSteps(t)
 			scratchFileSteps(t)

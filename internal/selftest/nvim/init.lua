@@ -2,11 +2,18 @@
 -- with no plugin: Neovim's built-in LSP client starts `replaylab lsp` for
 -- every *.feature buffer. docs/qa.md shows the same for a user's config.
 --
--- The editor test (cmd/replaylab/nvim_test.go) runs it headless with
+-- The editor scenario (features/editor_real.feature, @ECO-3) and its Go
+-- test (cmd/replaylab/nvim_test.go) run it headless, through
+-- internal/selftest/nvim.go, with
 --   REPLAYLAB_BIN   the replaylab binary
+--   REPLAYLAB_LSP   (optional) the server's whole command, a JSON array
 --   REPLAYLAB_ROOT  the project root (features/, recordings/)
 --   REPLAYLAB_OUT   where replaylab_check() writes what the client got
 local bin = os.getenv("REPLAYLAB_BIN") or "replaylab"
+local cmd = { bin, "lsp", "--quiet" }
+if os.getenv("REPLAYLAB_LSP") then
+  cmd = vim.fn.json_decode(os.getenv("REPLAYLAB_LSP"))
+end
 local root = os.getenv("REPLAYLAB_ROOT")
 local client_id = nil
 
@@ -16,7 +23,7 @@ vim.api.nvim_create_autocmd({ "BufReadPost", "BufNewFile" }, {
     if client_id == nil then
       client_id = vim.lsp.start_client({
         name = "replaylab",
-        cmd = { bin, "lsp", "--quiet" },
+        cmd = cmd,
         root_dir = root or vim.fn.getcwd(),
       })
     end
