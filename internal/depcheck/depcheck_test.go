@@ -114,6 +114,12 @@ var rules = []rule{
 		requires: "internal/selftest",
 	},
 	{
+		name:     "engine/driver is a leaf: it imports only engine/capture, the data a driver returns",
+		subjects: []string{"engine/driver"},
+		only:     []string{"engine/capture"},
+		requires: "engine/driver",
+	},
+	{
 		name:     "engine/errcode is a leaf: it imports no package of the module",
 		subjects: []string{"engine/errcode"},
 		only:     []string{},
@@ -336,6 +342,10 @@ func TestRulesCatchViolations(t *testing.T) {
 			graph(&pkg{Path: "report", Imports: []string{"internal/selftest"}, Deps: []string{"internal/selftest", "steps"}}), `report imports internal/selftest`},
 		{"cmd may import the self-tests", byName("only cmd imports internal/selftest"),
 			graph(&pkg{Path: "cmd/replaylab", Imports: []string{"internal/selftest"}, Deps: []string{"internal/selftest"}}), ""},
+		{"the driver leaf imports the engine", byName("engine/driver is a leaf"),
+			graph(&pkg{Path: "engine/driver", Imports: []string{"engine/capture", "engine"}}), `engine/driver imports engine:`},
+		{"the driver leaf imports capture", byName("engine/driver is a leaf"),
+			graph(&pkg{Path: "engine/driver", Imports: []string{"engine/capture"}}), ""},
 		{"errcode imports observe", byName("engine/errcode is a leaf"),
 			graph(&pkg{Path: "engine/errcode", Imports: []string{"engine/observe"}}), `engine/errcode imports engine/observe`},
 		{"engine imports the ledger", byName("engine never imports ledger"),
