@@ -1,7 +1,7 @@
 // Package harness runs Gherkin scenarios with godog against recordings:
 // it selects scenarios (paths, lines, tag expressions), shards, retries
 // and repeats them, decides per recording whether a scenario runs live or
-// is replayed (replay.Mode), compares each scenario's trace with its
+// is replayed (harness.Mode), compares each scenario's trace with its
 // golden file, writes the reports (JUnit, Cucumber JSON, a self-contained
 // HTML report) and prints hints that are commands which fix what failed.
 //

@@ -78,11 +78,11 @@ type Session struct {
 	View func(*capture.Capture) report.CaptureView
 }
 
-// Mode is the run's recording mode (see replay.Mode.Decide for what a
+// Mode is the run's recording mode (see Mode.Decide for what a
 // scenario does with its recording).
-func (s *Scenario) Mode() replay.Mode {
+func (s *Scenario) Mode() Mode {
 	if s.run == nil {
-		return replay.ModeReplayOnly
+		return ModeReplayOnly
 	}
 	return s.run.runner.opt.Mode
 }

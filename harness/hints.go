@@ -1,7 +1,6 @@
 package harness
 
 import (
-	"github.com/replaylab/replaylab/engine/replay"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -44,11 +43,11 @@ type Hints struct {
 func (r *Runner) hints(sc Scenario) Hints {
 	var driver []string
 	if r.opt.Mode.AlwaysLive() {
-		driver = []string{"--driver", replay.DriverBrowser}
+		driver = []string{"--driver", DriverBrowser}
 	}
 	return Hints{
 		Record:       r.hint(sc, "--mode", "record-once"),
-		Rerecord:     r.hint(sc, "--driver", replay.DriverBrowser, "--update"),
+		Rerecord:     r.hint(sc, "--driver", DriverBrowser, "--update"),
 		CreateGolden: r.hint(sc, append(driver, "--mode", "record-once")...),
 		Update:       r.hint(sc, append(driver, "--update")...),
 	}

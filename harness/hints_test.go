@@ -6,8 +6,6 @@ import (
 	"testing"
 
 	"github.com/cucumber/godog"
-
-	"github.com/replaylab/replaylab/engine/replay"
 )
 
 func TestShellJoinSplit(t *testing.T) {
@@ -55,7 +53,7 @@ func TestHints(t *testing.T) {
 		{"missing recording", Options{Dir: root}, func(h Hints) string { return h.Record }, "replaylab run --mode record-once features/x.feature:12"},
 		{"stale recording", Options{Dir: root}, func(h Hints) string { return h.Rerecord }, "replaylab run --driver browser --update features/x.feature:12"},
 		{"missing golden", Options{Dir: root}, func(h Hints) string { return h.CreateGolden }, "replaylab run --mode record-once features/x.feature:12"},
-		{"missing golden, browser run", Options{Dir: root, Mode: replay.ModeLive}, func(h Hints) string { return h.CreateGolden }, "replaylab run --driver browser --mode record-once features/x.feature:12"},
+		{"missing golden, browser run", Options{Dir: root, Mode: ModeLive}, func(h Hints) string { return h.CreateGolden }, "replaylab run --driver browser --mode record-once features/x.feature:12"},
 		{"drift", Options{Dir: root}, func(h Hints) string { return h.Update }, "replaylab run --update features/x.feature:12"},
 		{"from inside features/", Options{Dir: filepath.Join(root, "features")}, func(h Hints) string { return h.Update }, "replaylab run --update x.feature:12"},
 		{"the binary as invoked, with the run's flags", Options{Dir: root, Command: []string{"./bin/replaylab", "run"}, HintFlags: []string{"--root", "proj", "--seed", "7"}},

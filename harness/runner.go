@@ -15,8 +15,6 @@ import (
 
 	"github.com/cucumber/godog"
 	"github.com/mattn/go-isatty"
-
-	"github.com/replaylab/replaylab/engine/replay"
 )
 
 // Options configure a run. The vocabulary's own options (browser, site,
@@ -41,10 +39,10 @@ type Options struct {
 	// instead of failing the run.
 	AllowEmpty bool
 	Format     string // godog formats, e.g. "pretty,junit:out.xml"
-	// Mode says what happens to recordings (see replay.Mode and its
-	// decision table); replay.ModeOf turns the command line's driver,
+	// Mode says what happens to recordings (see Mode and its
+	// decision table); ModeOf turns the command line's driver,
 	// --mode and --update into one.
-	Mode replay.Mode
+	Mode Mode
 	// Update rewrites golden traces from this run's traces.
 	Update bool
 	// Seed is the run's seed as the report shows it (the fixture uses

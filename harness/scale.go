@@ -2,7 +2,6 @@ package harness
 
 import (
 	"fmt"
-	"github.com/replaylab/replaylab/engine/replay"
 	"io"
 	"strconv"
 	"strings"
@@ -177,7 +176,7 @@ func (r *Runner) runScaled(sel []Scenario) int {
 		return 1
 	}
 	// a shard keeps no costs: every shard of a split must weigh alike
-	if r.opt.CostFile != "" && r.opt.Mode == replay.ModeReplayOnly && sc.Shard.Count <= 1 {
+	if r.opt.CostFile != "" && r.opt.Mode == ModeReplayOnly && sc.Shard.Count <= 1 {
 		if err := saveCosts(r.opt.CostFile, run); err != nil {
 			fmt.Fprintf(r.stderr(), "replaylab: WARNING: the replay costs are not kept for --shard: %v\n", err)
 		}

@@ -7,7 +7,6 @@ import (
 
 	"github.com/cucumber/godog"
 
-	"github.com/replaylab/replaylab/engine/replay"
 	"github.com/replaylab/replaylab/engine/trace"
 	"github.com/replaylab/replaylab/harness"
 )
@@ -63,7 +62,7 @@ func (w World) Slug() string { return w.w.slug }
 func (w World) Root() string { return w.w.sc.Root() }
 
 // Mode is the run's recording mode.
-func (w World) Mode() replay.Mode { return w.w.sc.Mode() }
+func (w World) Mode() harness.Mode { return w.w.sc.Mode() }
 
 // Skip marks the scenario skipped and prints msg; the step returns the
 // error it gives.

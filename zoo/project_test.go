@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/replaylab/replaylab/engine/browser"
-	"github.com/replaylab/replaylab/engine/replay"
 	"github.com/replaylab/replaylab/harness"
 	"github.com/replaylab/replaylab/internal/testskip"
 	"github.com/replaylab/replaylab/steps"
@@ -57,7 +56,7 @@ func TestZooScenarios(t *testing.T) {
 			} else {
 				rerecord = false // goldens come from the browser run
 			}
-			mode, err := replay.ModeOf(driver, replay.ModeReplayOnly, rerecord)
+			mode, err := harness.ModeOf(driver, harness.ModeReplayOnly, rerecord)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -10,7 +10,6 @@ import (
 	"github.com/cucumber/godog"
 
 	"github.com/replaylab/replaylab/engine/browser"
-	"github.com/replaylab/replaylab/engine/replay"
 	"github.com/replaylab/replaylab/harness"
 	"github.com/replaylab/replaylab/internal/procs"
 	"github.com/replaylab/replaylab/internal/testskip"
@@ -51,7 +50,7 @@ func TestFeatures(t *testing.T) {
 			if driver == steps.DriverReplay && rerecord {
 				rerecord = false // goldens come from the browser run
 			}
-			mode, err := replay.ModeOf(driver, replay.ModeReplayOnly, rerecord)
+			mode, err := harness.ModeOf(driver, harness.ModeReplayOnly, rerecord)
 			if err != nil {
 				t.Fatal(err)
 			}
