@@ -262,6 +262,9 @@ func (r *Runner) initializeScenario(sc *godog.ScenarioContext) {
 		return ctx, nil // err stays the scenario's; a hook's own error would be added to it
 	})
 	r.fixture.InitializeScenario(sc, s)
+	sc.After(func(ctx context.Context, _ *godog.Scenario, err error) (context.Context, error) {
+		return ctx, s.checkFinished(err)
+	})
 	realLocations(sc) // the functions, not the loop that bound them
 	if r.collect != nil {
 		r.collect.afterHooks(sc, s)
