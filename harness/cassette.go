@@ -102,13 +102,13 @@ func (s *Scenario) Driver(ctx context.Context, tab string, c Cassette, open func
 	} else {
 		tape, err := c.Load(path)
 		if err != nil && decision.Missing {
-			return nil, fmt.Errorf("%w for scenario %s; record it with: %s", err, s.Slug, s.Hints().Record)
+			return nil, fmt.Errorf("%w for scenario %s%s", err, s.Slug, fix("record it", s.Hints().Record))
 		}
 		if err != nil {
 			return nil, err
 		}
 		if !RecordedFrom(tape.Fingerprint(), s.Fingerprint, s.StepsFingerprint) {
-			return nil, fmt.Errorf("replay: the recording %s was made from another version of this scenario (a Given or When step changed; checks under Then may change freely); re-record it with: %s", path, s.Hints().Rerecord)
+			return nil, fmt.Errorf("replay: the recording %s was made from another version of this scenario (a Given or When step changed; checks under Then may change freely)%s", path, fix("re-record it", s.Hints().Rerecord))
 		}
 		t.tape = tape
 	}

@@ -103,7 +103,7 @@ func TestAGoldenIsOptional(t *testing.T) {
 func runTeam(t *testing.T, root string, mode harness.Mode, team pageTeam) (int, string) {
 	t.Helper()
 	var out bytes.Buffer
-	r, err := harness.New(harness.Options{Root: root, Dir: root, Mode: mode, Format: "progress", Output: &out, Stderr: &out, Command: []string{"team-run"}}, team)
+	r, err := harness.New(harness.Options{Root: root, Dir: root, Mode: mode, Format: "progress", Output: &out, Stderr: &out, Command: []string{"team-run"}, Fixes: harness.FixFlags{RecordOnce: []string{"--mode", "record-once"}}}, team)
 	if err != nil {
 		t.Fatal(err)
 	}

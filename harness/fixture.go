@@ -184,7 +184,7 @@ func (s *Scenario) compareGolden(trace []byte) error {
 	res, err := golden.Compare(s.GoldenPath(), trace, golden.Options{Update: r.opt.Update, CreateMissing: r.opt.Mode.CreatesGoldens()})
 	switch {
 	case errors.Is(err, os.ErrNotExist):
-		return fmt.Errorf("golden trace %s/%s.golden is missing; create it with: %s", dir, name, h.CreateGolden)
+		return fmt.Errorf("golden trace %s/%s.golden is missing%s", dir, name, fix("create it", h.CreateGolden))
 	case err != nil:
 		return err
 	case res.Diff != "":
@@ -204,7 +204,7 @@ type DriftError struct {
 }
 
 func (e *DriftError) Error() string {
-	return fmt.Sprintf("golden trace drift for %s; if the new trace is right (check the diff below), rewrite the golden with: %s\n%s", e.Slug, e.Update, e.Diff)
+	return fmt.Sprintf("golden trace drift for %s%s\n%s", e.Slug, fix("if the new trace is right (check the diff below), rewrite the golden", e.Update), e.Diff)
 }
 
 // ErrNotFinished fails a scenario whose steps passed but whose fixture

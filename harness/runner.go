@@ -50,12 +50,17 @@ type Options struct {
 	Seed        int64
 	Concurrency int
 	Output      io.Writer
+	// Name is the program's name at the head of the runner's messages
+	// (default the running program's base name).
+	Name string
 	// Command is how the user runs the harness, for the commands that
-	// hints print: the words before the flags (default DefaultCommand,
-	// "replaylab run"). HintFlags are repeated in every hint so it is the
-	// same run (--root DIR, --seed N, …); hint paths are relative to
-	// HintDir (default Dir, then the current directory). See Hints.
+	// hints print: the words before the flags (default Name). Fixes
+	// are the program's flags that fix each recording problem (none: no
+	// hints). HintFlags are repeated in every hint so it is the same
+	// run (--root DIR, --seed N, …); hint paths are relative to HintDir
+	// (default Dir, then the current directory). See Hints.
 	Command   []string
+	Fixes     FixFlags
 	HintFlags []string
 	HintDir   string
 	// NoColor turns colour off. Colour is on only when the output is a
@@ -159,7 +164,7 @@ func (r *Runner) Selected() ([]Scenario, error) {
 		if r.selErr == nil {
 			// with an error they are in its message already
 			for _, w := range warnings {
-				fmt.Fprintf(r.opt.Stderr, "replaylab: WARNING: %s\n", w)
+				fmt.Fprintf(r.opt.Stderr, "%s: WARNING: %s\n", r.name(), w)
 			}
 		}
 	}
@@ -192,8 +197,8 @@ func (r *Runner) Run() int {
 	code := r.run()
 	if r.interrupted() {
 		ctx := r.opt.Context
-		fmt.Fprintf(r.stderr(), "replaylab: interrupted: the run stopped before its end (%v); the scenarios above that failed were cut short, the skipped ones never started\n", context.Cause(ctx))
-		r.flight.report(r.stderr())
+		fmt.Fprintf(r.stderr(), "%s: interrupted: the run stopped before its end (%v); the scenarios above that failed were cut short, the skipped ones never started\n", r.name(), context.Cause(ctx))
+		r.flight.report(r.stderr(), r.name(), r.command())
 		return ExitInterrupted
 	}
 	return code
@@ -215,11 +220,11 @@ var ErrInterrupted = errors.New("interrupted: the run was stopped")
 func (r *Runner) run() int {
 	sel, err := r.Selected()
 	if errors.Is(err, ErrNoScenarios) && r.opt.AllowEmpty {
-		fmt.Fprintf(r.opt.Stderr, "replaylab: %v (allowed by --allow-empty)\n", err)
+		fmt.Fprintf(r.opt.Stderr, "%s: %v (allowed by --allow-empty)\n", r.name(), err)
 		return 0
 	}
 	if err != nil {
-		fmt.Fprintf(r.opt.Stderr, "replaylab: %v\n", err)
+		fmt.Fprintf(r.opt.Stderr, "%s: %v\n", r.name(), err)
 		return ExitCode(err)
 	}
 	return r.runScaled(sel)
@@ -309,7 +314,7 @@ func (r *Runner) runGodog(format string, fsys featureFS, paths []string) int {
 		if status != 0 {
 			undef, err := undefinedSteps(r.defs, fsys, paths)
 			if err != nil {
-				fmt.Fprintf(r.opt.Stderr, "replaylab: %v\n", err)
+				fmt.Fprintf(r.opt.Stderr, "%s: %v\n", r.name(), err)
 			}
 			writeSuggestions(out, r.defs, undef)
 		}

@@ -90,3 +90,29 @@ func recordingOf(s *replay.Session) harness.Recording {
 	}
 	return out
 }
+
+// Fixes are replaylab run's flags that fix each recording problem, the
+// hints' words after the command (harness.Options.Fixes).
+var Fixes = harness.FixFlags{
+	RecordOnce: []string{"--mode", "record-once"},
+	Rerecord:   []string{"--driver", harness.DriverBrowser, "--update"},
+	Update:     []string{"--update"},
+	Live:       []string{"--driver", harness.DriverBrowser},
+	Prune:      []string{"--prune"},
+}
+
+// CommandLine fills in what hints and messages say of replaylab where
+// opt leaves it out: the name "replaylab", the command "replaylab run"
+// and its fixing flags (Fixes).
+func CommandLine(opt harness.Options) harness.Options {
+	if opt.Name == "" {
+		opt.Name = "replaylab"
+	}
+	if len(opt.Command) == 0 {
+		opt.Command = []string{"replaylab", "run"}
+	}
+	if len(opt.Fixes.RecordOnce) == 0 && len(opt.Fixes.Update) == 0 {
+		opt.Fixes = Fixes
+	}
+	return opt
+}

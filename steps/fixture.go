@@ -165,7 +165,7 @@ func NewRunner(h harness.Options, v Options) (*harness.Runner, error) {
 	if err != nil {
 		return nil, err
 	}
-	return harness.New(h, f)
+	return harness.New(CommandLine(h), f)
 }
 
 // Catalogue is every step the fixture binds: the vocabulary and

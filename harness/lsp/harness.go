@@ -72,6 +72,8 @@ func moduleRoot() string {
 // hints' paths are relative to the root, where they are run.
 type RunRecordings struct {
 	Command []string
+	// Fixes are the program's fixing flags (harness.Options.Fixes).
+	Fixes harness.FixFlags
 }
 
 // Check implements Recordings. A scenario with neither a recording nor a
@@ -87,7 +89,7 @@ func (r RunRecordings) Check(root, rel, path string, content []byte) ([]Recordin
 	if err != nil {
 		return nil, err
 	}
-	opt := harness.Options{Root: root, HintDir: root, Command: r.Command}
+	opt := harness.Options{Root: root, HintDir: root, Command: r.Command, Fixes: r.Fixes}
 	var out []RecordingState
 	for _, sc := range scs {
 		p, err := harness.RecordingProblem(opt, sc) // as run --dry-run finds it
