@@ -179,6 +179,9 @@ func (s *Scenario) Finish(o Outcome) error {
 // compareGolden checks trace against the scenario's golden.
 func (s *Scenario) compareGolden(trace []byte) error {
 	r := s.run.runner
+	if r.opt.TestingT != nil {
+		return s.assertGoldie(trace)
+	}
 	h := r.hints(*s)
 	dir, name := r.GoldenDir(), s.Slug
 	res, err := golden.Compare(s.GoldenPath(), trace, golden.Options{Update: r.opt.Update, CreateMissing: r.opt.Mode.CreatesGoldens()})

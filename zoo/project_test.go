@@ -1,7 +1,6 @@
 package zoo_test
 
 import (
-	"flag"
 	"os"
 	"testing"
 
@@ -11,10 +10,6 @@ import (
 	"github.com/replaylab/replaylab/steps"
 	"github.com/replaylab/replaylab/zoo"
 )
-
-// update is go test's -update: the browser run re-records the zoo's
-// sessions and rewrites its goldens (go test ./zoo -run TestZooScenarios -update).
-var update = flag.Bool("update", false, "re-record the zoo's sessions and rewrite its golden traces (browser run)")
 
 // Tags that keep a scenario out of the zoo's suite until the engine does
 // what it proves (each scenario says which LIB id and the error it shows
@@ -35,7 +30,9 @@ func TestZooScenarios(t *testing.T) {
 		t.Run(driver, func(t *testing.T) {
 			tags := replayTags
 			opt := steps.Options{}
-			rerecord := *update
+			// go test ./zoo -run TestZooScenarios -update (goldie's flag):
+			// the browser run re-records the sessions and rewrites the goldens
+			rerecord := harness.UpdateFlag()
 			if driver == steps.DriverBrowser {
 				if _, err := browser.FindChromium(); err != nil {
 					if os.Getenv("CI") == "true" {

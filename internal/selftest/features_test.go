@@ -22,9 +22,6 @@ const root = "../.."
 
 var (
 	godogOpts = godog.Options{}
-	// update is go test's -update: the browser run re-records sessions
-	// and rewrites goldens (go test ./internal/selftest -update).
-	update = flag.Bool("update", false, "re-record sessions and rewrite golden traces (browser run)")
 	// go test ./internal/selftest -replaylab.site=testsite/testsite.json
 	// [-replaylab.base-url=URL] runs every scenario against that site
 	// (path from the project root), as replaylab run --site does.
@@ -46,7 +43,8 @@ func TestFeatures(t *testing.T) {
 			if driver == steps.DriverBrowser {
 				requireBrowser(t)
 			}
-			rerecord := *update
+			// -update is goldie's flag (harness.UpdateFlag)
+			rerecord := harness.UpdateFlag()
 			if driver == steps.DriverReplay && rerecord {
 				rerecord = false // goldens come from the browser run
 			}
