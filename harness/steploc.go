@@ -26,6 +26,10 @@ func (d StepDef) Location() string {
 	return fmt.Sprintf("%s:%d", filepath.Base(file), line)
 }
 
+// Source is the file and line of the Go function implementing the step
+// ("" and 0 when it has none): what a front end jumps to.
+func (d StepDef) Source() (file string, line int) { return funcFileLine(d.Fn) }
+
 // funcFileLine is where fn is declared.
 func funcFileLine(fn any) (string, int) {
 	v := reflect.ValueOf(fn)

@@ -3,7 +3,6 @@ package lsp
 import (
 	"errors"
 	"path/filepath"
-	"reflect"
 	"runtime"
 	"strings"
 	"sync"
@@ -23,7 +22,7 @@ func Catalogue(defs []harness.StepDef) Vocabulary {
 	for i, d := range defs {
 		st := Step{Group: d.Group, Pattern: d.Pattern, Meaning: d.Meaning, Example: d.Example, Table: d.Table,
 			Defaults: d.Defaults, Kind: d.Kind, NeedsSim: d.NeedsSim, AliasOf: d.AliasOf}
-		st.File, st.Line = funcFileLine(d.Fn)
+		st.File, st.Line = d.Source()
 		if base != "" && strings.HasPrefix(filepath.ToSlash(st.File), base+"/") {
 			st.File = strings.TrimPrefix(filepath.ToSlash(st.File), base+"/")
 		}
@@ -158,17 +157,4 @@ func (r *RunChecks) checker(root string) (*harness.Checker, error) {
 	}
 	r.checkers[root] = c
 	return c, nil
-}
-
-// funcFileLine is where the Go function fn is declared.
-func funcFileLine(fn any) (string, int) {
-	v := reflect.ValueOf(fn)
-	if v.Kind() != reflect.Func || v.IsNil() {
-		return "", 0
-	}
-	f := runtime.FuncForPC(v.Pointer())
-	if f == nil {
-		return "", 0
-	}
-	return f.FileLine(f.Entry())
 }
