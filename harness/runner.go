@@ -101,6 +101,7 @@ type Runner struct {
 	opt     Options
 	fixture Fixture
 	defs    []StepDef // the fixture's catalogue, read once
+	feats   *features // the feature files, parsed once
 
 	closeOnce sync.Once
 	locOnce   sync.Once
@@ -135,7 +136,7 @@ func New(opt Options, f Fixture) (*Runner, error) {
 	if opt.Stderr == nil {
 		opt.Stderr = os.Stderr
 	}
-	return &Runner{opt: opt, fixture: f, defs: f.Catalogue()}, nil
+	return &Runner{opt: opt, fixture: f, defs: f.Catalogue(), feats: &features{}}, nil
 }
 
 // Options returns the runner's options, defaults filled in.
@@ -160,7 +161,7 @@ func (r *Runner) Selected() ([]Scenario, error) {
 		}
 	} else {
 		var warnings []string
-		r.selected, warnings, r.selErr = SelectWarn(r.Selection())
+		r.selected, warnings, r.selErr = selectScenarios(r.Selection(), r.feats)
 		if r.selErr == nil {
 			// with an error they are in its message already
 			for _, w := range warnings {
@@ -278,7 +279,7 @@ func (r *Runner) initializeScenario(sc *godog.ScenarioContext) {
 
 // runGodog runs the served scenarios once with godog and the given
 // formats.
-func (r *Runner) runGodog(format string, fsys featureFS, paths []string) int {
+func (r *Runner) runGodog(format string, fsys featureFS, paths []string, sel []Scenario) int {
 	out := r.opt.Output
 	if out == nil {
 		out = os.Stdout
@@ -312,7 +313,7 @@ func (r *Runner) runGodog(format string, fsys featureFS, paths []string) int {
 	if filter != nil {
 		_ = filter.Flush()
 		if status != 0 {
-			undef, err := undefinedSteps(r.defs, fsys, paths)
+			undef, err := undefinedSteps(r.defs, sel, r.feats)
 			if err != nil {
 				fmt.Fprintf(r.opt.Stderr, "%s: %v\n", r.name(), err)
 			}
@@ -333,8 +334,8 @@ func (r *Runner) colour(out io.Writer) bool {
 }
 
 // serve gives godog the selected files, each with what is not selected
-// blanked out, under their URIs.
-func serve(sel []Scenario) (featureFS, []string, error) {
+// blanked out, under their URIs (parsed through feats).
+func serve(sel []Scenario, feats *features) (featureFS, []string, error) {
 	fsys := featureFS{}
 	var paths []string
 	keep := map[string]map[int]bool{}
@@ -347,7 +348,7 @@ func serve(sel []Scenario) (featureFS, []string, error) {
 		keep[sc.URI][sc.Line] = true
 	}
 	for _, sc := range order {
-		pf, err := parseFeature(sc.Path, sc.URI)
+		pf, err := feats.parse(sc.Path, sc.URI)
 		if err != nil {
 			return nil, nil, err
 		}

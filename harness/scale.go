@@ -87,12 +87,12 @@ func (r *Runner) runScaled(sel []Scenario) int {
 		sel = HeaviestFirst(sel, r.orderCost())
 	}
 	if len(outs) == 0 && sc.Retries == 0 && sc.RepeatEach <= 1 && !sc.Progress && sc.Shard.Count <= 1 {
-		fsys, paths, err := serve(sel)
+		fsys, paths, err := serve(sel, r.feats)
 		if err != nil {
 			fmt.Fprintf(r.stderr(), "%s: %v\n", r.name(), err)
 			return ExitCode(err)
 		}
-		return r.runGodog(r.opt.Format, fsys, paths)
+		return r.runGodog(r.opt.Format, fsys, paths, sel)
 	}
 	html := false
 	for _, o := range outs {
@@ -121,13 +121,13 @@ func (r *Runner) runScaled(sel []Scenario) int {
 			for _, q := range queue {
 				before[q.ID()] = c.attempts(q.ID())
 			}
-			fsys, paths, err := serve(queue)
+			fsys, paths, err := serve(queue, r.feats)
 			if err != nil {
 				fmt.Fprintf(r.stderr(), "%s: %v\n", r.name(), err)
 				return ExitCode(err)
 			}
 			passes++
-			if st := r.runGodog(format, fsys, paths); st > godogStatus {
+			if st := r.runGodog(format, fsys, paths, queue); st > godogStatus {
 				godogStatus = st
 			}
 			var retry, notRun []Scenario
