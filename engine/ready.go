@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/replaylab/replaylab/engine/driver"
 	"github.com/replaylab/replaylab/engine/errcode"
 	"github.com/replaylab/replaylab/engine/observe"
 	"github.com/replaylab/replaylab/engine/trace"
@@ -49,16 +50,6 @@ const (
 // PageNotReady is the code of a page that did not get ready in time, and
 // of a send refused while the page is not ready.
 const PageNotReady = errcode.PageNotReady
-
-// Quieter is implemented by drivers that can tell when a page is quiet:
-// no request in flight (fetch, XHR; not long-lived streams such as
-// EventSource or WebSocket) and no DOM change for quiet, waiting at most
-// max. It returns "" when the page got quiet, else what kept it busy ("1
-// request in flight: GET /app/api/thread"). A recorder records the
-// decision, so a replay takes it again without a browser.
-type Quieter interface {
-	WaitQuiet(ctx context.Context, quiet, max time.Duration) (busy string, err error)
-}
 
 // AwaitReady waits until the page d shows is ready under r, reading it
 // through d (so a recorder records the captures read and a replay reads
@@ -130,7 +121,7 @@ func AwaitReady(ctx context.Context, d Driver, r Readiness) error {
 // own readiness is traced.
 func (p *Page) awaitReady(ctx context.Context) error {
 	r := p.task.e.cfg.Ready
-	if sr, ok := p.d.(interface{ NavigationStatus() int }); ok && sr.NavigationStatus() >= 400 {
+	if sr, ok := p.d.(driver.StatusReporter); ok && sr.NavigationStatus() >= 400 {
 		return nil
 	}
 	err := AwaitReady(ctx, p.d, r)

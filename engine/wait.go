@@ -11,31 +11,6 @@ import (
 	"github.com/replaylab/replaylab/engine/trace"
 )
 
-// ChangeNotifier is implemented by drivers whose Sleep returns early when
-// the page changes.
-type ChangeNotifier interface {
-	NotifiesChanges() bool
-}
-
-// Scheduled is implemented by drivers whose Sleep wakes at the page's
-// next scheduled transition (a page on a lab clock, or the replay of a lab
-// session): nothing changes between transitions, so the engine sleeps
-// straight to its deadline instead of polling, and reads once per
-// transition.
-type Scheduled interface {
-	SleepsToTransitions() bool
-}
-
-// StreamNoter is implemented by drivers that pace a page's streams on
-// the lab clock (the browser's page clock, a profile's "clock": "page"):
-// StreamNotes names the open streams whose pacing gave out before their
-// end (they went quiet past a wall-time bound). A wait that ends without
-// its answer appends them to its evidence, so the step's failure names
-// them instead of a bare ANSWER_INCOMPLETE.
-type StreamNoter interface {
-	StreamNotes() []string
-}
-
 // scheduledInterval is the "poll interval" of a Scheduled driver: longer
 // than any deadline, so every sleep is to the deadline or the next
 // transition.

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"sort"
-	"strings"
 	"sync"
 )
 
@@ -47,7 +46,7 @@ const cutListMax = 20
 // report writes which scenarios the interruption cut short and which
 // never started, each list in file order, with the command that runs
 // them again.
-func (f *flight) report(w io.Writer) {
+func (f *flight) report(w io.Writer, name string, command []string) {
 	f.mu.Lock()
 	cut, never := sortedScenarios(f.cut), sortedScenarios(f.notStarted)
 	f.mu.Unlock()
@@ -55,7 +54,7 @@ func (f *flight) report(w io.Writer) {
 		if len(scs) == 0 {
 			return
 		}
-		fmt.Fprintf(w, "replaylab: %d %s:\n", len(scs), what)
+		fmt.Fprintf(w, "%s: %d %s:\n", name, len(scs), what)
 		for i, sc := range scs {
 			if i == cutListMax {
 				fmt.Fprintf(w, "  … and %d more\n", len(scs)-cutListMax)
@@ -74,7 +73,7 @@ func (f *flight) report(w io.Writer) {
 	for i, sc := range all {
 		ids[i] = sc.ID()
 	}
-	fmt.Fprintf(w, "replaylab: run them again: replaylab run %s\n", strings.Join(ids, " "))
+	fmt.Fprintf(w, "%s: run them again: %s\n", name, ShellJoin(append(append([]string(nil), command...), ids...)))
 }
 
 func sortedScenarios(m map[string]Scenario) []Scenario {

@@ -3,6 +3,7 @@ package harness
 import (
 	"bytes"
 	"io/fs"
+	"sync"
 	"time"
 )
 
@@ -37,3 +38,36 @@ func (i memInfo) Mode() fs.FileMode  { return 0o444 }
 func (i memInfo) ModTime() time.Time { return time.Time{} }
 func (i memInfo) IsDir() bool        { return false }
 func (i memInfo) Sys() any           { return nil }
+
+// features are a run's parsed feature files, each parsed once and shared
+// by the selection, every retry pass's served files and the check for
+// undefined steps (godog parses what it is served itself). A nil
+// *features parses every time.
+type features struct {
+	mu     sync.Mutex
+	byPath map[string]*parsedFeature
+	parses int // files parsed (each once)
+}
+
+// parse returns the parsed file at path, parsing it on first use.
+func (f *features) parse(path, uri string) (*parsedFeature, error) {
+	if f == nil {
+		return parseFeature(path, uri)
+	}
+	key := path + "\x00" + uri
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if pf, ok := f.byPath[key]; ok {
+		return pf, nil
+	}
+	pf, err := parseFeature(path, uri)
+	if err != nil {
+		return nil, err
+	}
+	f.parses++
+	if f.byPath == nil {
+		f.byPath = map[string]*parsedFeature{}
+	}
+	f.byPath[key] = pf
+	return pf, nil
+}

@@ -9,7 +9,6 @@ import (
 	"github.com/cucumber/godog"
 
 	"github.com/replaylab/replaylab/engine/capture"
-	"github.com/replaylab/replaylab/engine/replay"
 	"github.com/replaylab/replaylab/harness/internal/golden"
 	"github.com/replaylab/replaylab/report"
 )
@@ -23,8 +22,9 @@ type Fixture interface {
 	Catalogue() []StepDef
 	// InitializeScenario binds the steps and the fixture's hooks for one
 	// scenario. s is filled in by the runner's own Before hook, which runs
-	// before the fixture's; the fixture's After hook ends the scenario
-	// with s.Finish.
+	// before the fixture's; the fixture opens each tab's driver with
+	// s.Driver and its After hook ends the scenario with s.Finish (a
+	// scenario that never finishes fails).
 	InitializeScenario(sc *godog.ScenarioContext, s *Scenario)
 	// Close releases what the fixture shares between scenarios (a
 	// browser); the runner calls it once, when the run ends.
@@ -33,10 +33,10 @@ type Fixture interface {
 
 // scenarioRun is what a Scenario holds while it runs.
 type scenarioRun struct {
-	runner   *Runner
-	position func() int
-	outcome  *Outcome
-	err      error // what Finish returned
+	runner  *Runner
+	tabs    []*tabTape // the tabs Driver opened, in order
+	outcome *Outcome
+	err     error // what Finish returned
 	// interrupted: the run's context had ended before the scenario
 	// started; it is skipped, and Finish changes nothing
 	interrupted bool
@@ -50,39 +50,27 @@ type Outcome struct {
 	// the After hook; nil when every step passed). Only a scenario whose
 	// steps passed has its golden compared and its sessions saved.
 	Err error
-	// AfterErrs are what the fixture found wrong once the steps passed
-	// (recorded actions never replayed, …): they fail the scenario.
+	// AfterErrs are what the fixture found wrong once the steps passed:
+	// they fail the scenario.
 	AfterErrs []error
 	// Trace is the scenario's normalised trace: what the golden holds.
 	Trace []byte
-	// Sessions are the scenario's recorded sessions, one per tab, in the
-	// order the tabs opened.
-	Sessions []Session
+	// NoGolden: the fixture keeps no golden for this scenario (a plain
+	// pass/fail scenario); Trace is neither compared nor written.
+	NoGolden bool
+	// View renders a capture of the scenario's sessions for the HTML
+	// report; nil shows none.
+	View func(*capture.Capture) report.CaptureView
 	// Skipped: the scenario skipped itself; its golden is neither
 	// compared nor reported obsolete.
 	Skipped bool
 }
 
-// Session is one tab's session in an Outcome.
-type Session struct {
-	// Tab is the tab's name ("main" for the first).
-	Tab string
-	// Path is the session's file (Scenario.SessionPath).
-	Path string
-	// Recorded is the session recorded live or replayed, nil for none.
-	Recorded *replay.Session
-	// Save writes the session recorded live; nil when this run keeps
-	// none (the mode's decision).
-	Save func() error
-	// View renders a capture for the HTML report; nil shows none.
-	View func(*capture.Capture) report.CaptureView
-}
-
-// Mode is the run's recording mode (see replay.Mode.Decide for what a
+// Mode is the run's recording mode (see Mode.Decide for what a
 // scenario does with its recording).
-func (s *Scenario) Mode() replay.Mode {
+func (s *Scenario) Mode() Mode {
 	if s.run == nil {
-		return replay.ModeReplayOnly
+		return ModeReplayOnly
 	}
 	return s.run.runner.opt.Mode
 }
@@ -140,53 +128,43 @@ func (s *Scenario) Hints() Hints {
 	return s.run.runner.hints(*s)
 }
 
-// TrackPosition tells the reports how far the main tab's session has gone
-// (the replay's position, or the steps recorded so far), so each step
+// position is how far the main tab's session has gone (the replay's
+// position, or the steps recorded so far), so each step of the report
 // shows the captures it made.
-func (s *Scenario) TrackPosition(fn func() int) {
-	if s.run != nil {
-		s.run.position = fn
-	}
-}
-
 func (s *Scenario) position() int {
-	if s.run == nil || s.run.position == nil {
+	if s.run == nil || len(s.run.tabs) == 0 || s.run.tabs[0].name != MainTab {
 		return 0
 	}
-	return s.run.position()
+	return s.run.tabs[0].tape.Position()
 }
 
 // Finish ends the scenario with what the fixture saw: when its steps
 // passed, the golden trace is compared (rewritten with Options.Update,
-// created when missing in a mode that creates goldens) and the sessions
-// to keep are saved. It returns what fails the scenario after its steps
+// created when missing in a mode that creates goldens; not with
+// Outcome.NoGolden), the tabs it opened are checked (a replay that left
+// recorded actions fails) and the sessions the mode keeps are saved. It returns what fails the scenario after its steps
 // (the fixture's AfterErrs, golden drift, a save error), prefixed with
 // the scenario's file:line, for the fixture's After hook to return to
 // godog.
 func (s *Scenario) Finish(o Outcome) error {
 	if s.run == nil {
-		return errors.New("harness: Finish of a scenario the runner did not start")
+		return ErrNotStarted
 	}
 	if s.run.interrupted {
 		return nil
 	}
 	var errs []error
 	if o.Err == nil {
+		errs = append(errs, s.finishTabs()...)
 		errs = append(errs, o.AfterErrs...)
-		if !o.Skipped {
+		if !o.Skipped && !o.NoGolden {
 			// a skipped scenario made no trace to compare; its golden
 			// stays and still counts as used
 			if err := s.compareGolden(o.Trace); err != nil {
 				errs = append(errs, err)
 			}
 		}
-		for _, ss := range o.Sessions {
-			if ss.Save != nil {
-				if err := ss.Save(); err != nil {
-					errs = append(errs, err)
-				}
-			}
-		}
+		errs = append(errs, s.saveTabs()...)
 	}
 	s.run.outcome = &o
 	s.run.err = errors.Join(errs...)
@@ -201,22 +179,50 @@ func (s *Scenario) Finish(o Outcome) error {
 // compareGolden checks trace against the scenario's golden.
 func (s *Scenario) compareGolden(trace []byte) error {
 	r := s.run.runner
+	if r.opt.TestingT != nil {
+		return s.assertGoldie(trace)
+	}
 	h := r.hints(*s)
 	dir, name := r.GoldenDir(), s.Slug
 	res, err := golden.Compare(s.GoldenPath(), trace, golden.Options{Update: r.opt.Update, CreateMissing: r.opt.Mode.CreatesGoldens()})
 	switch {
 	case errors.Is(err, os.ErrNotExist):
-		return fmt.Errorf("golden trace %s/%s.golden is missing; create it with: %s", dir, name, h.CreateGolden)
+		return fmt.Errorf("golden trace %s/%s.golden is missing%s", dir, name, fix("create it", h.CreateGolden))
 	case err != nil:
 		return err
 	case res.Diff != "":
-		return driftError(name, h.Update, res.Diff)
+		return &DriftError{Slug: name, Update: h.Update, Diff: res.Diff}
 	}
 	return nil
 }
 
-// driftError says the trace differs, with the diff and the command that
-// rewrites the golden once the diff is checked.
-func driftError(name, updateHint, diff string) error {
-	return fmt.Errorf("golden trace drift for %s; if the new trace is right (check the diff below), rewrite the golden with: %s\n%s", name, updateHint, diff)
+// DriftError is a scenario whose trace differs from its golden: its own
+// kind of failure (the report counts drifts apart from failed steps),
+// with the diff and the command that rewrites the golden once the diff
+// is checked.
+type DriftError struct {
+	Slug   string // the scenario's slug
+	Update string // the command that rewrites the golden (Hints.Update)
+	Diff   string // golden → trace, unified
+}
+
+func (e *DriftError) Error() string {
+	return fmt.Sprintf("golden trace drift for %s%s\n%s", e.Slug, fix("if the new trace is right (check the diff below), rewrite the golden", e.Update), e.Diff)
+}
+
+// ErrNotFinished fails a scenario whose steps passed but whose fixture
+// never handed over its outcome (Scenario.Finish): nothing was compared
+// or saved, so the scenario must not pass.
+var ErrNotFinished = errors.New("harness: the scenario did not finish: its fixture's After hook never called Scenario.Finish, so no golden was compared and no session saved")
+
+// checkFinished is the runner's After hook behind the fixture's: a
+// scenario whose steps passed and whose fixture never called Finish fails
+// with ErrNotFinished.
+func (s *Scenario) checkFinished(stepErr error) error {
+	if s.run == nil || s.run.interrupted || s.run.outcome != nil || stepErr != nil {
+		return nil
+	}
+	s.run.outcome = &Outcome{}
+	s.run.err = ErrNotFinished
+	return fmt.Errorf("%s: %w", s.ID(), ErrNotFinished)
 }

@@ -35,7 +35,7 @@ func TestScenariosOfMatchesSelect(t *testing.T) {
 		}
 	}
 	root, _ := filepath.Abs("..")
-	h := HintsFor(Options{Root: root, HintDir: root, Command: []string{"replaylab", "run"}}, got[0])
+	h := HintsFor(Options{Root: root, HintDir: root, Command: []string{"replaylab", "run"}, Fixes: cliFixes}, got[0])
 	if want := "replaylab run --mode record-once features/harness.feature:" + itoa(got[0].Line); h.Record != want || h.CreateGolden != want {
 		t.Fatalf("got hints %+v, want Record and CreateGolden %q", h, want)
 	}

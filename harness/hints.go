@@ -1,7 +1,6 @@
 package harness
 
 import (
-	"github.com/replaylab/replaylab/engine/replay"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -17,15 +16,43 @@ import (
 // again passes (features/harness.feature runs each one on a scratch
 // project):
 //
-//	no recording (replay)      → run --mode record-once PATH:LINE (live once in Chromium; records and creates the golden)
-//	recording of older steps   → run --driver browser --update PATH:LINE (re-records it and rewrites its golden)
-//	no golden                  → run --mode record-once PATH:LINE (creates what is missing, recording or not)
-//	golden drift               → run --update PATH:LINE (rewrites the golden from this run's trace, after the diff is checked)
-//	obsolete goldens, sessions → run --prune (removes them, listing each)
+//	no recording (replay)      → COMMAND Fixes.RecordOnce PATH:LINE (live once; records and creates the golden)
+//	recording of older steps   → COMMAND Fixes.Rerecord PATH:LINE (re-records it and rewrites its golden)
+//	no golden                  → COMMAND [Fixes.Live] Fixes.RecordOnce PATH:LINE (creates what is missing, recording or not)
+//	golden drift               → COMMAND [Fixes.Live] Fixes.Update PATH:LINE (rewrites the golden from this run's trace, after the diff is checked)
+//	obsolete goldens, sessions → COMMAND Fixes.Prune (removes them, listing each)
+//
+// The flags are the embedding program's (Options.Fixes): the runner
+// knows no command line of its own. A problem whose flags the program
+// did not give gets no hint (the message says what is wrong, not a
+// command the program lacks).
 
-// DefaultCommand is how hints spell the harness when Options.Command is
-// empty: the installed binary.
-var DefaultCommand = []string{"replaylab", "run"}
+// FixFlags are the flags of the embedding program that fix each
+// recording problem: the words after Options.Command in a hint.
+type FixFlags struct {
+	// RecordOnce records what a scenario is missing (its session, its
+	// golden) and leaves what exists: replaylab's "--mode record-once".
+	RecordOnce []string
+	// Rerecord records a scenario's session again live and rewrites its
+	// golden: replaylab's "--driver browser --update".
+	Rerecord []string
+	// Update rewrites a golden from the run's trace: "--update".
+	Update []string
+	// Live goes before RecordOnce and Update when the run that failed
+	// ran every scenario live, so the fix runs live too: replaylab's
+	// "--driver browser".
+	Live []string
+	// Prune removes obsolete goldens and sessions: "--prune".
+	Prune []string
+}
+
+// fix is "; VERB with: HINT", or "" when there is no hint.
+func fix(verb, hint string) string {
+	if hint == "" {
+		return ""
+	}
+	return "; " + verb + " with: " + hint
+}
 
 // Hints are the commands that fix a scenario's recording problems, each
 // for exactly its situation.
@@ -42,20 +69,26 @@ type Hints struct {
 
 // hints are sc's hints in this run.
 func (r *Runner) hints(sc Scenario) Hints {
-	var driver []string
+	f := r.opt.Fixes
+	var live []string
 	if r.opt.Mode.AlwaysLive() {
-		driver = []string{"--driver", replay.DriverBrowser}
+		live = f.Live
 	}
+	with := func(flags []string) []string { return append(append([]string(nil), live...), flags...) }
 	return Hints{
-		Record:       r.hint(sc, "--mode", "record-once"),
-		Rerecord:     r.hint(sc, "--driver", replay.DriverBrowser, "--update"),
-		CreateGolden: r.hint(sc, append(driver, "--mode", "record-once")...),
-		Update:       r.hint(sc, append(driver, "--update")...),
+		Record:       r.hint(sc, f.RecordOnce),
+		Rerecord:     r.hint(sc, f.Rerecord),
+		CreateGolden: r.hint(sc, with(f.RecordOnce)),
+		Update:       r.hint(sc, with(f.Update)),
 	}
 }
 
-// hint is the command that reruns sc with flags.
-func (r *Runner) hint(sc Scenario, flags ...string) string {
+// hint is the command that reruns sc with flags, "" when the program
+// gave none.
+func (r *Runner) hint(sc Scenario, flags []string) string {
+	if len(flags) == 0 {
+		return ""
+	}
 	words := append([]string(nil), r.command()...)
 	words = append(words, flags...)
 	words = append(words, r.opt.HintFlags...)
@@ -67,12 +100,25 @@ func (r *Runner) command() []string {
 	if len(r.opt.Command) > 0 {
 		return r.opt.Command
 	}
-	return DefaultCommand
+	return []string{r.name()}
 }
 
-// PruneHint is the command that removes obsolete goldens and sessions.
+// name is the program's name in the runner's messages (Options.Name,
+// default the running program's).
+func (r *Runner) name() string {
+	if r.opt.Name != "" {
+		return r.opt.Name
+	}
+	return filepath.Base(os.Args[0])
+}
+
+// PruneHint is the command that removes obsolete goldens and sessions
+// ("" when the program gave no Fixes.Prune).
 func (r *Runner) PruneHint() string {
-	words := append(append([]string(nil), r.command()...), "--prune")
+	if len(r.opt.Fixes.Prune) == 0 {
+		return ""
+	}
+	words := append(append([]string(nil), r.command()...), r.opt.Fixes.Prune...)
 	return ShellJoin(append(words, r.opt.HintFlags...))
 }
 

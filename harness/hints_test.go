@@ -6,8 +6,6 @@ import (
 	"testing"
 
 	"github.com/cucumber/godog"
-
-	"github.com/replaylab/replaylab/engine/replay"
 )
 
 func TestShellJoinSplit(t *testing.T) {
@@ -52,13 +50,13 @@ func TestHints(t *testing.T) {
 		hint func(h Hints) string
 		want string
 	}{
-		{"missing recording", Options{Dir: root}, func(h Hints) string { return h.Record }, "replaylab run --mode record-once features/x.feature:12"},
-		{"stale recording", Options{Dir: root}, func(h Hints) string { return h.Rerecord }, "replaylab run --driver browser --update features/x.feature:12"},
-		{"missing golden", Options{Dir: root}, func(h Hints) string { return h.CreateGolden }, "replaylab run --mode record-once features/x.feature:12"},
-		{"missing golden, browser run", Options{Dir: root, Mode: replay.ModeLive}, func(h Hints) string { return h.CreateGolden }, "replaylab run --driver browser --mode record-once features/x.feature:12"},
-		{"drift", Options{Dir: root}, func(h Hints) string { return h.Update }, "replaylab run --update features/x.feature:12"},
-		{"from inside features/", Options{Dir: filepath.Join(root, "features")}, func(h Hints) string { return h.Update }, "replaylab run --update x.feature:12"},
-		{"the binary as invoked, with the run's flags", Options{Dir: root, Command: []string{"./bin/replaylab", "run"}, HintFlags: []string{"--root", "proj", "--seed", "7"}},
+		{"missing recording", Options{Command: cli, Fixes: cliFixes, Dir: root}, func(h Hints) string { return h.Record }, "replaylab run --mode record-once features/x.feature:12"},
+		{"stale recording", Options{Command: cli, Fixes: cliFixes, Dir: root}, func(h Hints) string { return h.Rerecord }, "replaylab run --driver browser --update features/x.feature:12"},
+		{"missing golden", Options{Command: cli, Fixes: cliFixes, Dir: root}, func(h Hints) string { return h.CreateGolden }, "replaylab run --mode record-once features/x.feature:12"},
+		{"missing golden, browser run", Options{Command: cli, Fixes: cliFixes, Dir: root, Mode: ModeLive}, func(h Hints) string { return h.CreateGolden }, "replaylab run --driver browser --mode record-once features/x.feature:12"},
+		{"drift", Options{Command: cli, Fixes: cliFixes, Dir: root}, func(h Hints) string { return h.Update }, "replaylab run --update features/x.feature:12"},
+		{"from inside features/", Options{Command: cli, Fixes: cliFixes, Dir: filepath.Join(root, "features")}, func(h Hints) string { return h.Update }, "replaylab run --update x.feature:12"},
+		{"the binary as invoked, with the run's flags", Options{Fixes: cliFixes, Dir: root, Command: []string{"./bin/replaylab", "run"}, HintFlags: []string{"--root", "proj", "--seed", "7"}},
 			func(h Hints) string { return h.Update }, "./bin/replaylab run --update --root proj --seed 7 features/x.feature:12"},
 	}
 	for _, tc := range tests {
@@ -72,8 +70,33 @@ func TestHints(t *testing.T) {
 			}
 		})
 	}
-	r, _ := New(Options{Command: []string{"go", "run", "./cmd/replaylab", "run"}}, nopFixture{})
+	r, _ := New(Options{Command: []string{"go", "run", "./cmd/replaylab", "run"}, Fixes: cliFixes}, nopFixture{})
 	if got := r.PruneHint(); got != "go run ./cmd/replaylab run --prune" {
 		t.Fatalf("prune hint %s", got)
+	}
+}
+
+// cli and cliFixes spell the hints as replaylab run does (its fixture
+// fills them in: steps.CommandLine).
+var (
+	cli      = []string{"replaylab", "run"}
+	cliFixes = FixFlags{
+		RecordOnce: []string{"--mode", "record-once"},
+		Rerecord:   []string{"--driver", DriverBrowser, "--update"},
+		Update:     []string{"--update"},
+		Live:       []string{"--driver", DriverBrowser},
+		Prune:      []string{"--prune"},
+	}
+)
+
+// TestNoFixesNoHints: a program that gives no fixing flags gets no hint
+// (never a flag it lacks), and the failure still says what is wrong.
+func TestNoFixesNoHints(t *testing.T) {
+	h := HintsFor(Options{Command: []string{"team-run"}}, Scenario{URI: "features/x.feature", Line: 3})
+	if h != (Hints{}) {
+		t.Errorf("hints %+v, want none", h)
+	}
+	if got := (&DriftError{Slug: "x/y", Diff: "-a\n+b"}).Error(); got != "golden trace drift for x/y\n-a\n+b" {
+		t.Errorf("drift without a hint: %q", got)
 	}
 }

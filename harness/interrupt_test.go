@@ -52,7 +52,7 @@ func TestAnInterruptedRunStops(t *testing.T) {
 	defer cancel()
 	var stderr bytes.Buffer
 	rerun, costs := filepath.Join(root, "last-failed.txt"), filepath.Join(root, "cost.json")
-	r, err := harness.New(harness.Options{Root: root, Dir: root, Update: true, Format: "progress", Output: io.Discard, Stderr: &stderr,
+	r, err := harness.New(harness.Options{Name: "replaylab", Command: []string{"replaylab", "run"}, Root: root, Dir: root, Update: true, Format: "progress", Output: io.Discard, Stderr: &stderr,
 		Concurrency: 1, Scale: harness.Scale{Progress: true}, Context: ctx, RerunFile: rerun, CostFile: costs}, stopper{cancel})
 	if err != nil {
 		t.Fatal(err)
@@ -91,7 +91,7 @@ func TestAnInterruptedRunNamesWhatItCut(t *testing.T) {
 	defer cancel(nil)
 	stop := func() { cancel(errors.New("--timeout 10m0s")) }
 	var stderr bytes.Buffer
-	r, err := harness.New(harness.Options{Root: root, Dir: root, Update: true, Format: "progress", Output: io.Discard, Stderr: &stderr,
+	r, err := harness.New(harness.Options{Name: "replaylab", Command: []string{"replaylab", "run"}, Root: root, Dir: root, Update: true, Format: "progress", Output: io.Discard, Stderr: &stderr,
 		Concurrency: 1, Scale: harness.Scale{Progress: true}, Context: ctx, RerunFile: filepath.Join(root, "last-failed.txt"), CostFile: filepath.Join(root, "cost.json")}, stopper{stop})
 	if err != nil {
 		t.Fatal(err)

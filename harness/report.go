@@ -19,6 +19,7 @@ import (
 	"github.com/cucumber/godog/formatters"
 	messages "github.com/cucumber/messages/go/v34"
 
+	"github.com/replaylab/replaylab/engine/capture"
 	"github.com/replaylab/replaylab/report"
 )
 
@@ -423,11 +424,9 @@ func (c *collector) end(o *open, s *Scenario) {
 		if a.Error == "" {
 			a.Error, a.Code = msg, errorCode(finishErr)
 		}
-		if strings.Contains(msg, "golden trace drift") {
+		if de := (*DriftError)(nil); errors.As(finishErr, &de) {
 			a.Drift = true
-			if _, diff, ok := strings.Cut(msg, "\n"); ok {
-				a.GoldenDiff = diff
-			}
+			a.GoldenDiff = de.Diff
 		}
 		failed = true
 	}
@@ -460,18 +459,23 @@ func (c *collector) end(o *open, s *Scenario) {
 			a.Ledger = append(a.Ledger, line)
 		}
 	}
-	for _, ss := range out.Sessions {
-		rec := report.Recording{Tab: ss.Tab}
-		if rel, err := filepath.Rel(c.runner.opt.Root, ss.Path); err == nil {
-			if _, err := os.Stat(ss.Path); err == nil {
+	var tabs []*tabTape
+	if s.run != nil {
+		tabs = s.run.tabs
+	}
+	for _, t := range tabs {
+		rec := report.Recording{Tab: t.name}
+		if rel, err := filepath.Rel(c.runner.opt.Root, t.path); err == nil {
+			if _, err := os.Stat(t.path); err == nil {
 				rec.Path = filepath.ToSlash(rel)
 			}
 		}
-		if c.views && ss.View != nil {
-			if rs := ss.Recorded; rs != nil && len(rs.Captures) > 0 {
-				rec.Key = fmt.Sprintf("%s@%s#%d.%d", s.Slug, ss.Tab, o.sc.Repeat, len(o.sc.Attempts))
+		if c.views && out.View != nil {
+			if rs := t.tape.Recording(); len(rs.Captures) > 0 {
+				rec.Key = fmt.Sprintf("%s@%s#%d.%d", s.Slug, t.name, o.sc.Repeat, len(o.sc.Attempts))
+				pages := reportPages(rs.Captures)
 				c.mu.Lock()
-				c.run.AddSession(rec.Key, rs, ss.View)
+				c.run.AddSession(rec.Key, pages, rs.Steps, func(i int) report.CaptureView { return out.View(rs.Captures[i]) })
 				c.mu.Unlock()
 			}
 		}
@@ -594,18 +598,18 @@ func writeTo(path string, stdout io.Writer, write func(io.Writer) error) error {
 	if path == "" {
 		return write(stdout)
 	}
-	if dir := filepath.Dir(path); dir != "" {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return err
+	return report.WriteFile(path, write)
+}
+
+// reportPages hands captures to the report as its own pages.
+func reportPages(cs []*capture.Capture) []*report.Page {
+	out := make([]*report.Page, len(cs))
+	for i, c := range cs {
+		p := &report.Page{URL: c.URL, Title: c.Title}
+		for _, f := range c.Frames {
+			p.Frames = append(p.Frames, report.PageFrame{ID: f.ID, Parent: f.Parent, Owner: f.Owner, URL: f.URL, HTML: f.HTML})
 		}
+		out[i] = p
 	}
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	if err := write(f); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
+	return out
 }

@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/replaylab/replaylab/engine/replay"
 	"github.com/replaylab/replaylab/report"
 )
 
@@ -89,13 +88,13 @@ func TestOrderCost(t *testing.T) {
 	big, small := Scenario{Slug: "f/big"}, Scenario{Slug: "f/small"}
 	for _, tc := range []struct {
 		name       string
-		mode       replay.Mode
+		mode       Mode
 		bigHeavier bool
 	}{
-		{"replay only weighs the replay costs", replay.ModeReplayOnly, true},
-		{"record-once mostly replays: the replay costs", replay.ModeRecordOnce, true},
-		{"the browser driver weighs the live costs", replay.ModeLive, false},
-		{"--record runs every scenario live: the live costs", replay.ModeRecord, false},
+		{"replay only weighs the replay costs", ModeReplayOnly, true},
+		{"record-once mostly replays: the replay costs", ModeRecordOnce, true},
+		{"the browser driver weighs the live costs", ModeLive, false},
+		{"--record runs every scenario live: the live costs", ModeRecord, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r, err := New(Options{Root: root, Mode: tc.mode}, nopFixture{})

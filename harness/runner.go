@@ -15,8 +15,6 @@ import (
 
 	"github.com/cucumber/godog"
 	"github.com/mattn/go-isatty"
-
-	"github.com/replaylab/replaylab/engine/replay"
 )
 
 // Options configure a run. The vocabulary's own options (browser, site,
@@ -41,10 +39,10 @@ type Options struct {
 	// instead of failing the run.
 	AllowEmpty bool
 	Format     string // godog formats, e.g. "pretty,junit:out.xml"
-	// Mode says what happens to recordings (see replay.Mode and its
-	// decision table); replay.ModeOf turns the command line's driver,
+	// Mode says what happens to recordings (see Mode and its
+	// decision table); ModeOf turns the command line's driver,
 	// --mode and --update into one.
-	Mode replay.Mode
+	Mode Mode
 	// Update rewrites golden traces from this run's traces.
 	Update bool
 	// Seed is the run's seed as the report shows it (the fixture uses
@@ -52,12 +50,17 @@ type Options struct {
 	Seed        int64
 	Concurrency int
 	Output      io.Writer
+	// Name is the program's name at the head of the runner's messages
+	// (default the running program's base name).
+	Name string
 	// Command is how the user runs the harness, for the commands that
-	// hints print: the words before the flags (default DefaultCommand,
-	// "replaylab run"). HintFlags are repeated in every hint so it is the
-	// same run (--root DIR, --seed N, …); hint paths are relative to
-	// HintDir (default Dir, then the current directory). See Hints.
+	// hints print: the words before the flags (default Name). Fixes
+	// are the program's flags that fix each recording problem (none: no
+	// hints). HintFlags are repeated in every hint so it is the same
+	// run (--root DIR, --seed N, …); hint paths are relative to HintDir
+	// (default Dir, then the current directory). See Hints.
 	Command   []string
+	Fixes     FixFlags
 	HintFlags []string
 	HintDir   string
 	// NoColor turns colour off. Colour is on only when the output is a
@@ -98,6 +101,7 @@ type Runner struct {
 	opt     Options
 	fixture Fixture
 	defs    []StepDef // the fixture's catalogue, read once
+	feats   *features // the feature files, parsed once
 
 	closeOnce sync.Once
 	locOnce   sync.Once
@@ -132,7 +136,7 @@ func New(opt Options, f Fixture) (*Runner, error) {
 	if opt.Stderr == nil {
 		opt.Stderr = os.Stderr
 	}
-	return &Runner{opt: opt, fixture: f, defs: f.Catalogue()}, nil
+	return &Runner{opt: opt, fixture: f, defs: f.Catalogue(), feats: &features{}}, nil
 }
 
 // Options returns the runner's options, defaults filled in.
@@ -157,11 +161,11 @@ func (r *Runner) Selected() ([]Scenario, error) {
 		}
 	} else {
 		var warnings []string
-		r.selected, warnings, r.selErr = SelectWarn(r.Selection())
+		r.selected, warnings, r.selErr = selectScenarios(r.Selection(), r.feats)
 		if r.selErr == nil {
 			// with an error they are in its message already
 			for _, w := range warnings {
-				fmt.Fprintf(r.opt.Stderr, "replaylab: WARNING: %s\n", w)
+				fmt.Fprintf(r.opt.Stderr, "%s: WARNING: %s\n", r.name(), w)
 			}
 		}
 	}
@@ -194,8 +198,8 @@ func (r *Runner) Run() int {
 	code := r.run()
 	if r.interrupted() {
 		ctx := r.opt.Context
-		fmt.Fprintf(r.stderr(), "replaylab: interrupted: the run stopped before its end (%v); the scenarios above that failed were cut short, the skipped ones never started\n", context.Cause(ctx))
-		r.flight.report(r.stderr())
+		fmt.Fprintf(r.stderr(), "%s: interrupted: the run stopped before its end (%v); the scenarios above that failed were cut short, the skipped ones never started\n", r.name(), context.Cause(ctx))
+		r.flight.report(r.stderr(), r.name(), r.command())
 		return ExitInterrupted
 	}
 	return code
@@ -217,11 +221,11 @@ var ErrInterrupted = errors.New("interrupted: the run was stopped")
 func (r *Runner) run() int {
 	sel, err := r.Selected()
 	if errors.Is(err, ErrNoScenarios) && r.opt.AllowEmpty {
-		fmt.Fprintf(r.opt.Stderr, "replaylab: %v (allowed by --allow-empty)\n", err)
+		fmt.Fprintf(r.opt.Stderr, "%s: %v (allowed by --allow-empty)\n", r.name(), err)
 		return 0
 	}
 	if err != nil {
-		fmt.Fprintf(r.opt.Stderr, "replaylab: %v\n", err)
+		fmt.Fprintf(r.opt.Stderr, "%s: %v\n", r.name(), err)
 		return ExitCode(err)
 	}
 	return r.runScaled(sel)
@@ -264,6 +268,9 @@ func (r *Runner) initializeScenario(sc *godog.ScenarioContext) {
 		return ctx, nil // err stays the scenario's; a hook's own error would be added to it
 	})
 	r.fixture.InitializeScenario(sc, s)
+	sc.After(func(ctx context.Context, _ *godog.Scenario, err error) (context.Context, error) {
+		return ctx, s.checkFinished(err)
+	})
 	realLocations(sc) // the functions, not the loop that bound them
 	if r.collect != nil {
 		r.collect.afterHooks(sc, s)
@@ -272,7 +279,7 @@ func (r *Runner) initializeScenario(sc *godog.ScenarioContext) {
 
 // runGodog runs the served scenarios once with godog and the given
 // formats.
-func (r *Runner) runGodog(format string, fsys featureFS, paths []string) int {
+func (r *Runner) runGodog(format string, fsys featureFS, paths []string, sel []Scenario) int {
 	out := r.opt.Output
 	if out == nil {
 		out = os.Stdout
@@ -306,9 +313,9 @@ func (r *Runner) runGodog(format string, fsys featureFS, paths []string) int {
 	if filter != nil {
 		_ = filter.Flush()
 		if status != 0 {
-			undef, err := undefinedSteps(r.defs, fsys, paths)
+			undef, err := undefinedSteps(r.defs, sel, r.feats)
 			if err != nil {
-				fmt.Fprintf(r.opt.Stderr, "replaylab: %v\n", err)
+				fmt.Fprintf(r.opt.Stderr, "%s: %v\n", r.name(), err)
 			}
 			writeSuggestions(out, r.defs, undef)
 		}
@@ -327,8 +334,8 @@ func (r *Runner) colour(out io.Writer) bool {
 }
 
 // serve gives godog the selected files, each with what is not selected
-// blanked out, under their URIs.
-func serve(sel []Scenario) (featureFS, []string, error) {
+// blanked out, under their URIs (parsed through feats).
+func serve(sel []Scenario, feats *features) (featureFS, []string, error) {
 	fsys := featureFS{}
 	var paths []string
 	keep := map[string]map[int]bool{}
@@ -341,7 +348,7 @@ func serve(sel []Scenario) (featureFS, []string, error) {
 		keep[sc.URI][sc.Line] = true
 	}
 	for _, sc := range order {
-		pf, err := parseFeature(sc.Path, sc.URI)
+		pf, err := feats.parse(sc.Path, sc.URI)
 		if err != nil {
 			return nil, nil, err
 		}

@@ -2,7 +2,6 @@ package harness
 
 import (
 	"fmt"
-	"github.com/replaylab/replaylab/engine/replay"
 	"io"
 	"strconv"
 	"strings"
@@ -76,24 +75,24 @@ func (r *Runner) runScaled(sel []Scenario) int {
 		return 2
 	}
 	if err := r.CheckOutputs(); err != nil {
-		fmt.Fprintf(r.stderr(), "replaylab: %v\n", err)
+		fmt.Fprintf(r.stderr(), "%s: %v\n", r.name(), err)
 		return 2
 	}
 	if sc.Shard.Count > 1 {
 		all := len(sel)
 		sel = ShardOf(sel, sc.Shard, r.replayCost())
-		fmt.Fprintf(r.stderr(), "replaylab: shard %s: %d of the %d selected scenarios\n", sc.Shard, len(sel), all)
+		fmt.Fprintf(r.stderr(), "%s: shard %s: %d of the %d selected scenarios\n", r.name(), sc.Shard, len(sel), all)
 	}
 	if r.opt.Concurrency > 1 {
 		sel = HeaviestFirst(sel, r.orderCost())
 	}
 	if len(outs) == 0 && sc.Retries == 0 && sc.RepeatEach <= 1 && !sc.Progress && sc.Shard.Count <= 1 {
-		fsys, paths, err := serve(sel)
+		fsys, paths, err := serve(sel, r.feats)
 		if err != nil {
-			fmt.Fprintf(r.stderr(), "replaylab: %v\n", err)
+			fmt.Fprintf(r.stderr(), "%s: %v\n", r.name(), err)
 			return ExitCode(err)
 		}
-		return r.runGodog(r.opt.Format, fsys, paths)
+		return r.runGodog(r.opt.Format, fsys, paths, sel)
 	}
 	html := false
 	for _, o := range outs {
@@ -122,13 +121,13 @@ func (r *Runner) runScaled(sel []Scenario) int {
 			for _, q := range queue {
 				before[q.ID()] = c.attempts(q.ID())
 			}
-			fsys, paths, err := serve(queue)
+			fsys, paths, err := serve(queue, r.feats)
 			if err != nil {
-				fmt.Fprintf(r.stderr(), "replaylab: %v\n", err)
+				fmt.Fprintf(r.stderr(), "%s: %v\n", r.name(), err)
 				return ExitCode(err)
 			}
 			passes++
-			if st := r.runGodog(format, fsys, paths); st > godogStatus {
+			if st := r.runGodog(format, fsys, paths, queue); st > godogStatus {
 				godogStatus = st
 			}
 			var retry, notRun []Scenario
@@ -153,7 +152,7 @@ func (r *Runner) runScaled(sel []Scenario) int {
 				break
 			}
 			if len(retry) > 0 {
-				fmt.Fprintf(r.stderr(), "replaylab: retrying %d failed scenario(s): %s\n", len(retry), scenarioIDs(retry))
+				fmt.Fprintf(r.stderr(), "%s: retrying %d failed scenario(s): %s\n", r.name(), len(retry), scenarioIDs(retry))
 			}
 			queue = retry
 			if sc.FailFast { // godog stopped at the failure: go on after the retries
@@ -167,33 +166,33 @@ func (r *Runner) runScaled(sel []Scenario) int {
 		fmt.Fprintln(r.stderr(), err)
 		return 1
 	}
-	blameAfterSteps(r.stderr(), run)
+	blameAfterSteps(r.stderr(), r.name(), run)
 	// godog counts a scenario that skipped itself as passed: this line
 	// counts it as skipped, as the reports do
-	fmt.Fprintf(r.stderr(), "replaylab: %s\n", run.Summary.Line())
+	fmt.Fprintf(r.stderr(), "%s: %s\n", r.name(), run.Summary.Line())
 	if r.interrupted() {
 		// cut short: its costs and failures describe no whole run; the
 		// files keep the last whole run's
 		return 1
 	}
 	// a shard keeps no costs: every shard of a split must weigh alike
-	if r.opt.CostFile != "" && r.opt.Mode == replay.ModeReplayOnly && sc.Shard.Count <= 1 {
+	if r.opt.CostFile != "" && r.opt.Mode == ModeReplayOnly && sc.Shard.Count <= 1 {
 		if err := saveCosts(r.opt.CostFile, run); err != nil {
-			fmt.Fprintf(r.stderr(), "replaylab: WARNING: the replay costs are not kept for --shard: %v\n", err)
+			fmt.Fprintf(r.stderr(), "%s: WARNING: the replay costs are not kept for --shard: %v\n", r.name(), err)
 		}
 	}
 	if r.opt.LiveCostFile != "" && r.opt.Mode.AlwaysLive() && sc.Shard.Count <= 1 {
 		if err := saveCosts(r.opt.LiveCostFile, run); err != nil {
-			fmt.Fprintf(r.stderr(), "replaylab: WARNING: the live costs are not kept for the order of live runs: %v\n", err)
+			fmt.Fprintf(r.stderr(), "%s: WARNING: the live costs are not kept for the order of live runs: %v\n", r.name(), err)
 		}
 	}
 	if r.opt.RerunFile != "" {
 		if err := WriteRerun(r.opt.RerunFile, run); err != nil {
-			fmt.Fprintf(r.stderr(), "replaylab: WARNING: the failed scenarios are not kept for --last-failed: %v\n", err)
+			fmt.Fprintf(r.stderr(), "%s: WARNING: the failed scenarios are not kept for --last-failed: %v\n", r.name(), err)
 		}
 	}
 	if stopped {
-		fmt.Fprintln(r.stderr(), "replaylab: --fail-fast: stopped at the first failed scenario")
+		fmt.Fprintf(r.stderr(), "%s: --fail-fast: stopped at the first failed scenario\n", r.name())
 	}
 	if run.Summary.Flaky > 0 {
 		var names []string
@@ -206,7 +205,7 @@ func (r *Runner) runScaled(sel []Scenario) int {
 		if sc.FailOnFlaky {
 			verdict = "failing the run (--fail-on-flaky)"
 		}
-		fmt.Fprintf(r.stderr(), "replaylab: WARNING: %d flaky scenario(s), failed then passed on a retry, %s: %s\n", run.Summary.Flaky, verdict, strings.Join(names, "; "))
+		fmt.Fprintf(r.stderr(), "%s: WARNING: %d flaky scenario(s), failed then passed on a retry, %s: %s\n", r.name(), run.Summary.Flaky, verdict, strings.Join(names, "; "))
 	}
 	switch {
 	case godogStatus == 2:
@@ -231,7 +230,7 @@ func scenarioIDs(list []Scenario) string {
 // last step (golden drift, a missing golden, a session not saved) naming
 // the scenario's own file:line: godog shows such a failure under the last
 // step, whose line is not what failed.
-func blameAfterSteps(w io.Writer, run *report.Run) {
+func blameAfterSteps(w io.Writer, name string, run *report.Run) {
 	for _, sc := range run.Scenarios {
 		if len(sc.Attempts) == 0 {
 			continue
@@ -246,6 +245,6 @@ func blameAfterSteps(w io.Writer, run *report.Run) {
 		if loc == "" {
 			loc = sc.ID
 		}
-		fmt.Fprintf(w, "replaylab: %s: %s: failed after its last step: %s\n", loc, sc.Name, msg)
+		fmt.Fprintf(w, "%s: %s: %s: failed after its last step: %s\n", name, loc, sc.Name, msg)
 	}
 }

@@ -129,11 +129,12 @@ func Select(sel Selection) ([]Scenario, error) {
 // the tag expression that no scenario of the chosen files carries, with
 // the closest tag that one does ("did you mean @case-1?").
 func SelectWarn(sel Selection) ([]Scenario, []string, error) {
-	out, warnings, err := selectScenarios(sel)
+	out, warnings, err := selectScenarios(sel, nil)
 	return out, warnings, err
 }
 
-func selectScenarios(sel Selection) ([]Scenario, []string, error) {
+// selectScenarios is SelectWarn parsing through feats.
+func selectScenarios(sel Selection, feats *features) ([]Scenario, []string, error) {
 	tags, err := tagexpr.Parse(sel.Tags)
 	if err != nil {
 		return nil, nil, &BadSelectionError{Err: err}
@@ -146,7 +147,7 @@ func selectScenarios(sel Selection) ([]Scenario, []string, error) {
 	var misses []string
 	present := map[string]bool{}
 	for _, f := range files {
-		pf, err := parseFeature(f.path, f.uri)
+		pf, err := feats.parse(f.path, f.uri)
 		if err != nil {
 			return nil, nil, err
 		}

@@ -222,7 +222,7 @@ func TestServedKeepsLines(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fsys, paths, err := serve(sel)
+	fsys, paths, err := serve(sel, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,8 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-
-	"github.com/replaylab/replaylab/engine/replay"
 )
 
 // RecordingState is what a project holds for one scenario: its golden and
@@ -77,10 +75,10 @@ func State(root string, sc Scenario) (RecordingState, error) {
 func (r *Runner) Drivers() string {
 	m := r.opt.Mode
 	if m.AlwaysLive() {
-		return replay.DriverBrowser
+		return DriverBrowser
 	}
 	if !m.MayGoLive() {
-		return replay.DriverReplay
+		return DriverReplay
 	}
 	sel, err := r.Selected()
 	if err != nil {
@@ -94,9 +92,9 @@ func (r *Runner) Drivers() string {
 	}
 	switch live {
 	case 0:
-		return replay.DriverReplay
+		return DriverReplay
 	case len(sel):
-		return replay.DriverBrowser
+		return DriverBrowser
 	}
-	return fmt.Sprintf("%s+%s (%d of %d scenarios have no recording and run live)", replay.DriverReplay, replay.DriverBrowser, live, len(sel))
+	return fmt.Sprintf("%s+%s (%d of %d scenarios have no recording and run live)", DriverReplay, DriverBrowser, live, len(sel))
 }

@@ -5,8 +5,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/replaylab/replaylab/engine/replay"
 )
 
 // TestStateOfTheRepository: the fingerprint Select computes is the one the
@@ -114,16 +112,16 @@ func TestDrivers(t *testing.T) {
 	fresh := Scenario{URI: "features/chat.feature", Line: 5, Slug: "chat/fresh"}
 	for _, tc := range []struct {
 		name string
-		mode replay.Mode
+		mode Mode
 		sel  []Scenario
 		want string
 	}{
-		{"replay only", replay.ModeReplayOnly, []Scenario{rec, fresh}, "replay"},
-		{"record-once, one of two has no recording", replay.ModeRecordOnce, []Scenario{rec, fresh}, "replay+browser (1 of 2 scenarios have no recording and run live)"},
-		{"record-once, everything recorded", replay.ModeRecordOnce, []Scenario{rec}, "replay"},
-		{"record-once, nothing recorded", replay.ModeRecordOnce, []Scenario{fresh}, "browser"},
-		{"record", replay.ModeRecord, []Scenario{rec, fresh}, "browser"},
-		{"live", replay.ModeLive, []Scenario{rec}, "browser"},
+		{"replay only", ModeReplayOnly, []Scenario{rec, fresh}, "replay"},
+		{"record-once, one of two has no recording", ModeRecordOnce, []Scenario{rec, fresh}, "replay+browser (1 of 2 scenarios have no recording and run live)"},
+		{"record-once, everything recorded", ModeRecordOnce, []Scenario{rec}, "replay"},
+		{"record-once, nothing recorded", ModeRecordOnce, []Scenario{fresh}, "browser"},
+		{"record", ModeRecord, []Scenario{rec, fresh}, "browser"},
+		{"live", ModeLive, []Scenario{rec}, "browser"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r, err := New(Options{Root: root, Mode: tc.mode, Scenarios: tc.sel}, nopFixture{})

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"reflect"
 	"runtime"
+	"strconv"
+	"strings"
 	"unsafe"
 
 	"github.com/cucumber/godog"
@@ -24,6 +26,18 @@ func (d StepDef) Location() string {
 		return ""
 	}
 	return fmt.Sprintf("%s:%d", filepath.Base(file), line)
+}
+
+// FileLine is the file and line of the Go function implementing the step
+// ("" and 0 when it has none): what a front end jumps to. A step bound
+// elsewhere (StepDef.Source, "file:line") answers with that place.
+func (d StepDef) FileLine() (file string, line int) {
+	if i := strings.LastIndexByte(d.Source, ':'); i > 0 {
+		if n, err := strconv.Atoi(d.Source[i+1:]); err == nil {
+			return d.Source[:i], n
+		}
+	}
+	return funcFileLine(d.Fn)
 }
 
 // funcFileLine is where fn is declared.

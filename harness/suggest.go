@@ -118,17 +118,30 @@ func defined(defs []StepDef, text string) bool {
 }
 
 // undefinedSteps lists, once each and in file order, the steps of the
-// scenarios godog was served (fsys, paths: what serve made) that no
-// catalogue step matches.
-func undefinedSteps(defs []StepDef, fsys featureFS, paths []string) ([]undefinedStep, error) {
+// scenarios godog was served (sel, its files parsed through feats) that
+// no catalogue step matches.
+func undefinedSteps(defs []StepDef, sel []Scenario, feats *features) ([]undefinedStep, error) {
 	var out []undefinedStep
 	seen := map[string]bool{}
-	for _, uri := range paths {
-		pf, err := parseFeatureBytes(fsys[uri], uri, uri)
+	keep := map[string]map[int]bool{}
+	var files []Scenario
+	for _, sc := range sel {
+		if keep[sc.URI] == nil {
+			keep[sc.URI] = map[int]bool{}
+			files = append(files, sc)
+		}
+		keep[sc.URI][sc.Line] = true
+	}
+	for _, f := range files {
+		uri := f.URI
+		pf, err := feats.parse(f.Path, f.URI)
 		if err != nil {
 			return nil, err
 		}
 		for _, sc := range pf.all {
+			if !keep[uri][sc.Line] {
+				continue
+			}
 			for _, st := range pf.steps[sc.Line] {
 				key := fmt.Sprintf("%s:%d:%s", uri, st.line, st.text)
 				if seen[key] || defined(defs, st.text) {

@@ -5,9 +5,6 @@ import (
 	"fmt"
 	"unicode/utf16"
 	"unicode/utf8"
-
-	"github.com/replaylab/replaylab/engine/capture"
-	"github.com/replaylab/replaylab/engine/replay"
 )
 
 // The captures of every session of a run are stored once each in
@@ -23,7 +20,10 @@ type Session struct {
 	Steps []SessionStep `json:"steps"`
 }
 
-// SessionStep is one recorded step (see replay.Step).
+// SessionStep is one recorded step: what the fixture's session format
+// recorded (an action, a capture), its capture an index into the
+// session's captures when added (AddSession) and into Run.Captures once
+// stored; -1 for none.
 type SessionStep struct {
 	AtMS    int64  `json:"at"`
 	Kind    string `json:"kind"`
@@ -57,15 +57,31 @@ type StoredFrame struct {
 	Suffix int     `json:"s,omitempty"`
 }
 
+// Page is one capture of a session as the fixture hands it to the
+// report: the page's URL, title and frames.
+type Page struct {
+	URL    string
+	Title  string
+	Frames []PageFrame
+}
+
+// PageFrame is one frame of a Page: its ids, URL and HTML.
+type PageFrame struct {
+	ID, Parent, Owner, URL string
+	HTML                   string
+}
+
 // captureTable dedupes captures while a run is collected.
 type captureTable struct {
 	index map[[32]byte]int
-	whole []*capture.Capture // decoded, for deltas
+	whole []*Page // for deltas
 }
 
-// AddSession stores s under key: each distinct capture once, each viewed
-// with view (the engine's bounded snapshot and answer groups; nil: none).
-func (r *Run) AddSession(key string, s *replay.Session, view func(*capture.Capture) CaptureView) {
+// AddSession stores a session under key: its pages (captures), each
+// distinct one once, viewed with view(i) for pages[i] (the engine's
+// bounded snapshot and answer groups; nil: none), and its steps, whose
+// Capture indexes pages.
+func (r *Run) AddSession(key string, pages []*Page, steps []SessionStep, view func(i int) CaptureView) {
 	if r.Sessions == nil {
 		r.Sessions = map[string]*Session{}
 	}
@@ -75,9 +91,9 @@ func (r *Run) AddSession(key string, s *replay.Session, view func(*capture.Captu
 			r.table.whole = append(r.table.whole, nil)
 		}
 	}
-	local := make([]int, len(s.Captures))
+	local := make([]int, len(pages))
 	prev := -1
-	for i, c := range s.Captures {
+	for i, c := range pages {
 		h := captureHash(c)
 		if g, ok := r.table.index[h]; ok {
 			local[i] = g
@@ -86,7 +102,7 @@ func (r *Run) AddSession(key string, s *replay.Session, view func(*capture.Captu
 		}
 		sc := StoredCapture{URL: c.URL, Title: c.Title}
 		if view != nil {
-			sc.View = view(c)
+			sc.View = view(i)
 		}
 		for fi, f := range c.Frames {
 			sf := StoredFrame{ID: f.ID, Parent: f.Parent, Owner: f.Owner, URL: f.URL}
@@ -109,17 +125,18 @@ func (r *Run) AddSession(key string, s *replay.Session, view func(*capture.Captu
 		prev = g
 	}
 	out := &Session{}
-	for _, st := range s.Steps {
-		ss := SessionStep{AtMS: st.AtMS, Kind: st.Kind, Capture: -1, Node: st.Node, URL: st.URL, Text: st.Text, Key: st.Key}
-		if st.Capture != nil && *st.Capture >= 0 && *st.Capture < len(local) {
-			ss.Capture = local[*st.Capture]
+	for _, ss := range steps {
+		c := ss.Capture
+		ss.Capture = -1
+		if c >= 0 && c < len(local) {
+			ss.Capture = local[c]
 		}
 		out.Steps = append(out.Steps, ss)
 	}
 	r.Sessions[key] = out
 }
 
-func captureHash(c *capture.Capture) [32]byte {
+func captureHash(c *Page) [32]byte {
 	h := sha256.New()
 	h.Write([]byte(c.URL + "\x00" + c.Title + "\x00"))
 	for _, f := range c.Frames {

@@ -3,6 +3,8 @@ package report
 import (
 	"bytes"
 	"fmt"
+	"io"
+	"os"
 	"path/filepath"
 )
 
@@ -54,4 +56,23 @@ func MergeDirs(out string, dirs ...string) (*Run, error) {
 func (s Summary) Line() string {
 	return fmt.Sprintf("%d scenarios: %d passed, %d failed, %d flaky, %d skipped, %d undefined, %d drift (%d attempts)",
 		s.Scenarios, s.Passed, s.Failed, s.Flaky, s.Skipped, s.Undefined, s.Drift, s.Attempts)
+}
+
+// WriteFile writes a report file at path through write, creating its
+// directory: the one writer of the run's and the merged reports' files.
+func WriteFile(path string, write func(io.Writer) error) error {
+	if dir := filepath.Dir(path); dir != "" {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return err
+		}
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := write(f); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }

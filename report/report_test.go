@@ -12,8 +12,6 @@ import (
 	"time"
 	"unicode/utf16"
 
-	"github.com/replaylab/replaylab/engine/capture"
-	"github.com/replaylab/replaylab/engine/replay"
 	"github.com/replaylab/replaylab/report/reporttest"
 )
 
@@ -178,15 +176,15 @@ func TestMerge(t *testing.T) {
 func TestCaptureDeltas(t *testing.T) {
 	long := strings.Repeat("<p>Ünïcødé 😀 turn</p>", 40)
 	pages := []string{long + "<p>a</p>" + long, long + "<p>bé😀</p>" + long, long + "<p>bé😀</p>" + long, "<p>short</p>"}
-	s := &replay.Session{Version: replay.FormatVersion}
+	var caps []*Page
+	var steps []SessionStep
 	for i, p := range pages {
-		s.Captures = append(s.Captures, capture.New("http://sim.replaylab.test/chat", p))
-		n := i
-		s.Steps = append(s.Steps, replay.Step{Kind: replay.KindCapture, Capture: &n})
+		caps = append(caps, page("http://sim.replaylab.test/chat", p))
+		steps = append(steps, SessionStep{Kind: "capture", Capture: i})
 	}
 	var r Run
-	r.AddSession("x", s, nil)
-	r.AddSession("y", s, nil) // the same captures again: stored once
+	r.AddSession("x", caps, steps, nil)
+	r.AddSession("y", caps, steps, nil) // the same captures again: stored once
 	if len(r.Captures) != 3 {
 		t.Fatalf("stored %d captures, want 3 (one repeated, one session twice)", len(r.Captures))
 	}
@@ -219,10 +217,8 @@ func TestCaptureDeltas(t *testing.T) {
 
 func TestHTMLSelfContained(t *testing.T) {
 	r := sample()
-	s := &replay.Session{Version: replay.FormatVersion, Captures: []*capture.Capture{capture.New("http://sim.replaylab.test/chat", `<script>alert(1)</script></script><p>hi</p>`)}}
-	zero := 0
-	s.Steps = []replay.Step{{Kind: replay.KindCapture, Capture: &zero}}
-	r.AddSession("k", s, nil)
+	caps := []*Page{page("http://sim.replaylab.test/chat", `<script>alert(1)</script></script><p>hi</p>`)}
+	r.AddSession("k", caps, []SessionStep{{Kind: "capture", Capture: 0}}, nil)
 	page, err := RenderHTML(r)
 	if err != nil {
 		t.Fatal(err)
@@ -318,4 +314,9 @@ func TestJUnitSuiteTime(t *testing.T) {
 			}
 		})
 	}
+}
+
+// page is a one-frame page of html at url.
+func page(url, html string) *Page {
+	return &Page{URL: url, Frames: []PageFrame{{ID: "main", URL: url, HTML: html}}}
 }

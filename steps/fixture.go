@@ -5,7 +5,7 @@
 // context so scenarios can run concurrently, and ends by handing the
 // runner its Outcome (trace, sessions).
 //
-// The same scenarios run live and replayed (the run's replay.Mode decides
+// The same scenarios run live and replayed (the run's harness.Mode decides
 // per recording): live drives real headless Chromium against a live sim;
 // replayed reads the session recorded from a live run, with no browser at
 // all. Both compare their normalised trace with the same golden file under
@@ -28,15 +28,14 @@ import (
 	"sync"
 
 	"github.com/replaylab/replaylab/engine/browser"
-	"github.com/replaylab/replaylab/engine/replay"
 	"github.com/replaylab/replaylab/engine/site"
 	"github.com/replaylab/replaylab/harness"
 )
 
 // Drivers, as the --driver flag names them.
 const (
-	DriverReplay  = replay.DriverReplay
-	DriverBrowser = replay.DriverBrowser
+	DriverReplay  = harness.DriverReplay
+	DriverBrowser = harness.DriverBrowser
 )
 
 // CanonicalBase is what the sim's loopback URL is recorded as, and
@@ -166,7 +165,7 @@ func NewRunner(h harness.Options, v Options) (*harness.Runner, error) {
 	if err != nil {
 		return nil, err
 	}
-	return harness.New(h, f)
+	return harness.New(CommandLine(h), f)
 }
 
 // Catalogue is every step the fixture binds: the vocabulary and

@@ -14,7 +14,6 @@ import (
 	"github.com/cucumber/godog"
 
 	"github.com/replaylab/replaylab/engine"
-	"github.com/replaylab/replaylab/engine/replay"
 	"github.com/replaylab/replaylab/engine/trace"
 	"github.com/replaylab/replaylab/harness"
 )
@@ -120,7 +119,7 @@ func (w World) Root() string { return w.w.sc.Root() }
 func (w World) Seed() int64 { return w.w.fx.opt.Seed }
 
 // Mode is the run's recording mode.
-func (w World) Mode() replay.Mode { return w.w.sc.Mode() }
+func (w World) Mode() harness.Mode { return w.w.sc.Mode() }
 
 // Skip marks the scenario skipped and prints msg; the step returns the
 // error it gives.

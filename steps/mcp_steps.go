@@ -16,6 +16,7 @@ import (
 	"github.com/replaylab/replaylab/engine/mcp"
 	"github.com/replaylab/replaylab/engine/replay"
 	"github.com/replaylab/replaylab/engine/trace"
+	"github.com/replaylab/replaylab/harness"
 	"github.com/replaylab/replaylab/internal/procs"
 	"github.com/replaylab/replaylab/internal/syncbuf"
 )
@@ -138,7 +139,7 @@ func mcpStart(ctx context.Context) error {
 	st.refs = map[string]string{}
 	args := []string{"--trace", st.trace, "--scenario", w.scenario + "," + w.steps}
 	switch {
-	case live && (mode != replay.ModeLive || w.recordOnce):
+	case live && (mode != harness.ModeLive || w.recordOnce):
 		// a page the calls no longer open must not stay behind
 		for _, f := range existing {
 			if err := os.Remove(f); err != nil {

@@ -12,7 +12,6 @@ import (
 
 	"github.com/replaylab/replaylab/engine/browser"
 	"github.com/replaylab/replaylab/engine/observe"
-	"github.com/replaylab/replaylab/engine/replay"
 	"github.com/replaylab/replaylab/engine/trace"
 	"github.com/replaylab/replaylab/harness"
 	"github.com/replaylab/replaylab/internal/testskip"
@@ -71,7 +70,7 @@ func TestWorldPage(t *testing.T) {
 		{"replay the recording", steps.DriverReplay, false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			mode, err := replay.ModeOf(tt.driver, replay.ModeReplayOnly, tt.update)
+			mode, err := harness.ModeOf(tt.driver, harness.ModeReplayOnly, tt.update)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -2,7 +2,6 @@ package steps
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -15,6 +14,7 @@ import (
 	"github.com/replaylab/replaylab/engine/browser"
 	"github.com/replaylab/replaylab/engine/capture"
 	"github.com/replaylab/replaylab/engine/clock"
+	"github.com/replaylab/replaylab/engine/driver"
 	"github.com/replaylab/replaylab/engine/replay"
 	"github.com/replaylab/replaylab/engine/site"
 	"github.com/replaylab/replaylab/engine/trace"
@@ -139,7 +139,6 @@ func (f *Fixture) InitializeScenario(sc *godog.ScenarioContext, hs *harness.Scen
 				return ctx, err
 			}
 		}
-		hs.TrackPosition(w.sessionPos)
 		return context.WithValue(ctx, worldKey{}, w), nil
 	})
 	sc.After(func(ctx context.Context, p *godog.Scenario, stepErr error) (context.Context, error) {
@@ -154,21 +153,6 @@ func (f *Fixture) InitializeScenario(sc *godog.ScenarioContext, hs *harness.Scen
 }
 
 func (w *world) sessionPath(tab string) string { return w.sc.SessionPath(tab) }
-
-// sessionPos is how far the main tab's session has gone: the replay's
-// position, or the steps recorded so far.
-func (w *world) sessionPos() int {
-	t := w.tabs[mainTab]
-	switch {
-	case t == nil:
-		return 0
-	case t.replay != nil:
-		return t.replay.Position()
-	case t.rec != nil:
-		return t.rec.Len()
-	}
-	return 0
-}
 
 // worldPage returns the scenario's world and its current tab, opening
 // the tab on first use: the preamble of every step that drives the page.
@@ -209,12 +193,9 @@ const mainTab = harness.MainTab
 type tab struct {
 	page    *engine.Page
 	bpage   *browser.Page
-	rec     *replay.Recorder
-	replay  *replay.Driver
-	session *replay.Session // the loaded recording (replay)
-	// save: the live session is written when the scenario passes
-	// (ModeRecord; ModeRecordOnce when the tab had no recording).
-	save bool
+	rec     *replay.Recorder // live: the recorder (tabCassette.Record)
+	replay  *replay.Driver   // replayed (tabCassette.Load)
+	session *replay.Session  // the loaded recording (replay)
 }
 
 // session returns the tab's session: the one being recorded (live) or the
@@ -226,10 +207,10 @@ func (t *tab) recorded() *replay.Session {
 	return t.session
 }
 
-// ensureTab opens the named tab on first use: a new browser page
-// (recording when updating) or the tab's recorded session. Each tab has its
-// own session file: <scenario>.json for the main tab, <scenario>@<tab>.json
-// for the others.
+// ensureTab opens the named tab on first use: the runner decides whether
+// it replays its recorded session or runs live in a new browser page
+// through a recorder (harness.Scenario.Driver, with the vocabulary's
+// tabCassette); openLive opens that page.
 func (w *world) ensureTab(ctx context.Context, name string) (*engine.Page, error) {
 	if t, ok := w.tabs[name]; ok {
 		return t.page, nil
@@ -251,63 +232,9 @@ func (w *world) ensureTab(ctx context.Context, name string) (*engine.Page, error
 		w.task = w.eng.Begin(ctx, w.slug)
 	}
 	t := &tab{}
-	var d engine.Driver
-	path := w.sessionPath(name)
-	_, statErr := os.Stat(path)
-	decision := w.sc.Mode().Decide(!errors.Is(statErr, os.ErrNotExist))
-	live := decision.Live
-	if live && !w.sc.Mode().AlwaysLive() {
-		// record-once: this scenario has no recording and runs live
-		if err := w.goLive(); err != nil {
-			return nil, err
-		}
-	}
-	t.save = decision.Save
-	switch {
-	case live:
-		b, err := w.fx.sharedBrowser(ctx)
-		if err != nil {
-			return nil, err
-		}
-		bp, err := b.NewPage(ctx)
-		if err != nil {
-			return nil, err
-		}
-		t.bpage = bp
-		if w.storage != nil {
-			if err := bp.ApplyStorageState(ctx, w.storage); err != nil {
-				_ = bp.Close()
-				return nil, err
-			}
-		}
-		if err := w.keepTime(ctx, bp); err != nil {
-			_ = bp.Close()
-			return nil, err
-		}
-		// Live runs always pass through the recorder, so the scrubber meets
-		// values in the same order whether or not the session is saved.
-		if w.site != nil {
-			t.rec = replay.NewRecorder(bp, SiteCanonicalBase, replay.Hooks{Rewrite: replay.BaseRewriter(SiteCanonicalBase, w.siteLive), Scrub: w.scrub})
-		} else {
-			t.rec = replay.NewRecorder(bp, CanonicalBase, replay.Hooks{Rewrite: replay.BaseRewriter(CanonicalBase, w.sim.URL), Scrub: w.scrub})
-		}
-		t.rec.SetScenario(w.scenario)
-		t.rec.SetClock(clock.Kind(w.clock))
-		d = t.rec
-	default:
-		s, err := replay.Load(path)
-		if errors.Is(err, replay.ErrNoRecording) {
-			return nil, fmt.Errorf("%w for scenario %s; record it with: %s", err, w.slug, w.sc.Hints().Record)
-		}
-		if err != nil {
-			return nil, err
-		}
-		if !harness.RecordedFrom(s.Scenario, w.scenario, w.steps) {
-			return nil, fmt.Errorf("replay: the recording %s was made from another version of this scenario (a Given or When step changed; checks under Then may change freely); re-record it with: %s", path, w.sc.Hints().Rerecord)
-		}
-		t.replay = replay.NewDriver(s)
-		t.session = s
-		d = t.replay
+	d, err := w.sc.Driver(ctx, name, tabCassette{w: w, t: t}, func(ctx context.Context) (driver.Driver, error) { return w.openLive(ctx, t) })
+	if err != nil {
+		return nil, err
 	}
 	t.page = w.task.Page(name, d)
 	if w.tabs == nil {
@@ -318,32 +245,45 @@ func (w *world) ensureTab(ctx context.Context, name string) (*engine.Page, error
 	return t.page, nil
 }
 
+// openLive opens a tab live: a new page of the shared browser on the
+// scenario's clock, with its storage state. A scenario replayed so far
+// (record-once with nothing recorded) goes live first.
+func (w *world) openLive(ctx context.Context, t *tab) (driver.Driver, error) {
+	if !w.sc.Mode().AlwaysLive() {
+		// record-once: this scenario has no recording and runs live
+		if err := w.goLive(); err != nil {
+			return nil, err
+		}
+	}
+	b, err := w.fx.sharedBrowser(ctx)
+	if err != nil {
+		return nil, err
+	}
+	bp, err := b.NewPage(ctx)
+	if err != nil {
+		return nil, err
+	}
+	t.bpage = bp
+	if w.storage != nil {
+		if err := bp.ApplyStorageState(ctx, w.storage); err != nil {
+			_ = bp.Close()
+			return nil, err
+		}
+	}
+	if err := w.keepTime(ctx, bp); err != nil {
+		_ = bp.Close()
+		return nil, err
+	}
+	return bp, nil
+}
+
 // finish runs after the scenario: the runner compares the golden and
-// saves the sessions from the scenario's Outcome; then the pages, servers
+// checks and saves the tabs' sessions; then the pages, servers
 // and the sim are closed.
 func (w *world) finish(stepErr error) error {
-	out := harness.Outcome{Err: stepErr, Skipped: w.skipped}
-	if stepErr == nil {
-		for _, name := range w.tabOrder {
-			if t := w.tabs[name]; t.replay != nil {
-				if unused := t.replay.Unused(); len(unused) > 0 {
-					out.AfterErrs = append(out.AfterErrs, fmt.Errorf("replay: tab %s: %d recorded actions were never replayed: %s", name, len(unused), strings.Join(unused, "; ")))
-				}
-			}
-		}
-	}
-	out.Trace = trace.Golden(w.log.Events())
 	ad := w.adapter
-	for _, name := range w.tabOrder {
-		t := w.tabs[name]
-		ss := harness.Session{Tab: name, Path: w.sessionPath(name), Recorded: t.recorded(),
-			View: func(c *capture.Capture) report.CaptureView { return report.ViewOf(ad, c) }}
-		if t.rec != nil && t.save {
-			rec, path := t.rec, ss.Path
-			ss.Save = func() error { return rec.Session().SaveChecked(path, w.scrub) }
-		}
-		out.Sessions = append(out.Sessions, ss)
-	}
+	out := harness.Outcome{Err: stepErr, Skipped: w.skipped, Trace: trace.Golden(w.log.Events()),
+		View: func(c *capture.Capture) report.CaptureView { return viewOf(ad, c) }}
 	err := w.sc.Finish(out)
 	for _, name := range w.tabOrder {
 		if t := w.tabs[name]; t.bpage != nil {

@@ -1,22 +1,16 @@
 package zoo_test
 
 import (
-	"flag"
 	"os"
 	"testing"
 
 	"github.com/replaylab/replaylab/engine/browser"
-	"github.com/replaylab/replaylab/engine/replay"
 	"github.com/replaylab/replaylab/harness"
 	"github.com/replaylab/replaylab/internal/testskip"
 	"github.com/replaylab/replaylab/steps"
 	"github.com/replaylab/replaylab/steps/vocabulary"
 	"github.com/replaylab/replaylab/zoo"
 )
-
-// update is go test's -update: the browser run re-records the zoo's
-// sessions and rewrites its goldens (go test ./zoo -run TestZooScenarios -update).
-var update = flag.Bool("update", false, "re-record the zoo's sessions and rewrite its golden traces (browser run)")
 
 // Tags that keep a scenario out of the zoo's suite until the engine does
 // what it proves (each scenario says which LIB id and the error it shows
@@ -37,7 +31,9 @@ func TestZooScenarios(t *testing.T) {
 		t.Run(driver, func(t *testing.T) {
 			tags := replayTags
 			opt := steps.Options{}
-			rerecord := *update
+			// go test ./zoo -run TestZooScenarios -update (goldie's flag):
+			// the browser run re-records the sessions and rewrites the goldens
+			rerecord := harness.UpdateFlag()
 			if driver == steps.DriverBrowser {
 				if _, err := browser.FindChromium(); err != nil {
 					if os.Getenv("CI") == "true" {
@@ -58,7 +54,7 @@ func TestZooScenarios(t *testing.T) {
 			} else {
 				rerecord = false // goldens come from the browser run
 			}
-			mode, err := replay.ModeOf(driver, replay.ModeReplayOnly, rerecord)
+			mode, err := harness.ModeOf(driver, harness.ModeReplayOnly, rerecord)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -63,7 +63,7 @@ func lspOptions(root string) lsp.Options {
 		// completion, hover and diagnostics know the steps run binds in
 		// that root: no self-test step in a QA project
 		VocabularyOf: func(root string) lsp.Vocabulary { return catalogue(steps.SelfTestsFor(root)) },
-		Recordings:   lsp.RunRecordings{Command: invokedAs()},
+		Recordings:   lsp.RunRecordings{Command: invokedAs(), Fixes: steps.Fixes},
 		Checks:       &lsp.RunChecks{Defs: func(root string) []harness.StepDef { return catalogueDefs(steps.SelfTestsFor(root)) }},
 		SourceDirs:   []string{lsp.ModuleRoot()},
 		Command:      invokedAs(),

@@ -55,7 +55,7 @@ func cmdMergeReports(ctx context.Context, args []string, stdout, stderr io.Write
 	}
 	if *root != "" {
 		path := filepath.Join(*out, report.MessagesFile)
-		err := writeMergedFile(path, func(w io.Writer) error {
+		err := report.WriteFile(path, func(w io.Writer) error {
 			return report.WriteMessages(w, m, report.MessageOptions{Root: *root})
 		})
 		if errors.Is(err, report.ErrMessagesSource) {
@@ -73,17 +73,4 @@ func cmdMergeReports(ctx context.Context, args []string, stdout, stderr io.Write
 		return exitFailed, fmt.Errorf("the merged run has failures: %s", m.Summary.Line())
 	}
 	return exitOK, nil
-}
-
-// writeMergedFile writes a file through write.
-func writeMergedFile(path string, write func(io.Writer) error) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	if err := write(f); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
 }

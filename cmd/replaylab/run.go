@@ -13,7 +13,6 @@ import (
 	"strings"
 
 	"github.com/replaylab/replaylab"
-	"github.com/replaylab/replaylab/engine/replay"
 	"github.com/replaylab/replaylab/harness"
 	"github.com/replaylab/replaylab/steps"
 	"github.com/replaylab/replaylab/steps/vocabulary"
@@ -49,16 +48,16 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 	if *driver != steps.DriverReplay && *driver != steps.DriverBrowser {
 		return exitBadInput, badInput("--driver must be replay or browser, got %q", *driver)
 	}
-	m, err := replay.ParseMode(*mode)
+	m, err := harness.ParseMode(*mode)
 	if err != nil {
 		return exitBadInput, badInput("--mode: %v", err)
 	}
 	if *record {
-		m = replay.ModeRecord
+		m = harness.ModeRecord
 	}
 	// the one mode of the run: its decision table says, per recording,
 	// whether the scenario runs live and what is saved
-	m, err = replay.ModeOf(*driver, m, *update)
+	m, err = harness.ModeOf(*driver, m, *update)
 	if err != nil {
 		return exitBadInput, badInput("--driver: %v", err)
 	}
@@ -344,7 +343,7 @@ func cmdSteps(ctx context.Context, args []string, stdout, stderr io.Writer) (int
 // is not given: a run that only replays waits on its scenarios' own
 // clocks and servers as much as it computes, so it runs twice the CPUs (at
 // least 4); a run that may start a browser runs one scenario a CPU.
-func defaultConcurrency(m replay.Mode, cpus int) int {
+func defaultConcurrency(m harness.Mode, cpus int) int {
 	if m.MayGoLive() {
 		return max(cpus, 1)
 	}

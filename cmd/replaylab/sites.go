@@ -5,7 +5,7 @@ import (
 	"net/url"
 	"strings"
 
-	"github.com/replaylab/replaylab/engine/replay"
+	"github.com/replaylab/replaylab/harness"
 	"github.com/replaylab/replaylab/testsite"
 	"github.com/replaylab/replaylab/zoo"
 )
@@ -49,7 +49,7 @@ func parseBaseURLs(vals []string, siteFile string) (string, map[string]string, e
 // features choose it (testsite/testsite.json, or its chat app:
 // testsite/chatapp.json), unless --base-url names where it already runs.
 // It returns the function that stops it.
-func serveBuiltinSites(mode replay.Mode, byName map[string]string) (func(), error) {
+func serveBuiltinSites(mode harness.Mode, byName map[string]string) (func(), error) {
 	if !mode.MayGoLive() {
 		return func() {}, nil
 	}

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/replaylab/replaylab/engine/replay"
+	"github.com/replaylab/replaylab/harness"
 	"github.com/replaylab/replaylab/zoo"
 )
 
@@ -36,7 +36,7 @@ func TestZooBadInputExits2(t *testing.T) {
 // leaves a site --base-url names alone.
 func TestLiveRunServesTheZoo(t *testing.T) {
 	byName := map[string]string{"zoo-nlux": "http://127.0.0.1:1"}
-	stop, err := serveBuiltinSites(replay.ModeRecord, byName)
+	stop, err := serveBuiltinSites(harness.ModeRecord, byName)
 	if err != nil {
 		t.Fatal(err)
 	}

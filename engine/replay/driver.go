@@ -40,7 +40,7 @@ func (e *DivergedError) ErrorCode() string { return string(Code) }
 // Is makes errors.Is(err, replay.Code) true.
 func (e *DivergedError) Is(target error) bool { return target == Code }
 
-// Driver replays a session. It implements engine.Driver on the
+// Driver replays a session. It implements driver.Driver on the
 // recording's clock: Now starts at the recording's start and advances with
 // the steps consumed and the engine's sleeps. A timeline session (SPEC
 // LIB-4) is replayed read for read: each read the engine makes is answered
@@ -218,7 +218,7 @@ func (d *Driver) closest(want Step) string {
 	return best
 }
 
-// Navigate implements engine.Driver: a navigation recorded as failed
+// Navigate implements driver.Driver: a navigation recorded as failed
 // fails again with the recorded reason.
 func (d *Driver) Navigate(ctx context.Context, url string) error {
 	if err := d.act(Step{Kind: KindNavigate, URL: url}); err != nil {
@@ -232,7 +232,7 @@ func (d *Driver) Navigate(ctx context.Context, url string) error {
 	return nil
 }
 
-// WaitQuiet implements engine.Quieter: the recorded quiet wait is taken
+// WaitQuiet implements driver.Quieter: the recorded quiet wait is taken
 // again (captures before it that the engine did not read are skipped, as
 // before an action) and its recorded result returned. A session recorded
 // before quiet waits existed has none: its page is ready at once.
@@ -283,27 +283,27 @@ func (d *Driver) NavigationStatus() int {
 	return 0
 }
 
-// Click implements engine.Driver.
+// Click implements driver.Driver.
 func (d *Driver) Click(ctx context.Context, node string) error {
 	return d.act(Step{Kind: KindClick, Node: node})
 }
 
-// DoubleClick implements engine.DoubleClicker.
+// DoubleClick implements driver.DoubleClicker.
 func (d *Driver) DoubleClick(ctx context.Context, node string) error {
 	return d.act(Step{Kind: KindDoubleClick, Node: node})
 }
 
-// ScrollToTop implements engine.Scroller.
+// ScrollToTop implements driver.Scroller.
 func (d *Driver) ScrollToTop(ctx context.Context) error {
 	return d.act(Step{Kind: KindScroll})
 }
 
-// Type implements engine.Driver.
+// Type implements driver.Driver.
 func (d *Driver) Type(ctx context.Context, node, text string) error {
 	return d.act(Step{Kind: KindType, Node: node, Text: text})
 }
 
-// Press implements engine.Driver.
+// Press implements driver.Driver.
 func (d *Driver) Press(ctx context.Context, node, key string) error {
 	return d.act(Step{Kind: KindPress, Node: node, Key: key})
 }
@@ -351,7 +351,7 @@ func (d *Driver) Sleep(ctx context.Context, dur time.Duration) error {
 	return nil
 }
 
-// SleepsToTransitions tells the engine (engine.Scheduled) that a lab
+// SleepsToTransitions tells the engine (driver.Scheduled) that a lab
 // session's Sleep wakes at the next recorded capture.
 func (d *Driver) SleepsToTransitions() bool { return d.s.Clock == ClockLab }
 

@@ -7,8 +7,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/replaylab/replaylab/engine"
 	"github.com/replaylab/replaylab/engine/capture"
+	"github.com/replaylab/replaylab/engine/driver"
 )
 
 // Hooks run on what a recorder stores, before anything is kept: rewrite
@@ -23,9 +23,10 @@ type Hooks struct {
 }
 
 // Recorder wraps a live driver and records the session that passes
-// through it. It implements engine.Driver.
+// through it. It implements driver.Driver.
 type Recorder struct {
-	live  engine.Driver
+	live  driver.Driver
+	caps  driver.Caps // what live can do besides driver.Driver, asked once
 	hooks Hooks
 	start time.Time
 
@@ -37,11 +38,11 @@ type Recorder struct {
 }
 
 // NewRecorder starts recording live.
-func NewRecorder(live engine.Driver, base string, hooks Hooks) *Recorder {
+func NewRecorder(live driver.Driver, base string, hooks Hooks) *Recorder {
 	if hooks.Rewrite == nil {
 		hooks.Rewrite = func(s string) string { return s }
 	}
-	return &Recorder{live: live, hooks: hooks, start: live.Now(), s: Session{Version: FormatVersion, Base: base, Timeline: true, Captures: []*capture.Capture{}, Steps: []Step{}},
+	return &Recorder{live: live, caps: driver.CapsOf(live), hooks: hooks, start: live.Now(), s: Session{Version: FormatVersion, Base: base, Timeline: true, Captures: []*capture.Capture{}, Steps: []Step{}},
 		index: map[[32]byte]int{}, lastCap: -1}
 }
 
@@ -96,7 +97,7 @@ func (r *Recorder) done(i int) {
 	}
 }
 
-// Navigate implements engine.Driver. The recorded step keeps the HTTP
+// Navigate implements driver.Driver. The recorded step keeps the HTTP
 // status the document answered with, or the error of a navigation that
 // got no answer, so a replay reports the same.
 func (r *Recorder) Navigate(ctx context.Context, url string) error {
@@ -107,23 +108,22 @@ func (r *Recorder) Navigate(ctx context.Context, url string) error {
 	st := &r.s.Steps[i]
 	if err != nil {
 		st.Error = r.store(err.Error())
-	} else if sr, ok := r.live.(StatusReporter); ok {
-		st.Status = sr.NavigationStatus()
+	} else if r.caps.StatusReporter != nil {
+		st.Status = r.caps.StatusReporter.NavigationStatus()
 	}
 	r.mu.Unlock()
 	return err
 }
 
-// WaitQuiet implements engine.Quieter when the live driver does, and
+// WaitQuiet implements driver.Quieter when the live driver does, and
 // records the decision (KindQuiet) so a replay takes it again; with a
 // live driver that cannot tell, the page is ready at once and nothing is
 // recorded.
 func (r *Recorder) WaitQuiet(ctx context.Context, quiet, max time.Duration) (string, error) {
-	q, ok := r.live.(engine.Quieter)
-	if !ok {
+	if r.caps.Quieter == nil {
 		return "", nil
 	}
-	busy, err := q.WaitQuiet(ctx, quiet, max)
+	busy, err := r.caps.Quieter.WaitQuiet(ctx, quiet, max)
 	if err != nil {
 		return "", err
 	}
@@ -131,11 +131,8 @@ func (r *Recorder) WaitQuiet(ctx context.Context, quiet, max time.Duration) (str
 	return busy, nil
 }
 
-// StatusReporter is a driver that knows the HTTP status its last
-// navigation's document answered with (0: unknown).
-type StatusReporter interface {
-	NavigationStatus() int
-}
+// StatusReporter is driver.StatusReporter.
+type StatusReporter = driver.StatusReporter
 
 // NavigationStatus implements StatusReporter.
 func (r *Recorder) NavigationStatus() int {
@@ -149,18 +146,18 @@ func (r *Recorder) NavigationStatus() int {
 	return 0
 }
 
-// Click implements engine.Driver.
+// Click implements driver.Driver.
 func (r *Recorder) Click(ctx context.Context, node string) error {
 	i := r.add(Step{Kind: KindClick, Node: node})
 	defer r.done(i)
 	return r.live.Click(ctx, node)
 }
 
-// DoubleClick implements engine.DoubleClicker: it records the double
+// DoubleClick implements driver.DoubleClicker: it records the double
 // click and delivers it to the live page.
 func (r *Recorder) DoubleClick(ctx context.Context, node string) error {
-	dc, ok := r.live.(engine.DoubleClicker)
-	if !ok {
+	dc := r.caps.DoubleClicker
+	if dc == nil {
 		return fmt.Errorf("replay: the live driver %T cannot double-click", r.live)
 	}
 	i := r.add(Step{Kind: KindDoubleClick, Node: node})
@@ -168,11 +165,11 @@ func (r *Recorder) DoubleClick(ctx context.Context, node string) error {
 	return dc.DoubleClick(ctx, node)
 }
 
-// ScrollToTop implements engine.Scroller: it records the scroll and
+// ScrollToTop implements driver.Scroller: it records the scroll and
 // delivers it to the live page.
 func (r *Recorder) ScrollToTop(ctx context.Context) error {
-	sc, ok := r.live.(engine.Scroller)
-	if !ok {
+	sc := r.caps.Scroller
+	if sc == nil {
 		return fmt.Errorf("replay: the live driver %T cannot scroll", r.live)
 	}
 	i := r.add(Step{Kind: KindScroll})
@@ -180,7 +177,7 @@ func (r *Recorder) ScrollToTop(ctx context.Context) error {
 	return sc.ScrollToTop(ctx)
 }
 
-// Type implements engine.Driver. Text typed into a sensitive field is
+// Type implements driver.Driver. Text typed into a sensitive field is
 // stored as a placeholder.
 func (r *Recorder) Type(ctx context.Context, node, text string) error {
 	i := r.addTyped(node, text)
@@ -209,14 +206,14 @@ func (r *Recorder) store(v string) string {
 	return v
 }
 
-// Press implements engine.Driver.
+// Press implements driver.Driver.
 func (r *Recorder) Press(ctx context.Context, node, key string) error {
 	i := r.add(Step{Kind: KindPress, Node: node, Key: key})
 	defer r.done(i)
 	return r.live.Press(ctx, node, key)
 }
 
-// Capture implements engine.Driver: it records the capture, or, when it
+// Capture implements driver.Driver: it records the capture, or, when it
 // equals the one recorded just before with no action between, a read of
 // the unchanged page (KindRead), at the offset the read returned: the
 // session holds every read its waits made (SPEC LIB-4).
@@ -261,30 +258,28 @@ func (r *Recorder) rewrite(c *capture.Capture) *capture.Capture {
 	return out
 }
 
-// NotifiesChanges forwards the live driver's answer (engine.ChangeNotifier).
+// NotifiesChanges forwards the live driver's answer (driver.ChangeNotifier).
 func (r *Recorder) NotifiesChanges() bool {
-	cn, ok := r.live.(engine.ChangeNotifier)
-	return ok && cn.NotifiesChanges()
+	return r.caps.ChangeNotifier != nil && r.caps.ChangeNotifier.NotifiesChanges()
 }
 
-// SleepsToTransitions forwards the live driver's answer (engine.Scheduled).
+// SleepsToTransitions forwards the live driver's answer (driver.Scheduled).
 func (r *Recorder) SleepsToTransitions() bool {
-	sc, ok := r.live.(engine.Scheduled)
-	return ok && sc.SleepsToTransitions()
+	return r.caps.Scheduled != nil && r.caps.Scheduled.SleepsToTransitions()
 }
 
-// StreamNotes forwards the live driver's answer (engine.StreamNoter).
+// StreamNotes forwards the live driver's answer (driver.StreamNoter).
 func (r *Recorder) StreamNotes() []string {
-	if sn, ok := r.live.(engine.StreamNoter); ok {
-		return sn.StreamNotes()
+	if r.caps.StreamNoter != nil {
+		return r.caps.StreamNoter.StreamNotes()
 	}
 	return nil
 }
 
-// Now implements engine.Driver.
+// Now implements driver.Driver.
 func (r *Recorder) Now() time.Time { return r.live.Now() }
 
-// Sleep implements engine.Driver.
+// Sleep implements driver.Driver.
 func (r *Recorder) Sleep(ctx context.Context, d time.Duration) error { return r.live.Sleep(ctx, d) }
 
 // BaseRewriter returns a Rewrite hook that replaces every occurrence of

@@ -6,7 +6,9 @@
 // wraps a live driver and writes what passed through it; a Driver replays a
 // session on the recording's clock and fails with REPLAY_DIVERGED, naming
 // the step and the field, as soon as the engine asks for an action the
-// recording does not hold.
+// recording does not hold. When a tab records or replays is the runner's
+// decision (harness.Mode, harness.Scenario.Driver); the vocabulary hands
+// the runner this package's sessions as its recording format.
 package replay
 
 import (

@@ -200,7 +200,7 @@ func (s *Server) recordingDiagnostics(d *document) []Diagnostic {
 		}
 		msg := st.Message
 		if len(st.Command) > 0 {
-			msg += "\nfix it with: " + shellJoin(st.Command)
+			msg += "\nfix it with: " + harness.ShellJoin(st.Command)
 		}
 		out = append(out, Diagnostic{Range: d.lineRange(st.Line - 1), Severity: SeverityWarning, Code: st.Problem, Source: Source,
 			Message: msg, Data: &DiagnosticData{Command: st.Command}})
@@ -521,7 +521,7 @@ func (s *Server) Hover(p TextDocumentPositionParams) *Hover {
 			if err != nil {
 				return &Hover{Contents: MarkupContent{Kind: "markdown", Value: err.Error()}, Range: &r}
 			}
-			run := shellJoin(append(append([]string(nil), s.opt.Command...), "--tags", m[1]))
+			run := harness.ShellJoin(append(append([]string(nil), s.opt.Command...), "--tags", m[1]))
 			return &Hover{Contents: MarkupContent{Kind: "markdown", Value: fmt.Sprintf("`%s` selects %s in features/: `%s`", m[1], plural(s.countMatching(expr), "scenario"), run)}, Range: &r}
 		}
 		cur := d.offset(p.Position)
@@ -533,7 +533,7 @@ func (s *Server) Hover(p TextDocumentPositionParams) *Hover {
 		if word := lt[a:b]; strings.HasPrefix(word, "@") && len(word) > 1 && strings.HasPrefix(strings.TrimSpace(lt), "@") {
 			r := d.rangeOf(p.Position.Line, a, b)
 			n := s.tagCounts()[word]
-			return &Hover{Contents: MarkupContent{Kind: "markdown", Value: fmt.Sprintf("`%s`: %s in features/ (select them with `%s`)", word, plural(n, "scenario"), shellJoin(append(append([]string(nil), s.opt.Command...), "--tags", word)))}, Range: &r}
+			return &Hover{Contents: MarkupContent{Kind: "markdown", Value: fmt.Sprintf("`%s`: %s in features/ (select them with `%s`)", word, plural(n, "scenario"), harness.ShellJoin(append(append([]string(nil), s.opt.Command...), "--tags", word)))}, Range: &r}
 		}
 	}
 	return nil
@@ -740,7 +740,7 @@ func (s *Server) CodeActions(p CodeActionParams) []CodeAction {
 		}
 		if len(diag.Data.Command) > 0 && saved {
 			arg, _ := json.Marshal(diag.Data.Command)
-			line := shellJoin(diag.Data.Command)
+			line := harness.ShellJoin(diag.Data.Command)
 			out = append(out, CodeAction{Title: "Run: " + line, Kind: "quickfix", Diagnostics: []Diagnostic{diag},
 				Command: &Command{Title: "Run: " + line, Command: CommandRun, Arguments: []json.RawMessage{arg}}})
 		}
@@ -766,10 +766,10 @@ func (s *Server) commandWords(p ExecuteCommandParams) ([]string, *ResponseError)
 		return nil, &ResponseError{Code: CodeInvalidParams, Message: CommandRun + " takes one argument: the command's words"}
 	}
 	if !hasPrefix(words, s.opt.Command) {
-		return nil, &ResponseError{Code: CodeInvalidParams, Message: fmt.Sprintf("%s runs the harness only (%s …), not %s", CommandRun, shellJoin(s.opt.Command), shellJoin(words))}
+		return nil, &ResponseError{Code: CodeInvalidParams, Message: fmt.Sprintf("%s runs the harness only (%s …), not %s", CommandRun, harness.ShellJoin(s.opt.Command), harness.ShellJoin(words))}
 	}
 	if s.opt.Exec == nil {
-		return nil, &ResponseError{Code: CodeInvalidRequest, Message: "this server runs no commands; run it in a terminal: " + shellJoin(words)}
+		return nil, &ResponseError{Code: CodeInvalidRequest, Message: "this server runs no commands; run it in a terminal: " + harness.ShellJoin(words)}
 	}
 	return words, nil
 }
@@ -814,9 +814,9 @@ func (s *Server) startCommand(ctx context.Context, id json.RawMessage, p Execute
 // and publishes the open documents' diagnostics (a recording may now be
 // there).
 func (s *Server) commandDone(words []string, out []byte, err error) {
-	typ, msg := MessageInfo, shellJoin(words)+": done"
+	typ, msg := MessageInfo, harness.ShellJoin(words)+": done"
 	if err != nil {
-		typ, msg = MessageError, fmt.Sprintf("%s: %v\n%s", shellJoin(words), err, tail(string(out), 20))
+		typ, msg = MessageError, fmt.Sprintf("%s: %v\n%s", harness.ShellJoin(words), err, tail(string(out), 20))
 	}
 	if s.conn != nil {
 		_ = s.conn.notify("window/showMessage", ShowMessageParams{Type: typ, Message: msg})

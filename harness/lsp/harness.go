@@ -3,9 +3,7 @@ package lsp
 import (
 	"errors"
 	"path/filepath"
-	"reflect"
 	"runtime"
-	"strconv"
 	"strings"
 	"sync"
 
@@ -24,13 +22,7 @@ func Catalogue(defs []harness.StepDef) Vocabulary {
 	for i, d := range defs {
 		st := Step{Group: d.Group, Pattern: d.Pattern, Meaning: d.Meaning, Example: d.Example, Table: d.Table,
 			Defaults: d.Defaults, Kind: d.Kind, NeedsSim: d.NeedsSim, AliasOf: d.AliasOf}
-		st.File, st.Line = funcFileLine(d.Fn)
-		if file, line, ok := strings.Cut(d.Source, ":"); ok {
-			// a step bound elsewhere: where its own function is
-			if n, err := strconv.Atoi(line); err == nil {
-				st.File, st.Line = file, n
-			}
-		}
+		st.File, st.Line = d.FileLine()
 		if base != "" && strings.HasPrefix(filepath.ToSlash(st.File), base+"/") {
 			st.File = strings.TrimPrefix(filepath.ToSlash(st.File), base+"/")
 		}
@@ -79,6 +71,8 @@ func moduleRoot() string {
 // hints' paths are relative to the root, where they are run.
 type RunRecordings struct {
 	Command []string
+	// Fixes are the program's fixing flags (harness.Options.Fixes).
+	Fixes harness.FixFlags
 }
 
 // Check implements Recordings. A scenario with neither a recording nor a
@@ -94,7 +88,7 @@ func (r RunRecordings) Check(root, rel, path string, content []byte) ([]Recordin
 	if err != nil {
 		return nil, err
 	}
-	opt := harness.Options{Root: root, HintDir: root, Command: r.Command}
+	opt := harness.Options{Root: root, HintDir: root, Command: r.Command, Fixes: r.Fixes}
 	var out []RecordingState
 	for _, sc := range scs {
 		p, err := harness.RecordingProblem(opt, sc) // as run --dry-run finds it
@@ -163,17 +157,4 @@ func (r *RunChecks) checker(root string) (*harness.Checker, error) {
 	}
 	r.checkers[root] = c
 	return c, nil
-}
-
-// funcFileLine is where the Go function fn is declared.
-func funcFileLine(fn any) (string, int) {
-	v := reflect.ValueOf(fn)
-	if v.Kind() != reflect.Func || v.IsNil() {
-		return "", 0
-	}
-	f := runtime.FuncForPC(v.Pointer())
-	if f == nil {
-		return "", 0
-	}
-	return f.FileLine(f.Entry())
 }

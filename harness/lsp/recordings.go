@@ -1,7 +1,5 @@
 package lsp
 
-import "strings"
-
 // Recordings tells, for each scenario of a feature file, what `run`
 // would find of its recordings: the session recorded for it (missing, or
 // made from other steps) and its golden trace (missing). The harness
@@ -41,27 +39,4 @@ type RecordingState struct {
 	Message string
 	// Command is the command line that fixes it, run from the root.
 	Command []string
-}
-
-// shellJoin joins words into a command line a POSIX shell reads back as
-// the same words (single quotes where needed), as the harness's hints
-// are spelled.
-func shellJoin(words []string) string {
-	out := make([]string, len(words))
-	for i, w := range words {
-		out[i] = shellQuote(w)
-	}
-	return strings.Join(out, " ")
-}
-
-func shellQuote(w string) string {
-	if w == "" {
-		return "''"
-	}
-	for _, r := range w {
-		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:=@,+%^", r)) {
-			return "'" + strings.ReplaceAll(w, "'", `'\''`) + "'"
-		}
-	}
-	return w
 }

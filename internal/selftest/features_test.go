@@ -10,7 +10,6 @@ import (
 	"github.com/cucumber/godog"
 
 	"github.com/replaylab/replaylab/engine/browser"
-	"github.com/replaylab/replaylab/engine/replay"
 	"github.com/replaylab/replaylab/harness"
 	"github.com/replaylab/replaylab/internal/procs"
 	"github.com/replaylab/replaylab/internal/testskip"
@@ -24,9 +23,6 @@ const root = "../.."
 
 var (
 	godogOpts = godog.Options{}
-	// update is go test's -update: the browser run re-records sessions
-	// and rewrites goldens (go test ./internal/selftest -update).
-	update = flag.Bool("update", false, "re-record sessions and rewrite golden traces (browser run)")
 	// go test ./internal/selftest -replaylab.site=testsite/testsite.json
 	// [-replaylab.base-url=URL] runs every scenario against that site
 	// (path from the project root), as replaylab run --site does.
@@ -48,11 +44,12 @@ func TestFeatures(t *testing.T) {
 			if driver == steps.DriverBrowser {
 				requireBrowser(t)
 			}
-			rerecord := *update
+			// -update is goldie's flag (harness.UpdateFlag)
+			rerecord := harness.UpdateFlag()
 			if driver == steps.DriverReplay && rerecord {
 				rerecord = false // goldens come from the browser run
 			}
-			mode, err := replay.ModeOf(driver, replay.ModeReplayOnly, rerecord)
+			mode, err := harness.ModeOf(driver, harness.ModeReplayOnly, rerecord)
 			if err != nil {
 				t.Fatal(err)
 			}

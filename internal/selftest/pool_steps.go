@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/replaylab/replaylab/engine/browser"
-	"github.com/replaylab/replaylab/engine/replay"
 	"github.com/replaylab/replaylab/engine/trace"
 	"github.com/replaylab/replaylab/harness"
 	"github.com/replaylab/replaylab/internal/syncbuf"
@@ -154,7 +153,7 @@ func poolRun(ctx context.Context, name string, urls []string, stderr interface {
 		return err
 	}
 	var out bytes.Buffer
-	s, err := vocabulary.NewRunner(harness.Options{Root: h.root, Paths: []string{filepath.Join("features", name)}, Mode: replay.ModeRecord, Update: true,
+	s, err := vocabulary.NewRunner(harness.Options{Root: h.root, Paths: []string{filepath.Join("features", name)}, Mode: harness.ModeRecord, Update: true,
 		Format: "progress", Output: &out, Concurrency: 1, Scale: harness.Scale{Stderr: stderr, Progress: true}},
 		steps.Options{Pool: urls, Stderr: stderr, Groups: Groups()})
 	if err != nil {

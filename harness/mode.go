@@ -1,4 +1,4 @@
-package replay
+package harness
 
 import (
 	"errors"
@@ -109,7 +109,7 @@ const (
 )
 
 // ErrMode is a mode or driver name ParseMode and ModeOf do not know.
-var ErrMode = errors.New("replay: unknown mode")
+var ErrMode = errors.New("unknown recording mode")
 
 // ParseMode reads the --mode flag: "replay" (or "" or "replay-only"),
 // "record-once" or "record".

@@ -1,4 +1,4 @@
-package report
+package steps
 
 import (
 	"fmt"
@@ -9,14 +9,16 @@ import (
 	"github.com/replaylab/replaylab/engine/adapter"
 	"github.com/replaylab/replaylab/engine/capture"
 	"github.com/replaylab/replaylab/engine/observe"
+	"github.com/replaylab/replaylab/report"
 )
 
-// ViewOf is the engine's bounded page view of a capture, as text, and
-// the answer groups ad finds in it with their element ids (ad may be nil).
-func ViewOf(ad adapter.Adapter, c *capture.Capture) CaptureView {
+// viewOf is the engine's bounded page view of a capture, as text, and
+// the answer groups ad finds in it with their element ids (ad may be
+// nil): what the HTML report shows beside each capture.
+func viewOf(ad adapter.Adapter, c *capture.Capture) report.CaptureView {
 	doc, err := observe.Parse(c)
 	if err != nil {
-		return CaptureView{Snapshot: "observe: " + err.Error()}
+		return report.CaptureView{Snapshot: "observe: " + err.Error()}
 	}
 	var groups adapter.Result
 	if ad != nil {
@@ -40,16 +42,16 @@ func ViewOf(ad adapter.Adapter, c *capture.Capture) CaptureView {
 		}
 		b.WriteString(line + "\n")
 	}
-	view := CaptureView{}
+	view := report.CaptureView{}
 	for _, g := range groups.Groups {
 		text := g.Text
 		if r := []rune(text); len(r) > 80 {
 			text = string(r[:80]) + "…"
 		}
 		fmt.Fprintf(&b, "group %s [%s] %q\n", g.ID, g.State, text)
-		gn := GroupNodes{ID: g.ID, State: g.State}
+		gn := report.GroupNodes{ID: g.ID, State: g.State}
 		for _, n := range append([]*html.Node{g.Node}, g.Nodes...) {
-			if id := nodeID(n); id != "" {
+			if id := viewNodeID(n); id != "" {
 				gn.Nodes = append(gn.Nodes, id)
 			}
 		}
@@ -62,7 +64,7 @@ func ViewOf(ad adapter.Adapter, c *capture.Capture) CaptureView {
 	return view
 }
 
-func nodeID(n *html.Node) string {
+func viewNodeID(n *html.Node) string {
 	if n == nil {
 		return ""
 	}
