@@ -238,9 +238,14 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 // binary (a path such as ./bin/replaylab as typed, else the name found on
 // PATH), or `go run ./cmd/replaylab` for a go run from this module's
 // checkout (go run of the module path elsewhere).
-func invokedAs() []string {
-	a0 := os.Args[0]
-	if strings.Contains(filepath.ToSlash(a0), "/go-build") && strings.Contains(filepath.ToSlash(a0), "/exe/") {
+func invokedAs() []string { return invokedFrom(os.Args[0]) }
+
+// invokedFrom is invokedAs for a given argv[0]. `go run` builds into the
+// build cache: a temporary .../go-buildNNN/bNNN/exe/replaylab, or (Go
+// 1.24 and later cache the executable) .../go-build/xx/HASH-d/replaylab;
+// neither path is a command a user can type again.
+func invokedFrom(a0 string) []string {
+	if slash := filepath.ToSlash(a0); strings.Contains(slash, "/go-build") && (strings.Contains(slash, "/exe/") || strings.Contains(slash, "-d/")) {
 		if st, err := os.Stat(filepath.Join("cmd", "replaylab")); err == nil && st.IsDir() {
 			return []string{"go", "run", "./cmd/replaylab", "run"}
 		}
