@@ -58,9 +58,9 @@ var rules = []rule{
 		requires: "harness",
 	},
 	{
-		name:     "sim imports only ledger (and engine/errcode for its codes, engine/clock for the lab clock)",
+		name:     "sim imports only ledger (and engine/errcode for its codes, engine/clock for the lab clock, internal/solidpng for its picture)",
 		subjects: []string{"sim/..."},
-		only:     []string{"sim/...", "ledger/...", "engine/errcode", "engine/clock"},
+		only:     []string{"sim/...", "ledger/...", "engine/errcode", "engine/clock", "internal/solidpng"},
 	},
 	{
 		name:     "engine never imports ledger: the ledger is a product beside the engine, not part of it",
@@ -315,7 +315,9 @@ func TestRulesCatchViolations(t *testing.T) {
 		{"sim imports engine", byName("sim imports only"),
 			graph(&pkg{Path: "sim", Imports: []string{"engine", "ledger"}}), `sim imports engine: breaks`},
 		{"sim within its rule", byName("sim imports only"),
-			graph(&pkg{Path: "sim", Imports: []string{"ledger", "engine/clock", "github.com/google/uuid"}}), ""},
+			graph(&pkg{Path: "sim", Imports: []string{"ledger", "engine/clock", "internal/solidpng", "github.com/google/uuid"}}), ""},
+		{"sim imports an internal package other than its picture's", byName("sim imports only"),
+			graph(&pkg{Path: "sim", Imports: []string{"ledger", "internal/serve"}}), `sim imports internal/serve: breaks`},
 		{"locate depends on replay", byName("observe, adapter, locate"),
 			graph(&pkg{Path: "engine/locate", Imports: []string{"engine/replay"}, Deps: []string{"engine/replay"}}), `engine/locate imports engine/replay`},
 		{"engine/mcp depends on steps", byName("nothing in engine"),
