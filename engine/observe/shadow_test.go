@@ -16,6 +16,7 @@ import (
 // and an open root's content (the composed tree) is page: matched by
 // selectors through the host and read as text and candidates.
 func TestClosedShadowRootsAreNamed(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name   string
 		html   string

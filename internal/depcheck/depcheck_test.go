@@ -267,6 +267,7 @@ func listModule(t *testing.T) map[string]*pkg {
 
 // TestImportRules enforces every rule over the module as it is.
 func TestImportRules(t *testing.T) {
+	t.Parallel()
 	pkgs := listModule(t)
 	for _, r := range rules {
 		t.Run(r.name, func(t *testing.T) {
@@ -284,6 +285,7 @@ func TestImportRules(t *testing.T) {
 // TestRulesCatchViolations: each rule finds a violation planted in a small
 // module graph, and names importer, imported and the rule.
 func TestRulesCatchViolations(t *testing.T) {
+	t.Parallel()
 	byName := func(prefix string) rule {
 		t.Helper()
 		for _, r := range rules {
