@@ -11,19 +11,29 @@
 # live trace equals its golden and every replayed trace equals it too, byte
 # for byte (the golden comparison is bytes.Equal).
 #
-#   scripts/loaded-live.sh                       # 5 runs, logs in /tmp/replaylab-loaded
+#   scripts/loaded-live.sh                       # 5 runs, logs in ${TMPDIR:-/tmp}/replaylab-loaded
 #   RUNS=1 CONC=4 OUT=/tmp/x scripts/loaded-live.sh features/site.feature
-#   LOCK=/tmp/replaylab-stress.lock LOCK_WHO="$USER" scripts/loaded-live.sh   # hold a lock other load runs share while stressing
+#   LOCK="${TMPDIR:-/tmp}/replaylab-stress.lock" scripts/loaded-live.sh   # hold a lock other load runs share while stressing
+#
+# LOCK (default: none) is a directory the script creates while it stresses
+# the machine and removes at the end; another run given the same LOCK
+# refuses to start while it exists. A relative LOCK is taken from the
+# directory the script was started in. LOCK_WHO (default: $USER) is written
+# into it, so a refused run can say who holds it.
 #
 # Arguments are passed to `replaylab run` (features, lines); none: the whole
 # suite. Exit status: 0 every run passed with no drift, 1 otherwise, 2 the
 # build, the lock or stress-ng failed. Needs Chromium and stress-ng.
 set -u
+LOCK=${LOCK:-}
+case "$LOCK" in
+"" | /*) ;;
+*) LOCK="$PWD/$LOCK" ;;
+esac
 cd "$(dirname "$0")/.."
 RUNS=${RUNS:-5}
 CONC=${CONC:-8}
-OUT=${OUT:-/tmp/replaylab-loaded}
-LOCK=${LOCK:-}
+OUT=${OUT:-${TMPDIR:-/tmp}/replaylab-loaded}
 STRESS_TIMEOUT=${STRESS_TIMEOUT:-900s}
 mkdir -p "$OUT"
 go build -o "$OUT/replaylab" ./cmd/replaylab || exit 2
@@ -34,7 +44,7 @@ if [ -n "$LOCK" ]; then
 		echo "loaded-live: $LOCK is held by $(cat "$LOCK/who" 2>/dev/null)" >&2
 		exit 2
 	fi
-	echo "${LOCK_WHO:-loaded-live}" >"$LOCK/who"
+	echo "${LOCK_WHO:-${USER:-loaded-live}}" >"$LOCK/who"
 fi
 SPID=
 cleanup() {

@@ -3,9 +3,6 @@ package sim
 import (
 	"bytes"
 	"encoding/binary"
-	"image"
-	"image/color"
-	"image/png"
 	"math"
 )
 
@@ -32,18 +29,5 @@ func WAV(ms int) []byte {
 	for i := range samples {
 		w(int16(3000 * math.Sin(2*math.Pi*440*float64(i)/rate)))
 	}
-	return b.Bytes()
-}
-
-// PNG returns a w×h PNG of one colour.
-func PNG(w, h int, c color.RGBA) []byte {
-	img := image.NewRGBA(image.Rect(0, 0, w, h))
-	for y := range h {
-		for x := range w {
-			img.Set(x, y, c)
-		}
-	}
-	var b bytes.Buffer
-	_ = png.Encode(&b, img)
 	return b.Bytes()
 }

@@ -6,13 +6,15 @@ import (
 	"image/color"
 	"net/http"
 	"strings"
+
+	"github.com/replaylab/replaylab/internal/solidpng"
 )
 
 // The media the sim serves: a one-second tone that a <video> element can
 // play, and a 64×48 picture.
 var (
 	clip    = WAV(1000)
-	picture = PNG(64, 48, color.RGBA{R: 40, G: 90, B: 160, A: 255})
+	picture = solidpng.Of(64, 48, color.RGBA{R: 40, G: 90, B: 160, A: 255})
 )
 
 // Page is one sim page for the index and the router. Files of this

@@ -75,18 +75,16 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"html/template"
-	"image"
 	"image/color"
-	"image/png"
-	"net"
 	"net/http"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
+
+	"github.com/replaylab/replaylab/internal/serve"
+	"github.com/replaylab/replaylab/internal/solidpng"
 )
 
 // Server is a running test site.
@@ -94,13 +92,10 @@ type Server struct {
 	// URL is "http://127.0.0.1:PORT".
 	URL string
 
-	srv *http.Server
-	ln  net.Listener
-	wg  sync.WaitGroup
+	srv *serve.Server
 	// base is every request's parent context; Close cancels it, so the
 	// app's streams and a thread that never loads end with the server.
-	base   context.Context
-	cancel context.CancelFunc
+	base context.Context
 }
 
 // Options configure a server.
@@ -117,32 +112,30 @@ type Options struct {
 }
 
 // ErrNotLoopback refuses a listen address off the loopback.
-var ErrNotLoopback = errors.New("testsite: listen address must be on the loopback")
+var ErrNotLoopback = serve.ErrNotLoopback
 
 // Start serves the test site.
 func Start(opt Options) (*Server, error) {
-	if opt.Addr == "" {
-		opt.Addr = "127.0.0.1:0"
-	}
-	host, _, err := net.SplitHostPort(opt.Addr)
-	if err != nil {
-		return nil, fmt.Errorf("testsite: %w", err)
-	}
-	if ip := net.ParseIP(host); ip == nil || !ip.IsLoopback() {
-		return nil, fmt.Errorf("%w: %s", ErrNotLoopback, opt.Addr)
-	}
 	if opt.ImageDelay <= 0 {
 		opt.ImageDelay = 700 * time.Millisecond
 	}
 	if opt.StreamMS <= 0 {
 		opt.StreamMS = 1200
 	}
-	ln, err := net.Listen("tcp", opt.Addr)
+	s := &Server{}
+	srv, err := serve.Start(opt.Addr, func(base context.Context) http.Handler {
+		s.base = base
+		return s.routes(opt)
+	})
 	if err != nil {
 		return nil, fmt.Errorf("testsite: %w", err)
 	}
-	s := &Server{URL: "http://" + ln.Addr().String(), ln: ln}
-	s.base, s.cancel = context.WithCancel(context.Background())
+	s.srv, s.URL = srv, srv.URL
+	return s, nil
+}
+
+// routes is the site's pages, API and images.
+func (s *Server) routes(opt Options) http.Handler {
 	mux := http.NewServeMux()
 	s.appRoutes(mux, opt)
 	s.shadowRoutes(mux, opt)
@@ -162,24 +155,11 @@ func Start(opt Options) (*Server, error) {
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "testsite: no page at "+r.URL.Path, http.StatusNotFound)
 	})
-	s.srv = &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second, BaseContext: func(net.Listener) context.Context { return s.base }}
-	s.wg.Add(1)
-	go func() {
-		defer s.wg.Done()
-		_ = s.srv.Serve(ln)
-	}()
-	return s, nil
+	return mux
 }
 
 // Close stops the server and waits for requests in flight.
-func (s *Server) Close() error {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-	defer cancel()
-	s.cancel()
-	err := s.srv.Shutdown(ctx)
-	s.wg.Wait()
-	return err
-}
+func (s *Server) Close() error { return s.srv.Close() }
 
 // Reply is the site's answer to a prompt: deterministic, never equal to
 // the prompt; prompts that ask for a picture or a chart get one.
@@ -348,16 +328,4 @@ figure img{width:120px;height:60px}
 </body></html>
 `))
 
-var avatar, chart = pngOf(24, 24, color.RGBA{90, 120, 200, 255}), pngOf(120, 60, color.RGBA{40, 160, 90, 255})
-
-func pngOf(w, h int, c color.Color) []byte {
-	img := image.NewRGBA(image.Rect(0, 0, w, h))
-	for y := range h {
-		for x := range w {
-			img.Set(x, y, c)
-		}
-	}
-	var b bytes.Buffer
-	_ = png.Encode(&b, img)
-	return b.Bytes()
-}
+var avatar, chart = solidpng.Of(24, 24, color.RGBA{90, 120, 200, 255}), solidpng.Of(120, 60, color.RGBA{40, 160, 90, 255})

@@ -37,6 +37,21 @@ func sseData(w http.ResponseWriter, event string, data []byte) error {
 	return flush(w)
 }
 
+// sseDone writes the data: [DONE] event that ends an AI SDK or OpenAI
+// stream.
+func sseDone(w http.ResponseWriter) { _ = sseData(w, "", []byte("[DONE]")) }
+
+// failJSON answers a scripted failure after the think time: status 500
+// with v as its JSON body (nothing when the request ends first).
+func (s *Server) failJSON(w http.ResponseWriter, r *http.Request, v any) {
+	if !sleep(r.Context(), ms(s.opt.ThinkMS)) {
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusInternalServerError)
+	_, _ = w.Write(mustJSON(v))
+}
+
 func mustJSON(v any) []byte {
 	b, err := json.Marshal(v)
 	if err != nil {
@@ -96,7 +111,7 @@ func (s *Server) aisdkChat(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		_ = chunk(map[string]any{"type": "error", "errorText": a.Err})
-		_ = sseData(w, "", []byte("[DONE]"))
+		sseDone(w)
 		return
 	}
 	_ = chunk(map[string]any{"type": "start-step"})
@@ -110,7 +125,7 @@ func (s *Server) aisdkChat(w http.ResponseWriter, r *http.Request) {
 	_ = chunk(map[string]any{"type": "text-end", "id": "text-1"})
 	_ = chunk(map[string]any{"type": "finish-step"})
 	_ = chunk(map[string]any{"type": "finish", "finishReason": "stop"})
-	_ = sseData(w, "", []byte("[DONE]"))
+	sseDone(w)
 }
 
 // --- deep-chat connect, stream: true ---
@@ -186,12 +201,7 @@ func (s *Server) chatscopeCompletions(w http.ResponseWriter, r *http.Request) {
 	}
 	a := Script(text, req.Seed)
 	if a.Err != "" {
-		if !sleep(r.Context(), ms(s.opt.ThinkMS)) {
-			return
-		}
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(http.StatusInternalServerError)
-		_, _ = w.Write(mustJSON(map[string]any{"error": map[string]any{"message": a.Err, "type": "server_error", "param": nil, "code": nil}}))
+		s.failJSON(w, r, map[string]any{"error": map[string]any{"message": a.Err, "type": "server_error", "param": nil, "code": nil}})
 		return
 	}
 	id := fmt.Sprintf("chatcmpl-zoo%08x", hash(text, req.Seed))
@@ -213,7 +223,7 @@ func (s *Server) chatscopeCompletions(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	_ = chunk(map[string]any{}, "stop")
-	_ = sseData(w, "", []byte("[DONE]"))
+	sseDone(w)
 }
 
 // --- LangServe /stream (NLUX's LangServe adapter) ---
@@ -242,12 +252,7 @@ func (s *Server) nluxStream(w http.ResponseWriter, r *http.Request) {
 	}
 	a := Script(text, 0)
 	if a.Err != "" {
-		if !sleep(r.Context(), ms(s.opt.ThinkMS)) {
-			return
-		}
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(http.StatusInternalServerError)
-		_, _ = w.Write(mustJSON(map[string]string{"detail": a.Err}))
+		s.failJSON(w, r, map[string]string{"detail": a.Err})
 		return
 	}
 	sseHeaders(w)

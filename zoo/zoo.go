@@ -41,13 +41,12 @@ package zoo
 import (
 	"context"
 	"embed"
-	"errors"
 	"fmt"
 	"io/fs"
-	"net"
 	"net/http"
-	"sync"
 	"time"
+
+	"github.com/replaylab/replaylab/internal/serve"
 )
 
 // Libs are the sub-sites, each served under /<lib>/ and named in its
@@ -58,7 +57,7 @@ var Libs = []string{"aisdk", "deepchat", "chatscope", "nlux"}
 var assets embed.FS
 
 // ErrNotLoopback refuses a listen address off the loopback.
-var ErrNotLoopback = errors.New("zoo: listen address is not on the loopback")
+var ErrNotLoopback = serve.ErrNotLoopback
 
 // Options configure a zoo server.
 type Options struct {
@@ -76,25 +75,12 @@ type Server struct {
 	// URL is "http://127.0.0.1:PORT"; each sub-site is at URL + "/<lib>/".
 	URL string
 
-	opt    Options
-	srv    *http.Server
-	wg     sync.WaitGroup
-	base   context.Context
-	cancel context.CancelFunc
+	opt Options
+	srv *serve.Server
 }
 
 // Start serves the zoo until Close.
 func Start(opt Options) (*Server, error) {
-	if opt.Addr == "" {
-		opt.Addr = "127.0.0.1:0"
-	}
-	host, _, err := net.SplitHostPort(opt.Addr)
-	if err != nil {
-		return nil, fmt.Errorf("zoo: %w", err)
-	}
-	if ip := net.ParseIP(host); ip == nil || !ip.IsLoopback() {
-		return nil, fmt.Errorf("%w: %s", ErrNotLoopback, opt.Addr)
-	}
 	if opt.ThinkMS <= 0 {
 		opt.ThinkMS = 300
 	}
@@ -104,34 +90,17 @@ func Start(opt Options) (*Server, error) {
 	if opt.LongStreamMS <= 0 {
 		opt.LongStreamMS = 6000
 	}
-	ln, err := net.Listen("tcp", opt.Addr)
+	s := &Server{opt: opt}
+	srv, err := serve.Start(opt.Addr, func(context.Context) http.Handler { return s.Handler() })
 	if err != nil {
 		return nil, fmt.Errorf("zoo: %w", err)
 	}
-	s := &Server{URL: "http://" + ln.Addr().String(), opt: opt}
-	s.base, s.cancel = context.WithCancel(context.Background())
-	s.srv = &http.Server{
-		Handler:           s.Handler(),
-		ReadHeaderTimeout: 5 * time.Second,
-		BaseContext:       func(net.Listener) context.Context { return s.base },
-	}
-	s.wg.Add(1)
-	go func() {
-		defer s.wg.Done()
-		_ = s.srv.Serve(ln)
-	}()
+	s.srv, s.URL = srv, srv.URL
 	return s, nil
 }
 
 // Close stops the server and ends every stream.
-func (s *Server) Close() error {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-	defer cancel()
-	s.cancel()
-	err := s.srv.Shutdown(ctx)
-	s.wg.Wait()
-	return err
-}
+func (s *Server) Close() error { return s.srv.Close() }
 
 // Handler is the zoo's routes: every sub-site's page, bundle and API.
 func (s *Server) Handler() http.Handler {

@@ -49,7 +49,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, "livecpu: want a command after the flags (livecpu -- replaylab run --driver browser)")
 		os.Exit(2)
 	}
-	load0 := loadavg()
+	load0 := loadAvg()
 	cmd := exec.Command(flag.Arg(0), flag.Args()[1:]...)
 	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
 	t0 := time.Now()
@@ -106,7 +106,7 @@ func main() {
 		polled += d
 	}
 	fmt.Printf("\nlivecpu: wall %.1f s; CPU %.1f s polled (%.0f ms a scenario over %d), %.1f s by rusage; load average %s before, %s after\n",
-		wall.Seconds(), polled.Seconds(), float64(polled.Milliseconds())/n, *scenarios, total.Seconds(), load0, loadavg())
+		wall.Seconds(), polled.Seconds(), float64(polled.Milliseconds())/n, *scenarios, total.Seconds(), load0, loadAvg())
 	kinds := make([]string, 0, len(by))
 	for k := range by {
 		kinds = append(kinds, k)
@@ -191,14 +191,6 @@ func kind(pid int, comm string) string {
 	return "chromium " + typ
 }
 
-func loadavg() string {
-	data, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return "unknown"
-	}
-	f := strings.Fields(string(data))
-	if len(f) < 3 {
-		return "unknown"
-	}
-	return strings.Join(f[:3], " ")
-}
+// loadAvg is the load average printed before and after the run (procs
+// names a map of processes in main).
+var loadAvg = procs.LoadAvg

@@ -151,7 +151,7 @@ func run(chromium, npmDir, node string, iterations int, timeout time.Duration, r
 	}
 	defer stop()
 
-	fmt.Printf("chromium %s, replaylab reusing contexts: %v, %d iterations per side after %d warm-up ones, %s\n", chromium, reuse, iterations, warmup, loadavg())
+	fmt.Printf("chromium %s, replaylab reusing contexts: %v, %d iterations per side after %d warm-up ones, %s\n", chromium, reuse, iterations, warmup, "load average "+procs.LoadAvg())
 	fmt.Printf("%-4s %-10s %9s %13s %16s %7s\n", "it", "side", "wall ms", "chromium cpu", "browser proc cpu", "bytes")
 	got := map[string][]sample{}
 	for i := -warmup; i < iterations; i++ {
@@ -181,7 +181,7 @@ func run(chromium, npmDir, node string, iterations int, timeout time.Duration, r
 		st := b.ContextStats()
 		fmt.Printf("replaylab: %d pages took a cleared context, %d contexts were not reused\n", st.Reused, st.NotReused)
 	}
-	fmt.Printf("after: %s\n", loadavg())
+	fmt.Printf("after: %s\n", "load average "+procs.LoadAvg())
 	return nil
 }
 
@@ -422,17 +422,3 @@ func totals(xs []sample) sample {
 }
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
-
-// loadavg is the machine's load average, printed beside the figures (a
-// shared machine moves them).
-func loadavg() string {
-	data, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return "load average unknown"
-	}
-	f := strings.Fields(string(data))
-	if len(f) < 3 {
-		return "load average unknown"
-	}
-	return "load average " + strings.Join(f[:3], " ")
-}

@@ -11,6 +11,7 @@ import (
 )
 
 func TestMarkerStyle(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		body string
@@ -82,6 +83,7 @@ func styles(t *testing.T) map[string]Adapter {
 }
 
 func TestStatesEveryStyle(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name     string
 		inner    string
@@ -132,6 +134,7 @@ func TestStatesEveryStyle(t *testing.T) {
 }
 
 func TestMediaInTheGroup(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name  string
 		inner string
@@ -182,6 +185,7 @@ func TestMediaInTheGroup(t *testing.T) {
 }
 
 func TestIDStability(t *testing.T) {
+	t.Parallel()
 	exchange := map[string]func(i int) string{
 		"marker": func(i int) string {
 			return `<div data-message-author-role="user" data-message-id="u` + itoa(i) + `">q</div><div data-message-author-role="assistant" data-message-id="a` + itoa(i) + `">same text</div>`
@@ -220,6 +224,7 @@ func itoa(i int) string { return strconv.Itoa(i) }
 func observeText(n *html.Node) string { return one(n).textRaw() }
 
 func TestAuto(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name    string
 		body    string
@@ -248,6 +253,7 @@ func TestAuto(t *testing.T) {
 }
 
 func TestByName(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, arg, want string
 		err             error
@@ -280,6 +286,7 @@ func TestByName(t *testing.T) {
 }
 
 func TestGroupOfFlatTurn(t *testing.T) {
+	t.Parallel()
 	doc := parse(t, page(`<main><h2>You</h2><p>q</p><h2>Assistant</h2><p>a <a href="/x">link</a></p><button>Copy</button>`+composer+`</main>`))
 	r := DefaultHeading.Groups(doc)
 	if len(r.Groups) != 1 {
@@ -311,6 +318,7 @@ func TestGroupOfFlatTurn(t *testing.T) {
 
 // The text of a group never holds the site's toolbars or badges (APP-3).
 func TestToolbarsAndBadgesAreNotText(t *testing.T) {
+	t.Parallel()
 	tests := []struct{ name, inner, text string }{
 		{"role=toolbar", `<p>Paris.</p><div role="toolbar"><span>nova-pro</span><button>Copy</button></div>`, "Paris."},
 		{"a badge class", `<p>Paris.</p><span class="model-badge">nova-pro</span>`, "Paris."},

@@ -78,6 +78,7 @@ func liveEdit(r *rand.Rand, src string, k int) string {
 // parse — ids, rules, texts, states, media, the turns' nodes (by node id)
 // and the user turns — and turns the parse kept are taken over.
 func TestLazyAfterIsLazy(t *testing.T) {
+	t.Parallel()
 	for _, ad := range []Adapter{DefaultMarker, DefaultAuto} {
 		for seed := range uint64(6) {
 			t.Run(fmt.Sprintf("%s/seed=%d", ad.Name(), seed), func(t *testing.T) {
@@ -157,6 +158,7 @@ func resultDiff(gd *observe.Document, got Result, wd *observe.Document, want Res
 // candidate's group as one asking GroupOf does, for every built-in style
 // (flat sibling turns too), through live edits.
 func TestGroupRootsIsGroupOf(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		ad   Adapter

@@ -7,6 +7,7 @@ import "testing"
 // text, and standing action-bar buttons every answer carries read as a
 // confirmation request.
 func TestRealUIDefects(t *testing.T) {
+	t.Parallel()
 	bar := `<div class="actions"><button>Copy</button><button>Regenerate</button><button>Continue Response</button><button>Continue</button></div>`
 	for _, tc := range []struct {
 		name, style, body string

@@ -12,6 +12,7 @@ import (
 	"golang.org/x/net/html"
 
 	"github.com/replaylab/replaylab/engine/observe"
+	"github.com/replaylab/replaylab/internal/cssscan"
 	"github.com/replaylab/replaylab/internal/jsonfile"
 )
 
@@ -153,24 +154,12 @@ func (p *parser) selector(field, s string) cascadia.Matcher {
 // "~" and ":has(". Quoted strings and attribute brackets are skipped.
 func scans(s string) int {
 	n := 0
-	var quote byte
 	brackets := 0
 	prev := byte(0) // last significant byte outside strings and brackets
 	space := false
 	isOp := func(c byte) bool { return c == '>' || c == '+' || c == '~' || c == ',' || c == '(' }
-	for i := 0; i < len(s); i++ {
-		c := s[i]
+	for i, c := range cssscan.Unquoted(s) {
 		switch {
-		case quote != 0:
-			if c == '\\' {
-				i++
-			} else if c == quote {
-				quote = 0
-			}
-			continue
-		case c == '"' || c == '\'':
-			quote = c
-			continue
 		case brackets > 0:
 			if c == ']' {
 				brackets--

@@ -11,6 +11,7 @@ import (
 )
 
 func TestFileAdapter(t *testing.T) {
+	t.Parallel()
 	a, err := LoadFile(filepath.Join("testdata", "acme.json"))
 	if err != nil {
 		t.Fatal(err)
@@ -37,6 +38,7 @@ func TestFileAdapter(t *testing.T) {
 }
 
 func TestFileSpeakerBySelector(t *testing.T) {
+	t.Parallel()
 	a, err := ParseFile([]byte(`{"version":1,"name":"lbl","turn":{"selector":"li.turn","speaker":{"selector":".who","assistant":["Orbit"],"user":["You"]},"id":{"attribute":"data-k"}}}`), "inline")
 	if err != nil {
 		t.Fatal(err)
@@ -51,6 +53,7 @@ func TestFileSpeakerBySelector(t *testing.T) {
 // TestFileIDKinds: a version 2 file declares ids the page makes up
 // (volatile) or none (position), and the rule says so (SPEC LIB-1).
 func TestFileIDKinds(t *testing.T) {
+	t.Parallel()
 	const body = `<ul><li class="turn" data-k="u1" data-who="user">hello</li><li class="turn" data-k="x9" data-who="bot">hi</li><li class="turn" data-k="y3" data-who="bot">again</li></ul>`
 	tests := []struct {
 		name, id, kind string
@@ -86,6 +89,7 @@ func TestFileIDKinds(t *testing.T) {
 }
 
 func TestFileRefused(t *testing.T) {
+	t.Parallel()
 	const good = `"turn":{"selector":"div.msg","id":{"attribute":"data-id"}}`
 	tests := []struct {
 		name, src, field, reason string
@@ -139,6 +143,7 @@ func TestFileRefused(t *testing.T) {
 }
 
 func TestSelectorScans(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, sel string
 		want      int
@@ -160,6 +165,7 @@ func TestSelectorScans(t *testing.T) {
 }
 
 func TestLoadFileMissing(t *testing.T) {
+	t.Parallel()
 	_, err := LoadFile(filepath.Join(t.TempDir(), "none.json"))
 	if !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("got %v, want os.ErrNotExist", err)
@@ -191,6 +197,7 @@ func FuzzParseFile(f *testing.F) {
 }
 
 func TestFileSpeakerFromAChildsAttribute(t *testing.T) {
+	t.Parallel()
 	a, err := ParseFile([]byte(`{"version":1,"name":"list","turn":{"selector":"li.entry",
 		"speaker":{"selector":".who","attribute":"data-speaker","assistant":["bot"],"user":["human"]},
 		"id":{"attribute":"data-entry"}}}`), "list.json")

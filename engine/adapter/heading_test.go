@@ -8,6 +8,7 @@ import (
 const composer = `<form><textarea aria-label="Message"></textarea><button>Send</button></form>`
 
 func TestHeadingStyle(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name      string
 		body      string

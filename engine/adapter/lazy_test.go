@@ -11,6 +11,7 @@ import (
 // Groups' at once, leaves text, state and media unread, and once loaded
 // is exactly Groups' result, for every built-in style and an adapter file.
 func TestLazyIsGroupsLoaded(t *testing.T) {
+	t.Parallel()
 	file, err := LoadFile("testdata/acme.json")
 	if err != nil {
 		t.Fatal(err)

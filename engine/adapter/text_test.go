@@ -6,6 +6,7 @@ import "testing"
 // as the page renders them, keeps a code block's lines, and leaves out a
 // code block's language label and Copy button.
 func TestTextAsRendered(t *testing.T) {
+	t.Parallel()
 	tests := []struct{ name, inner, text string }{
 		{"highlighted code spans",
 			`<p>Use this:</p><pre><code><span class="k">def</span> <span class="nf">greet</span>(<span class="n">name</span>): <span class="k">return</span> <span class="s">f"Hello, </span><span class="si">{</span>name<span class="si">}</span><span class="s">!"</span></code></pre>`,

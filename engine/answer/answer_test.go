@@ -13,6 +13,7 @@ import (
 )
 
 func TestNewestIsAfterTheBaseline(t *testing.T) {
+	t.Parallel()
 	groups := func(ids ...string) adapter.Result {
 		r := adapter.Result{Structure: true}
 		for _, id := range ids {
@@ -49,6 +50,7 @@ func TestNewestIsAfterTheBaseline(t *testing.T) {
 // or the old one (InPlace): the group under the old id is new once it
 // reads otherwise (another element, state or text), and only that group.
 func TestNewestInPlaceUnderTheOldID(t *testing.T) {
+	t.Parallel()
 	g := func(id, node, state, text string) adapter.Group {
 		n := &html.Node{Type: html.ElementNode, Data: "article", Attr: []html.Attribute{{Key: capture.AttrNode, Val: node}}}
 		return adapter.Group{ID: id, Node: n, State: state, Text: text}
@@ -140,6 +142,7 @@ func (s *script) Sleep(_ context.Context, d time.Duration) error {
 // LIB-3: complete means settled, an empty group is never complete, an
 // answer the engine stopped is ANSWER_STOPPED.
 func TestWaitSettles(t *testing.T) {
+	t.Parallel()
 	const ms = time.Millisecond
 	gen, done := adapter.StateGenerating, adapter.StateComplete
 	tests := []struct {

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/andybalholm/cascadia"
+
 	"github.com/replaylab/replaylab/engine/capture"
 	"github.com/replaylab/replaylab/engine/observe"
 )
@@ -72,7 +74,7 @@ func TestShadowRootsAreComposed(t *testing.T) {
 	if len(doc.ClosedRoots) != 1 || doc.ClosedRoots[0].Tag != "x-closed" {
 		t.Errorf("closed roots: got %+v, want the x-closed host", doc.ClosedRoots)
 	}
-	if sel := doc.Frames[0].Doc.Find("x-open > p"); sel.Length() != 1 {
+	if sel := doc.Select(cascadia.MustCompile("x-open > p")); sel.Length() != 1 {
 		t.Errorf("a child selector into an open root matched %d, want 1", sel.Length())
 	}
 

@@ -281,27 +281,23 @@ func (s *scanner) word(w string) {
 	s.i += len(w)
 }
 
-func (s *scanner) ints() []int64 {
-	var out []int64
-	s.array(func() { out = append(out, s.int()) })
+// list reads an array of integers as T.
+func list[T ~int64](s *scanner) []T {
+	var out []T
+	s.array(func() { out = append(out, T(s.int())) })
 	return out
 }
 
-func (s *scanner) stringIndexes() []domsnapshot.StringIndex {
-	var out []domsnapshot.StringIndex
-	s.array(func() { out = append(out, domsnapshot.StringIndex(s.int())) })
-	return out
-}
-
-// lists reads an array of arrays of integers into one backing array.
-func (s *scanner) lists() []domsnapshot.ArrayOfStrings {
-	var flat []int64
+// nested reads an array of arrays of E (read reads one) into one backing
+// array, each inner array a capped slice of it.
+func nested[E any, L ~[]E](s *scanner, read func(*scanner) E) []L {
+	var flat []E
 	var ends []int
 	s.array(func() {
-		s.array(func() { flat = append(flat, s.int()) })
+		s.array(func() { flat = append(flat, read(s)) })
 		ends = append(ends, len(flat))
 	})
-	out := make([]domsnapshot.ArrayOfStrings, len(ends))
+	out := make([]L, len(ends))
 	from := 0
 	for k, e := range ends {
 		out[k] = flat[from:e:e]
@@ -310,62 +306,36 @@ func (s *scanner) lists() []domsnapshot.ArrayOfStrings {
 	return out
 }
 
-// rects reads an array of arrays of numbers into one backing array.
-func (s *scanner) rects() []domsnapshot.Rectangle {
-	var flat []float64
-	var ends []int
-	s.array(func() {
-		s.array(func() { flat = append(flat, s.float()) })
-		ends = append(ends, len(flat))
-	})
-	out := make([]domsnapshot.Rectangle, len(ends))
-	from := 0
-	for k, e := range ends {
-		out[k] = flat[from:e:e]
-		from = e
-	}
-	return out
-}
-
-func (s *scanner) rareStrings() *domsnapshot.RareStringData {
-	r := &domsnapshot.RareStringData{}
+// rare reads a rare-data object: its index list into index and, when
+// value is not nil, its value list into value; other keys are skipped.
+func rare[V ~int64](s *scanner, index *[]int64, value *[]V) {
 	s.object(func(key string) {
-		switch key {
-		case "index":
-			r.Index = s.ints()
-		case "value":
-			r.Value = s.stringIndexes()
+		switch {
+		case key == "index":
+			*index = list[int64](s)
+		case key == "value" && value != nil:
+			*value = list[V](s)
 		default:
 			s.skip()
 		}
 	})
+}
+
+func (s *scanner) rareStrings() *domsnapshot.RareStringData {
+	r := &domsnapshot.RareStringData{}
+	rare(s, &r.Index, &r.Value)
 	return r
 }
 
 func (s *scanner) rareBools() *domsnapshot.RareBooleanData {
 	r := &domsnapshot.RareBooleanData{}
-	s.object(func(key string) {
-		if key == "index" {
-			r.Index = s.ints()
-		} else {
-			s.skip()
-		}
-	})
+	rare[int64](s, &r.Index, nil)
 	return r
 }
 
 func (s *scanner) rareInts() *domsnapshot.RareIntegerData {
 	r := &domsnapshot.RareIntegerData{}
-	s.object(func(key string) {
-		switch key {
-		case "index":
-			r.Index = s.ints()
-		case "value":
-			r.Value = s.ints()
-		default:
-			s.skip()
-		}
-	})
+	rare(s, &r.Index, &r.Value)
 	return r
 }
 
@@ -392,19 +362,19 @@ func (s *scanner) nodes(n *domsnapshot.NodeTreeSnapshot) {
 	s.object(func(key string) {
 		switch key {
 		case "parentIndex":
-			n.ParentIndex = s.ints()
+			n.ParentIndex = list[int64](s)
 		case "nodeType":
-			n.NodeType = s.ints()
+			n.NodeType = list[int64](s)
 		case "shadowRootType":
 			n.ShadowRootType = s.rareStrings()
 		case "nodeName":
-			n.NodeName = s.stringIndexes()
+			n.NodeName = list[domsnapshot.StringIndex](s)
 		case "nodeValue":
-			n.NodeValue = s.stringIndexes()
+			n.NodeValue = list[domsnapshot.StringIndex](s)
 		case "backendNodeId":
-			s.array(func() { n.BackendNodeID = append(n.BackendNodeID, cdp.BackendNodeID(s.int())) })
+			n.BackendNodeID = list[cdp.BackendNodeID](s)
 		case "attributes":
-			n.Attributes = s.lists()
+			n.Attributes = nested[int64, domsnapshot.ArrayOfStrings](s, (*scanner).int)
 		case "textValue":
 			n.TextValue = s.rareStrings()
 		case "inputValue":
@@ -429,11 +399,11 @@ func (s *scanner) layout(l *domsnapshot.LayoutTreeSnapshot) {
 	s.object(func(key string) {
 		switch key {
 		case "nodeIndex":
-			l.NodeIndex = s.ints()
+			l.NodeIndex = list[int64](s)
 		case "styles":
-			l.Styles = s.lists()
+			l.Styles = nested[int64, domsnapshot.ArrayOfStrings](s, (*scanner).int)
 		case "bounds":
-			l.Bounds = s.rects()
+			l.Bounds = nested[float64, domsnapshot.Rectangle](s, (*scanner).float)
 		default:
 			s.skip()
 		}

@@ -11,6 +11,7 @@ import (
 )
 
 func TestDecode(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		in   string
@@ -40,6 +41,7 @@ func TestDecode(t *testing.T) {
 }
 
 func TestVersionErrorNamesBothVersions(t *testing.T) {
+	t.Parallel()
 	_, err := capture.Decode([]byte(`{"version":7,"url":"u","frames":[]}`))
 	if err == nil || !strings.Contains(err.Error(), "version 7") || !strings.Contains(err.Error(), "supports 1 to 3") {
 		t.Fatalf("got %v, want a message naming version 7 and the supported 1 to 3", err)
@@ -47,6 +49,7 @@ func TestVersionErrorNamesBothVersions(t *testing.T) {
 }
 
 func TestSaveLoadRoundTrip(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	path := filepath.Join(dir, "sub", "c.json")
 	c := capture.New("http://x/", `<input data-rl-node="3" data-rl-value="typed">`)
@@ -68,6 +71,7 @@ func TestSaveLoadRoundTrip(t *testing.T) {
 }
 
 func TestSaveRefusesInvalidAndKeepsOldFile(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "c.json")
 	good := capture.New("http://x/", "<p>old</p>")
 	if err := capture.Save(path, good); err != nil {
@@ -84,6 +88,7 @@ func TestSaveRefusesInvalidAndKeepsOldFile(t *testing.T) {
 }
 
 func TestLoadMissingFileNamesPath(t *testing.T) {
+	t.Parallel()
 	_, err := capture.Load("/no/such/capture.json")
 	if !errors.Is(err, os.ErrNotExist) || !strings.Contains(err.Error(), "/no/such/capture.json") {
 		t.Fatalf("got %v", err)

@@ -19,6 +19,7 @@ import (
 // TestAllListsEveryCode reads codes.go: every constant declared there is in
 // All, once, and no two constants share a text.
 func TestAllListsEveryCode(t *testing.T) {
+	t.Parallel()
 	f, err := parser.ParseFile(token.NewFileSet(), "codes.go", nil, 0)
 	if err != nil {
 		t.Fatal(err)
@@ -56,6 +57,7 @@ func TestAllListsEveryCode(t *testing.T) {
 // carries one, errors.Is and errcode.Of see the code through %w wrapping,
 // errors.As finds the carrier, and another code does not match.
 func TestEveryCodeInEveryCarrier(t *testing.T) {
+	t.Parallel()
 	carriers := []struct {
 		name string
 		wrap func(errcode.Code) error
@@ -110,6 +112,7 @@ func TestEveryCodeInEveryCarrier(t *testing.T) {
 }
 
 func TestReplayDiverged(t *testing.T) {
+	t.Parallel()
 	err := fmt.Errorf("step: %w", &replay.DivergedError{Step: 3, Field: "node", Want: "n1", Got: "n2"})
 	var de *replay.DivergedError
 	if !errors.Is(err, replay.Code) || !errors.Is(err, errcode.ReplayDiverged) || errcode.Of(err) != errcode.ReplayDiverged || !errors.As(err, &de) {
@@ -121,6 +124,7 @@ func TestReplayDiverged(t *testing.T) {
 }
 
 func TestOf(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name       string
 		err        error
@@ -148,6 +152,7 @@ func TestOf(t *testing.T) {
 // TestErrorText: the texts that reach goldens, problem documents and MCP
 // payloads.
 func TestErrorText(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		err  error

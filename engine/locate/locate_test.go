@@ -20,6 +20,7 @@ func observation(t testing.TB, id int, src string) *observe.Observation {
 }
 
 func TestResolve(t *testing.T) {
+	t.Parallel()
 	var links strings.Builder
 	for i := 0; i < 25; i++ {
 		fmt.Fprintf(&links, `<a href="/d/%d">Docs</a>`, i)
@@ -69,6 +70,7 @@ func TestResolve(t *testing.T) {
 }
 
 func TestVerdictTruncatedWithOneVisibleMatch(t *testing.T) {
+	t.Parallel()
 	o := observation(t, 1, `<a href="/1">Docs</a><a href="/2">Docs</a>`)
 	r, err := o.Find(observe.Query{Role: "link", Name: "Docs", Limit: 1})
 	if err != nil {
@@ -83,6 +85,7 @@ func TestVerdictTruncatedWithOneVisibleMatch(t *testing.T) {
 }
 
 func TestVerdictIncompleteScope(t *testing.T) {
+	t.Parallel()
 	o := observation(t, 1, `<button>Back</button><iframe src="https://pay.example/"></iframe>`)
 	_, err := Resolve(o, Locator{Role: "button", Name: "Pay"})
 	if !errors.Is(err, TargetQueryTruncated) {
@@ -91,6 +94,7 @@ func TestVerdictIncompleteScope(t *testing.T) {
 }
 
 func TestByRefStale(t *testing.T) {
+	t.Parallel()
 	src := `<button>Archive</button>`
 	old := observation(t, 1, src)
 	fresh := observation(t, 2, src) // the same page, unchanged
@@ -133,6 +137,7 @@ func ExampleResolve() {
 }
 
 func TestLookAlikesToldApart(t *testing.T) {
+	t.Parallel()
 	doc := `<main><h1>Files</h1><table><tr><th>Name</th><th>Size</th><th></th></tr>
 <tr><td>report.pdf</td><td>12 KB</td><td><button>Delete</button></td></tr>
 <tr><td>notes.txt</td><td>2 KB</td><td><button>Delete</button></td></tr></table>

@@ -103,6 +103,7 @@ var (
 )
 
 func TestRules(t *testing.T) {
+	t.Parallel()
 	articles := []string{"Intro", "Setup", "Usage", "Limits", "Errors", "Testing", "Release", "Roadmap",
 		"Appendix", "Glossary", "Index", "Credits", "Licence", "History", "Contact"}
 	tests := []struct {
@@ -297,6 +298,7 @@ func loginPage(email, password string) Observation {
 }
 
 func TestSignalCounts(t *testing.T) {
+	t.Parallel()
 	m := New(Config{})
 	m.Observe(menuPage(false, 0))
 	var sig *Signal
@@ -323,6 +325,7 @@ func TestSignalCounts(t *testing.T) {
 }
 
 func TestLoopKeepsSignallingAndStopsOnChange(t *testing.T) {
+	t.Parallel()
 	m := New(Config{})
 	m.Observe(menuPage(false, 0))
 	fired := 0
@@ -345,6 +348,7 @@ func TestLoopKeepsSignallingAndStopsOnChange(t *testing.T) {
 }
 
 func TestWindowsAreBounded(t *testing.T) {
+	t.Parallel()
 	m := New(Config{Window: 7})
 	for i := range 1000 {
 		m.Act(Action{Op: "click", Name: fmt.Sprint(i)})
@@ -365,6 +369,7 @@ func TestWindowsAreBounded(t *testing.T) {
 
 // An old revisit leaves the observation window: the loop no longer counts.
 func TestRevisitsAgeOut(t *testing.T) {
+	t.Parallel()
 	m := New(Config{Window: 6})
 	m.Observe(menuPage(false, 0))
 	for i := range 4 {
@@ -392,6 +397,7 @@ func (m *Monitor) revisitsLocked() int {
 }
 
 func TestFingerprint(t *testing.T) {
+	t.Parallel()
 	base := menuPage(true, 3)
 	fp := Fingerprint(base)
 	if len(fp) != 64 || strings.Trim(fp, "0123456789abcdef") != "" {
@@ -465,6 +471,7 @@ func clone(o Observation) Observation {
 }
 
 func TestActionFingerprint(t *testing.T) {
+	t.Parallel()
 	a := Action{Op: "fill", Tab: "t1", Role: "textbox", Name: "Email", Value: "Ana@Example.com"}
 	fp := ActionFingerprint(a)
 	if fp != ActionFingerprint(a) {
@@ -498,6 +505,7 @@ func TestActionFingerprint(t *testing.T) {
 }
 
 func TestIsSensitive(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		in   ControlInfo
@@ -546,6 +554,7 @@ func TestIsSensitive(t *testing.T) {
 }
 
 func TestSummarize(t *testing.T) {
+	t.Parallel()
 	prev := loginPage("", "")
 	prev.Controls = append(prev.Controls, Control{Key: "remember", Role: "checkbox", Name: "Remember me"})
 	next := loginPage("ana@example.com", "s3cr3t-value")
@@ -578,6 +587,7 @@ func TestSummarize(t *testing.T) {
 }
 
 func TestSummarizeBounded(t *testing.T) {
+	t.Parallel()
 	var next Observation
 	for i := range 3 * SummaryElementsMax {
 		next.Controls = append(next.Controls, Control{Role: "button", Name: fmt.Sprint("b", i)})

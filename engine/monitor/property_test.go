@@ -28,6 +28,7 @@ var actionPool = []Action{clickMenu, clickOpen, clickClose, clickNext, clickSave
 
 // Property 1: no sequence of passive operations ever signals (MON-6).
 func TestPropertyPassiveNeverSignals(t *testing.T) {
+	t.Parallel()
 	rapid.Check(t, func(t *rapid.T) {
 		m := New(Config{})
 		n := rapid.IntRange(1, 200).Draw(t, "n")
@@ -53,6 +54,7 @@ func TestPropertyPassiveNeverSignals(t *testing.T) {
 // Property 2: actions each followed by a never-before-seen observation never
 // signal (in particular never under rule a).
 func TestPropertyFreshObservationsNeverSignal(t *testing.T) {
+	t.Parallel()
 	rapid.Check(t, func(t *rapid.T) {
 		m := New(Config{})
 		seen := map[string]bool{}
@@ -111,6 +113,7 @@ func genSensitiveName(t *rapid.T, label string) string {
 // Property 3: signals never contain typed text or sensitive names (MON-7);
 // change summaries never contain typed text or sensitive names either.
 func TestPropertySignalsNeverLeak(t *testing.T) {
+	t.Parallel()
 	rapid.Check(t, func(t *rapid.T) {
 		nFields := rapid.IntRange(1, 4).Draw(t, "fields")
 		type field struct {

@@ -61,6 +61,7 @@ func loadAccnameCases(t testing.TB) ([]accnameCase, map[string]*Document) {
 // pages (testdata/wpt-accname, BSD-licensed, see its README) through the
 // accessible-name computation.
 func TestAccnameConformance(t *testing.T) {
+	t.Parallel()
 	cases, docs := loadAccnameCases(t)
 	pass, candPass, candTotal := 0, 0, 0
 	seen := map[string]bool{}

@@ -5,6 +5,8 @@ import (
 
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
+
+	"github.com/replaylab/replaylab/internal/cssscan"
 )
 
 // styleSheet is the small part of author CSS a plain HTML file needs for
@@ -274,7 +276,7 @@ func parseCSS(src string) *styleSheet {
 
 func parseDecls(body string) map[string]string {
 	m := map[string]string{}
-	for _, d := range splitDecls(body) {
+	for _, d := range cssscan.Split(body, ';') {
 		k, v, ok := strings.Cut(d, ":")
 		if !ok {
 			continue
@@ -289,30 +291,6 @@ func parseDecls(body string) map[string]string {
 		}
 	}
 	return m
-}
-
-// splitDecls splits on semicolons outside quotes.
-func splitDecls(s string) []string {
-	var out []string
-	var quote byte
-	start := 0
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case quote != 0:
-			if c == '\\' {
-				i++
-			} else if c == quote {
-				quote = 0
-			}
-		case c == '"' || c == '\'':
-			quote = c
-		case c == ';':
-			out = append(out, s[start:i])
-			start = i + 1
-		}
-	}
-	return append(out, s[start:])
 }
 
 func parseSelector(sel string) (cssRule, bool) {
@@ -671,7 +649,7 @@ func cssContentText(n *html.Node, v string) (string, bool) {
 	if v == "" || v == "none" || v == "normal" {
 		return "", false
 	}
-	parts := splitTop(v, '/')
+	parts := cssscan.SplitTop(v, '/')
 	src := parts[0]
 	if len(parts) > 1 {
 		src = parts[1]
@@ -711,34 +689,6 @@ func cssContentText(n *html.Node, v string) (string, bool) {
 		}
 	}
 	return b.String(), true
-}
-
-// splitTop splits s on sep outside quotes and parentheses.
-func splitTop(s string, sep byte) []string {
-	var out []string
-	var quote byte
-	depth, start := 0, 0
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case quote != 0:
-			if c == '\\' {
-				i++
-			} else if c == quote {
-				quote = 0
-			}
-		case c == '"' || c == '\'':
-			quote = c
-		case c == '(':
-			depth++
-		case c == ')':
-			depth--
-		case c == sep && depth == 0:
-			out = append(out, s[start:i])
-			start = i + 1
-		}
-	}
-	return append(out, s[start:])
 }
 
 // styleProp returns one property of an inline style attribute, lower-case.

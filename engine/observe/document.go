@@ -39,6 +39,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/PuerkitoBio/goquery"
+	"github.com/andybalholm/cascadia"
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
 
@@ -72,7 +73,6 @@ type Frame struct {
 	Parent string
 	Owner  string // node id of the iframe element in the parent frame
 	URL    string
-	Doc    *goquery.Document
 	Root   *html.Node
 	// Live is true when the frame carries live state from a browser
 	// (data-rl-node attributes): hidden state then comes from the browser's
@@ -114,8 +114,11 @@ type ClosedRoot struct {
 	Tag   string `json:"tag"`
 }
 
-// closedMark is how a capture names a closed root's host.
+// closedMark is how a capture names a closed root's host, and closedHost
+// the selector of such a host.
 const closedMark = capture.AttrShadow + `="closed"`
+
+var closedHost = cascadia.MustCompile(`[` + closedMark + `]`)
 
 // closedRoots lists fr's closed shadow roots; src is its markup (only a
 // frame whose markup names one is searched).
@@ -123,10 +126,31 @@ func (d *Document) closedRoots(fr *Frame, src string) {
 	if !strings.Contains(src, closedMark) {
 		return
 	}
-	fr.Doc.Find(`[` + capture.AttrShadow + `="closed"]`).Each(func(_ int, s *goquery.Selection) {
+	frameSelection(fr).FindMatcher(closedHost).Each(func(_ int, s *goquery.Selection) {
 		n := s.Get(0)
 		d.ClosedRoots = append(d.ClosedRoots, ClosedRoot{Frame: fr.ID, Node: d.NodeID(n), Tag: n.Data})
 	})
+}
+
+// frameSelection is a goquery selection of the frame's document node.
+func frameSelection(fr *Frame) *goquery.Selection {
+	return goquery.NewDocumentFromNode(fr.Root).Selection
+}
+
+// Select is the elements of every frame that m matches, in frame and
+// document order, hidden ones included: a goquery query over the parsed
+// trees, for offline questions about a capture (which elements a CSS
+// selector names; adapter.Select compiles one under the adapter file's
+// rules). A cascadia.Selector is a goquery.Matcher.
+func (d *Document) Select(m goquery.Matcher) *goquery.Selection {
+	if len(d.Frames) == 0 { // never from Parse: a capture has a frame
+		return goquery.NewDocumentFromNode(&html.Node{Type: html.DocumentNode}).Selection
+	}
+	out := frameSelection(d.Frames[0]).FindMatcher(m)
+	for _, fr := range d.Frames[1:] {
+		out = out.AddSelection(frameSelection(fr).FindMatcher(m))
+	}
+	return out
 }
 
 // nodeInfo is what the index keeps per element.
@@ -226,7 +250,7 @@ func parse(c *capture.Capture, prev *Document, marks bool) (*Document, error) {
 			slabs = fast.slabs
 		}
 		fr := &Frame{ID: p.f.ID, Parent: p.f.Parent, Owner: p.f.Owner, URL: p.f.URL, Root: root,
-			Doc: goquery.NewDocumentFromNode(root), Repaired: repaired, index: len(d.Frames), fast: fast}
+			Repaired: repaired, index: len(d.Frames), fast: fast}
 		var inherited uint8
 		if parent := byFrameID[fr.Parent]; parent != nil {
 			fr.owner = d.ownerIn(parent, fr)

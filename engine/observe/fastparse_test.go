@@ -106,6 +106,7 @@ func describe(n *html.Node) string {
 }
 
 func TestFastParseChatPages(t *testing.T) {
+	t.Parallel()
 	sizes := chatpage.Sizes
 	if testing.Short() {
 		sizes = sizes[:3]
@@ -126,6 +127,7 @@ func TestFastParseChatPages(t *testing.T) {
 // TestFastParseRecordings compares the trees of every frame of every
 // capture in recordings/ (the pages replay parses).
 func TestFastParseRecordings(t *testing.T) {
+	t.Parallel()
 	files, err := filepath.Glob(filepath.Join("..", "..", "recordings", "sessions", "*", "*.json"))
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no recorded sessions: %v", err)
@@ -154,6 +156,7 @@ func TestFastParseRecordings(t *testing.T) {
 // TestFastParseConformancePages compares the trees of the WPT accname
 // pages and every other HTML file under testdata.
 func TestFastParseConformancePages(t *testing.T) {
+	t.Parallel()
 	var files []string
 	for _, root := range []string{"testdata", filepath.Join("..", "..", "testsite"), filepath.Join("..", "..", "sim")} {
 		_ = filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
@@ -178,6 +181,7 @@ func TestFastParseConformancePages(t *testing.T) {
 // TestFastParseRows names the forms the fast builder takes and the ones it
 // leaves to html.Parse; every row is also compared tree for tree.
 func TestFastParseRows(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name, src string
 		fast      bool
@@ -290,6 +294,7 @@ func html5libDocs(t *testing.T) (dir string, docs []html5libDoc) {
 // and its go1.html page: most fall back, every one the fast builder takes
 // must be html.Parse's tree.
 func TestFastParseHTML5Lib(t *testing.T) {
+	t.Parallel()
 	dir, docs := html5libDocs(t)
 	fast := 0
 	for _, d := range docs {

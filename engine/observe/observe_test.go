@@ -29,6 +29,7 @@ func names(els []Element) []string {
 }
 
 func TestCandidates(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		html string
@@ -74,6 +75,7 @@ func sidebarPage(links int) string {
 }
 
 func TestPriority(t *testing.T) {
+	t.Parallel()
 	o := observeHTML(t, sidebarPage(300))
 	s := o.View(ViewFull, DefaultLimits)
 	if got := names(s.Elements[:2]); strings.Join(got, "|") != "textbox:Message|button:Send" {
@@ -89,6 +91,7 @@ func TestPriority(t *testing.T) {
 }
 
 func TestLimits(t *testing.T) {
+	t.Parallel()
 	var b strings.Builder
 	for i := 0; i < 50; i++ {
 		fmt.Fprintf(&b, "<h2>Heading %d</h2><p>%s</p>", i, strings.Repeat("word ", 30))
@@ -131,6 +134,7 @@ func TestLimits(t *testing.T) {
 // a first-items view, the composer first, and the newest of everything a
 // limit cuts.
 func TestRecentView(t *testing.T) {
+	t.Parallel()
 	var b strings.Builder
 	b.WriteString(`<nav>`)
 	for i := range 40 {
@@ -182,6 +186,7 @@ func TestRecentView(t *testing.T) {
 }
 
 func TestFind(t *testing.T) {
+	t.Parallel()
 	var b strings.Builder
 	for i := 0; i < 45; i++ {
 		fmt.Fprintf(&b, `<a href="/doc/%d">Docs</a>`, i)
@@ -222,6 +227,7 @@ func TestFind(t *testing.T) {
 }
 
 func TestSearchText(t *testing.T) {
+	t.Parallel()
 	var b strings.Builder
 	for i := 0; i < 25; i++ {
 		fmt.Fprintf(&b, "<p>%s invoice number %d is due %s</p>", strings.Repeat("filler ", 40), i, strings.Repeat("later ", 40))
@@ -243,6 +249,7 @@ func TestSearchText(t *testing.T) {
 }
 
 func TestTables(t *testing.T) {
+	t.Parallel()
 	page := `<table><caption>Outer</caption>
 		<tr><th>Item</th><th>Detail</th></tr>
 		<tr><td>A</td><td>cell <table><tr><td>inner1</td></tr><tr><td>inner2</td></tr></table></td></tr>
@@ -289,6 +296,7 @@ func TestTables(t *testing.T) {
 }
 
 func TestFrames(t *testing.T) {
+	t.Parallel()
 	t.Run("srcdoc in a plain file", func(t *testing.T) {
 		o := observeHTML(t, `<button>Top</button><iframe srcdoc="<button>Inner</button><h1>In frame</h1>"></iframe>`)
 		if got := names(o.All); strings.Join(got, "|") != "button:Top|button:Inner" {
@@ -348,6 +356,7 @@ func TestFrames(t *testing.T) {
 }
 
 func TestRefs(t *testing.T) {
+	t.Parallel()
 	o := observeHTML(t, `<button>A</button><button>B</button>`)
 	if e, ok := o.ByRef("s1e2"); !ok || e.Name != "B" {
 		t.Errorf("ByRef(s1e2) = %+v, %v", e, ok)
@@ -360,6 +369,7 @@ func TestRefs(t *testing.T) {
 }
 
 func TestBadInput(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		html string
@@ -424,6 +434,7 @@ func checkBounded(t testing.TB, o *Observation, s *Snapshot, lim Limits) {
 // not elements make Observe ask GroupOf, whose nearest-ancestor answer
 // then stands.
 func TestGroupRootsFallBack(t *testing.T) {
+	t.Parallel()
 	doc, err := ParseHTML("http://x/", `<div id="a"><button>One</button><div id="b"><button>Two</button></div></div><p><button>Three</button></p>`)
 	if err != nil {
 		t.Fatal(err)

@@ -14,6 +14,7 @@ import (
 // Observe builds for that id (refs included), every view of it too, and the
 // original keeps its own refs.
 func TestReissue(t *testing.T) {
+	t.Parallel()
 	pages := map[string]string{
 		"empty":     `<html><body></body></html>`,
 		"form":      `<main><label for=q>Query</label><input id=q value=v><input type=checkbox checked aria-label=Box><button disabled>Go</button><a href=/x>X</a></main>`,

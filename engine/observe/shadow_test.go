@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/andybalholm/cascadia"
+
 	"github.com/replaylab/replaylab/engine/capture"
 	"github.com/replaylab/replaylab/engine/observe"
 )
@@ -14,6 +16,7 @@ import (
 // and an open root's content (the composed tree) is page: matched by
 // selectors through the host and read as text and candidates.
 func TestClosedShadowRootsAreNamed(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name   string
 		html   string
@@ -54,7 +57,7 @@ func TestClosedShadowRootsAreNamed(t *testing.T) {
 			if !strings.Contains(s.Text, "Hello") {
 				t.Errorf("an open root's text is not page text: %q", s.Text)
 			}
-			if doc.Frames[0].Doc.Find("x-chat > p").Length() != 1 {
+			if doc.Select(cascadia.MustCompile("x-chat > p")).Length() != 1 {
 				t.Error("x-chat > p does not match the top-level element of its root")
 			}
 		})

@@ -12,6 +12,7 @@ import (
 // view's text and tables, whatever the limits cut, on pages with tables,
 // frames of text and many elements.
 func TestTextAndTablesIsTheViewsTextAndTables(t *testing.T) {
+	t.Parallel()
 	var rows strings.Builder
 	for i := range 40 {
 		rows.WriteString("<tr><td>cell " + strings.Repeat("x", i) + "</td><td><button>Delete</button></td><td>c</td></tr>")

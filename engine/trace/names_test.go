@@ -12,6 +12,7 @@ import (
 )
 
 func TestNames(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		in   string
@@ -98,6 +99,7 @@ fill page=main value="new group m2"
 // (LIB-1): naming it again changes nothing, so no id the page made up is
 // left in one.
 func TestGoldensHoldLabNames(t *testing.T) {
+	t.Parallel()
 	files, err := filepath.Glob("../../recordings/golden/*/*.golden")
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no goldens found (%v)", err)
@@ -124,6 +126,7 @@ func TestGoldensHoldLabNames(t *testing.T) {
 //
 //	REPLAYLAB_NAMES_BASE=<rev> go test ./engine/trace -run TestGoldenChangesAreNamesOnly -v
 func TestGoldenChangesAreNamesOnly(t *testing.T) {
+	t.Parallel()
 	base := os.Getenv("REPLAYLAB_NAMES_BASE")
 	if base == "" {
 		t.Skip("set REPLAYLAB_NAMES_BASE to the git revision the goldens are compared with")

@@ -8,6 +8,7 @@ import (
 )
 
 func TestFormatParseRoundTrip(t *testing.T) {
+	t.Parallel()
 	events := []trace.Event{
 		trace.E("navigate", trace.A("url", "{sim}/chat")),
 		trace.E("fill", trace.A("target", `role=textbox name="Message"`), trace.A("value", "two words"), trace.A("verified", true)),
@@ -24,6 +25,7 @@ func TestFormatParseRoundTrip(t *testing.T) {
 }
 
 func TestLogNormalizes(t *testing.T) {
+	t.Parallel()
 	l := &trace.Log{Normalize: func(s string) string {
 		if s == "http://127.0.0.1:4242/chat" {
 			return "{sim}/chat"

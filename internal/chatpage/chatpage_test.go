@@ -6,6 +6,7 @@ import (
 )
 
 func TestRenderSeeded(t *testing.T) {
+	t.Parallel()
 	a := Render(Options{Turns: 20, Seed: 1})
 	if a != Render(Options{Turns: 20, Seed: 1}) {
 		t.Fatal("the same options gave different pages")
@@ -26,6 +27,7 @@ func TestRenderSeeded(t *testing.T) {
 }
 
 func TestLive(t *testing.T) {
+	t.Parallel()
 	p := Render(Options{Turns: 4, Seed: 1, Sidebar: 2})
 	l := Live(p)
 	if got, want := strings.Count(l, `data-rl-node="`), strings.Count(p, "<")-strings.Count(p, "</")-1; got != want {

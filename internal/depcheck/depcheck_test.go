@@ -80,9 +80,9 @@ var rules = []rule{
 		requires: "harness",
 	},
 	{
-		name:     "sim imports only ledger (and engine/errcode for its codes, engine/clock for the lab clock)",
+		name:     "sim imports only ledger (and engine/errcode for its codes, engine/clock for the lab clock, internal/solidpng for its picture)",
 		subjects: []string{"sim/..."},
-		only:     []string{"sim/...", "ledger/...", "engine/errcode", "engine/clock"},
+		only:     []string{"sim/...", "ledger/...", "engine/errcode", "engine/clock", "internal/solidpng"},
 	},
 	{
 		name:     "engine never imports ledger: the ledger is a product beside the engine, not part of it",
@@ -319,6 +319,7 @@ func listModule(t *testing.T) map[string]*pkg {
 
 // TestImportRules enforces every rule over the module as it is.
 func TestImportRules(t *testing.T) {
+	t.Parallel()
 	pkgs := listModule(t)
 	for _, r := range rules {
 		t.Run(r.name, func(t *testing.T) {
@@ -336,6 +337,7 @@ func TestImportRules(t *testing.T) {
 // TestRulesCatchViolations: each rule finds a violation planted in a small
 // module graph, and names importer, imported and the rule.
 func TestRulesCatchViolations(t *testing.T) {
+	t.Parallel()
 	byName := func(prefix string) rule {
 		t.Helper()
 		for _, r := range rules {
@@ -367,7 +369,9 @@ func TestRulesCatchViolations(t *testing.T) {
 		{"sim imports engine", byName("sim imports only"),
 			graph(&pkg{Path: "sim", Imports: []string{"engine", "ledger"}}), `sim imports engine: breaks`},
 		{"sim within its rule", byName("sim imports only"),
-			graph(&pkg{Path: "sim", Imports: []string{"ledger", "engine/clock", "github.com/google/uuid"}}), ""},
+			graph(&pkg{Path: "sim", Imports: []string{"ledger", "engine/clock", "internal/solidpng", "github.com/google/uuid"}}), ""},
+		{"sim imports an internal package other than its picture's", byName("sim imports only"),
+			graph(&pkg{Path: "sim", Imports: []string{"ledger", "internal/serve"}}), `sim imports internal/serve: breaks`},
 		{"locate depends on replay", byName("observe, adapter, locate"),
 			graph(&pkg{Path: "engine/locate", Imports: []string{"engine/replay"}, Deps: []string{"engine/replay"}}), `engine/locate imports engine/replay`},
 		{"engine/mcp depends on steps", byName("nothing in engine"),

@@ -13,6 +13,7 @@ import (
 )
 
 func TestDecode(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name   string
 		src    string
@@ -51,6 +52,7 @@ func TestDecode(t *testing.T) {
 }
 
 func TestDecodeKeepsNumbers(t *testing.T) {
+	t.Parallel()
 	o, err := jsonfile.Decode([]byte(`{"n":12345678901234567890}`), 100)
 	if err != nil {
 		t.Fatal(err)
@@ -61,6 +63,7 @@ func TestDecodeKeepsNumbers(t *testing.T) {
 }
 
 func TestPaths(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		got  string
@@ -81,6 +84,7 @@ func TestPaths(t *testing.T) {
 }
 
 func TestError(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		err  jsonfile.Error
@@ -99,6 +103,7 @@ func TestError(t *testing.T) {
 }
 
 func TestMessage(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name                          string
 		origin, source, field, reason string
@@ -119,6 +124,7 @@ func TestMessage(t *testing.T) {
 }
 
 func TestReadFile(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	path := filepath.Join(dir, "f.json")
 	if err := os.WriteFile(path, []byte(`{"a":12345}`), 0o644); err != nil {
@@ -166,6 +172,7 @@ func read(t testing.TB, src string, listMax int, f func(r *jsonfile.Reader, o js
 }
 
 func TestReader(t *testing.T) {
+	t.Parallel()
 	str := func(key string, required bool) func(*jsonfile.Reader, jsonfile.Object) any {
 		return func(r *jsonfile.Reader, o jsonfile.Object) any { return r.Str(o, key, required) }
 	}
@@ -261,6 +268,7 @@ func TestReader(t *testing.T) {
 }
 
 func TestReaderKeepsTheFirstError(t *testing.T) {
+	t.Parallel()
 	top, err := jsonfile.Decode([]byte(`{"a":1,"b":2}`), 100)
 	if err != nil {
 		t.Fatal(err)

@@ -128,3 +128,19 @@ func Stats() (map[int]Stat, error) {
 	}
 	return out, nil
 }
+
+// LoadAvg is the machine's 1, 5 and 15 minute load averages as
+// /proc/loadavg gives them ("0.52 0.58 0.59"), "unknown" when it cannot
+// be read: the benches print it beside their figures, which a shared
+// machine moves.
+func LoadAvg() string {
+	data, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "unknown"
+	}
+	f := strings.Fields(string(data))
+	if len(f) < 3 {
+		return "unknown"
+	}
+	return strings.Join(f[:3], " ")
+}

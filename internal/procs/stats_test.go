@@ -8,6 +8,7 @@ import (
 // TestStatsHoldsThisProcess: Stats reads this very process with its
 // parent and a command name.
 func TestStatsHoldsThisProcess(t *testing.T) {
+	t.Parallel()
 	stats, err := Stats()
 	if err != nil {
 		t.Fatal(err)

@@ -12,6 +12,7 @@ import (
 // TestConcurrentWritesAndReads: writers and readers at once (go test
 // -race finds a missing lock); every line written is there once, whole.
 func TestConcurrentWritesAndReads(t *testing.T) {
+	t.Parallel()
 	var b syncbuf.Buffer
 	const writers, lines = 4, 200
 	var wg sync.WaitGroup

@@ -28,6 +28,7 @@ func readCases[T any](t *testing.T, name string) []T {
 }
 
 func TestConformanceParsing(t *testing.T) {
+	t.Parallel()
 	for _, c := range readCases[struct {
 		Expression string `yaml:"expression"`
 		Formatted  string `yaml:"formatted"`
@@ -53,6 +54,7 @@ func TestConformanceParsing(t *testing.T) {
 }
 
 func TestConformanceEvaluations(t *testing.T) {
+	t.Parallel()
 	for _, c := range readCases[struct {
 		Expression string `yaml:"expression"`
 		Tests      []struct {
@@ -75,6 +77,7 @@ func TestConformanceEvaluations(t *testing.T) {
 }
 
 func TestConformanceErrors(t *testing.T) {
+	t.Parallel()
 	for _, c := range readCases[struct {
 		Expression string `yaml:"expression"`
 		Error      string `yaml:"error"`
@@ -97,6 +100,7 @@ func TestConformanceErrors(t *testing.T) {
 
 // TestLegacy: godog's old forms keep their meaning.
 func TestLegacy(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, expr string
 		tags       []string
@@ -129,6 +133,7 @@ func TestLegacy(t *testing.T) {
 // TestInvalid: the inputs of issue 13 that godog's matcher let through or
 // panicked on are syntax errors.
 func TestInvalid(t *testing.T) {
+	t.Parallel()
 	tests := []struct{ name, expr, want string }{
 		{"dangling legacy and", "@ANS-5 &&", `Tag expression "@ANS-5 &&" could not be parsed because of syntax error: Expected operand.`},
 		{"unclosed parenthesis", "(@ANS-5", `Tag expression "(@ANS-5" could not be parsed because of syntax error: Unmatched (.`},
