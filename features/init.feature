@@ -72,10 +72,10 @@ Feature: A new site in one command
     And the run output mentions "6 captures, 1 sends, 0 violations."
 
   Scenario: An adapter that validate refuses over init's own session exits 6 naming the violations
-    # deep-chat's send session was recorded before shadow roots were
-    # tracked: its first answer is never seen complete before the next send
-    Given the scratch project holds a copy of the repository's "zoo/deepchat/recordings/send/session.json"
-    When I run replaylab with "init --from zoo/deepchat/recordings/send/session.json --out sites/deepchat"
+    # a deep-chat send session recorded before shadow roots were tracked:
+    # its first answer is never seen complete before the next send
+    Given the scratch project holds a copy of the repository's "engine/infer/testdata/deepchat-before-shadow-tracking.session.json"
+    When I run replaylab with "init --from engine/infer/testdata/deepchat-before-shadow-tracking.session.json --out sites/deepchat"
     Then the run exits 6
     And the run output mentions "ERROR [never-generating]"
     And the run output mentions "validate found 2 violations of the inferred adapter over its own session"
