@@ -1,4 +1,4 @@
-@LIB-4
+@LIB-4 @replay-only
 Feature: Replay is the live run, on chat UI libraries
   A session recorded live holds the live run's timeline: every read the
   engine made and when each action returned. Its replay answers each read
@@ -7,7 +7,9 @@ Feature: Replay is the live run, on chat UI libraries
   golden trace the live run wrote is met by its replay, state for state.
   The sessions and goldens here were recorded live from the zoo's sites
   (zoo/nlux on the wall clock, zoo/aisdk on both clocks); the profiles are
-  copies of the zoo's, in recordings/library-replay/.
+  copies of the zoo's, in recordings/library-replay/. A live run skips
+  them (@replay-only): the zoo's sites are served by its own project
+  (go test ./zoo runs them live).
 
   # NLUX animates its text after each chunk arrives: on the wall clock the
   # live waits read it at uneven times; the replay reads the same captures.

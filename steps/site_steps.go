@@ -128,11 +128,32 @@ func (w *world) useSite(p *site.Profile) error {
 	w.siteBase = strings.TrimRight(p.BaseURL, "/")
 	w.adapter = p.Reader()
 	if w.sc.Mode().AlwaysLive() || w.recordOnce {
+		if w.hasTag(ReplayOnlyTag) {
+			return w.skip(fmt.Sprintf("SKIPPING %s: %s: its sessions were recorded live from a site this run does not serve (%s); it runs replayed", w.slug, ReplayOnlyTag, p.BaseURL))
+		}
 		w.base = live
 	} else {
 		w.base = SiteCanonicalBase
 	}
 	return nil
+}
+
+// ReplayOnlyTag marks a scenario whose sessions were recorded live from
+// a site the suite's live runs do not serve (a zoo site, started by its
+// own project): a live run skips it with a note, a replay runs it.
+const ReplayOnlyTag = "@replay-only"
+
+// hasTag reports whether the scenario (or its feature) has tag.
+func (w *world) hasTag(tag string) bool {
+	if w.pickle == nil {
+		return false
+	}
+	for _, t := range w.pickle.Tags {
+		if t.Name == tag {
+			return true
+		}
+	}
+	return false
 }
 
 func (w *world) profileName() string {

@@ -55,8 +55,11 @@ func TestFeatures(t *testing.T) {
 			}
 			opt := harness.Options{Root: root, Paths: godogOpts.Paths, Mode: mode, Tags: godogOpts.Tags, Format: "progress", TestingT: t, Update: rerecord, Concurrency: 1,
 				// hints name the command a developer of this repository runs
-				// from its root
-				Command: []string{"go", "run", "./cmd/replaylab", "run"}, HintDir: root}
+				// from its root: these scenarios run only under go test (the
+				// binary skips them), and their recordings and goldens come
+				// from the browser half with goldie's -update
+				Command: []string{"go", "test", "./internal/selftest", "-run", "TestFeatures/" + steps.DriverBrowser}, HintDir: root,
+				Fixes:   selfTestFixes}
 			s, err := vocabulary.NewRunner(opt, siteOptions(t, driver))
 			if err != nil {
 				t.Fatal(err)
@@ -66,11 +69,22 @@ func TestFeatures(t *testing.T) {
 			}
 			if harness.IsFullSelection(s.Selection()) {
 				if obs := append(s.Obsolete(), s.ObsoleteSessions()...); len(obs) > 0 {
-					t.Errorf("obsolete golden traces and sessions (no scenario names them): %s; remove them with: %s", strings.Join(obs, ", "), s.PruneHint())
+					t.Errorf("obsolete golden traces and sessions (no scenario names them): %s; remove them with: go run ./cmd/replaylab run --prune", strings.Join(obs, ", "))
 				}
 			}
 		})
 	}
+}
+
+// selfTestFixes are the flags after the go test command that fix a
+// self-test scenario's recording or golden: the browser half records
+// the scenario again and rewrites its golden (harness.ModeOf: -update is
+// ModeRecord). The prune hint is the binary's: it reads every feature,
+// self-tests included.
+var selfTestFixes = harness.FixFlags{
+	RecordOnce: []string{"-update", "-godog.paths"},
+	Rerecord:   []string{"-update", "-godog.paths"},
+	Update:     []string{"-update", "-godog.paths"},
 }
 
 // siteOptions are the vocabulary options of a run: the self-tests'
