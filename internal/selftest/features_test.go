@@ -59,7 +59,7 @@ func TestFeatures(t *testing.T) {
 				// binary skips them), and their recordings and goldens come
 				// from the browser half with goldie's -update
 				Command: []string{"go", "test", "./internal/selftest", "-run", "TestFeatures/" + steps.DriverBrowser}, HintDir: root,
-				Fixes:   selfTestFixes}
+				Fixes: selfTestFixes}
 			s, err := vocabulary.NewRunner(opt, siteOptions(t, driver))
 			if err != nil {
 				t.Fatal(err)
