@@ -32,11 +32,10 @@ func (f stopper) InitializeScenario(sc *godog.ScenarioContext, s *harness.Scenar
 
 func (stopper) Close() error { return nil }
 
-// TestAnInterruptedRunStops: once the run's context ends, the scenarios
-// not yet started are skipped (not passed), Run returns ExitInterrupted
-// and says so, and the files that describe a whole run (failed
-// scenarios, costs) are left as they were.
-func TestAnInterruptedRunStops(t *testing.T) {
+// stopProject is a project of three scenarios, each of whose one step
+// stops the run.
+func stopProject(t *testing.T) string {
+	t.Helper()
 	root := t.TempDir()
 	if err := os.MkdirAll(filepath.Join(root, "features"), 0o755); err != nil {
 		t.Fatal(err)
@@ -48,6 +47,15 @@ func TestAnInterruptedRunStops(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(root, "features", "stop.feature"), []byte(feature), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	return root
+}
+
+// TestAnInterruptedRunStops: once the run's context ends, the scenarios
+// not yet started are skipped (not passed), Run returns ExitInterrupted
+// and says so, and the files that describe a whole run (failed
+// scenarios, costs) are left as they were.
+func TestAnInterruptedRunStops(t *testing.T) {
+	root := stopProject(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	var stderr bytes.Buffer
@@ -76,17 +84,7 @@ func TestAnInterruptedRunStops(t *testing.T) {
 // the cause --timeout gives it) names the scenario that was running, the
 // ones that never started, and the command that runs them again.
 func TestAnInterruptedRunNamesWhatItCut(t *testing.T) {
-	root := t.TempDir()
-	if err := os.MkdirAll(filepath.Join(root, "features"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	feature := "Feature: Stop\n"
-	for _, name := range []string{"first", "second", "third"} {
-		feature += "  Scenario: " + name + "\n    When the run is stopped\n"
-	}
-	if err := os.WriteFile(filepath.Join(root, "features", "stop.feature"), []byte(feature), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	root := stopProject(t)
 	ctx, cancel := context.WithCancelCause(context.Background())
 	defer cancel(nil)
 	stop := func() { cancel(errors.New("--timeout 10m0s")) }
