@@ -319,24 +319,11 @@ func TestGroupOfFlatTurn(t *testing.T) {
 // The text of a group never holds the site's toolbars or badges (APP-3).
 func TestToolbarsAndBadgesAreNotText(t *testing.T) {
 	t.Parallel()
-	tests := []struct{ name, inner, text string }{
+	tests := []textCase{
 		{"role=toolbar", `<p>Paris.</p><div role="toolbar"><span>nova-pro</span><button>Copy</button></div>`, "Paris."},
 		{"a badge class", `<p>Paris.</p><span class="model-badge">nova-pro</span>`, "Paris."},
 		{"a toolbar class", `<p>Paris.</p><div class="message-toolbar"><span>2 / 2</span><button>Copy</button></div>`, "Paris."},
 		{"other text stays", `<p>Paris.</p><footer class="meta">Sources: 2</footer>`, "Paris. Sources: 2"},
 	}
-	ads := styles(t)
-	for _, style := range []string{"marker", "heading", "file"} {
-		for _, tt := range tests {
-			t.Run(style+"/"+tt.name, func(t *testing.T) {
-				r := ads[style].Groups(parse(t, page(stateTurn[style](tt.inner))))
-				if len(r.Groups) != 2 {
-					t.Fatalf("got %d groups, want 2", len(r.Groups))
-				}
-				if got := r.Groups[1].Text; got != tt.text {
-					t.Errorf("text %q, want %q", got, tt.text)
-				}
-			})
-		}
-	}
+	checkAnswerText(t, tests)
 }

@@ -7,7 +7,7 @@ import "testing"
 // code block's language label and Copy button.
 func TestTextAsRendered(t *testing.T) {
 	t.Parallel()
-	tests := []struct{ name, inner, text string }{
+	tests := []textCase{
 		{"highlighted code spans",
 			`<p>Use this:</p><pre><code><span class="k">def</span> <span class="nf">greet</span>(<span class="n">name</span>): <span class="k">return</span> <span class="s">f"Hello, </span><span class="si">{</span>name<span class="si">}</span><span class="s">!"</span></code></pre>`,
 			`Use this: def greet(name): return f"Hello, {name}!"`},
@@ -30,6 +30,17 @@ func TestTextAsRendered(t *testing.T) {
 			`<div><p>Here is python</p><pre><code>x = 1</code></pre></div>`,
 			`Here is python x = 1`},
 	}
+	checkAnswerText(t, tests)
+}
+
+// textCase is an answer turn's inner markup and the text the adapter
+// must read from it.
+type textCase struct{ name, inner, text string }
+
+// checkAnswerText reads each case as the second group of a page in
+// every style and checks its text.
+func checkAnswerText(t *testing.T, tests []textCase) {
+	t.Helper()
 	ads := styles(t)
 	for _, style := range []string{"marker", "heading", "file"} {
 		for _, tt := range tests {
